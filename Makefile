@@ -1,0 +1,8 @@
+# The commands a newcomer needs; each is a script in scripts/ so CI runs exactly the same thing.
+.PHONY: test build release
+test:
+	scripts/test.sh
+build:
+	scripts/install-deps.sh && . scripts/swift-env.sh && swift build
+release:
+	scripts/check-release.sh

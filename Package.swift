@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// apsiod: live inspection of systemd services (Apsio Mobile Profile, section 16).
+// No package from outside: the toolchain and Debian's C libraries only.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "apsio",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "apsiod", targets: ["apsiod"]),
+        .executable(name: "apsioctl", targets: ["apsioctl"]),
+    ],
+    targets: [
+        // Each C library is imported by exactly one Swift module:
+        // CSystemd by ApsioPlatform, CZlib and COpenSSL by ApsioNet.
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+
+        // Pure rules and state machines: no C, no I/O, no clock reads.
+        .target(name: "ApsioCore", swiftSettings: strict),
+        // SHA-256, gzip, HTTP/1.1 and TLS.
+        .target(name: "ApsioNet", dependencies: ["ApsioCore", "CZlib", "COpenSSL"], swiftSettings: strict),
+        // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
+        .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "CSystemd"], swiftSettings: strict),
+
+        .executableTarget(name: "apsiod", dependencies: ["ApsioCore", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
+        .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
+
+        .testTarget(
+            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
+            exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,19 @@
+/// The device token of a hello answer (16.4): 64 lowercase hex characters, or none at all.
+///
+/// It is a secret like the tester proof: kept in memory while the channel is not closed, sent only
+/// in `Apsio-Live-Token` to `live.origin`. Its `description` never shows it.
+public struct DeviceToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Send it only in the `Apsio-Live-Token` header.
+    public let secretHex: String
+
+    /// A token of any other shape, or none, is not kept.
+    public init?(_ value: JSONValue?, limits: Limits = .spec) {
+        guard let text = value?.stringValue, Hex.isLowercase(text, length: limits.deviceTokenHexLength) else {
+            return nil
+        }
+        secretHex = text
+    }
+
+    public var description: String { "DeviceToken(<redacted>)" }
+    public var debugDescription: String { description }
+}

@@ -1,0 +1,51 @@
+/// Every number spec 16 fixes, in one value, named after what it limits.
+///
+/// Rules read their numbers from here rather than from literals, so a test can check each rule at
+/// its limit and one past it, and so a reader can find every cap of the live channel in one place.
+public struct Limits: Sendable, Equatable {
+    // 16.1: the policy's live.testers list.
+    public var maxTesters = 100
+
+    // 16.3: the live session's ends.
+    public var sessionLength: Duration = .seconds(30 * 60)
+    public var maxPausedTime: Duration = .seconds(60)
+    public var maxSessionBytes = 10_000_000
+    public var maxDayBytes = 50_000_000
+    /// A backend ends a live session that sent no `frames` and no `next` for this long.
+    public var silentSessionTimeout: Duration = .seconds(60)
+
+    // 16.4: hellos, tokens and the long-poll.
+    public var defaultHelloInterval: Duration = .seconds(30)
+    public var minHelloInterval: Duration = .seconds(15)
+    public var maxHelloInterval: Duration = .seconds(120)
+    /// Failed hellos back off exponentially up to this.
+    public var maxHelloBackoff: Duration = .seconds(120)
+    /// The backend holds `next` at most this long before it answers 204.
+    public var nextHoldTime: Duration = .seconds(25)
+    /// Presence lasts 2 × interval_s plus this.
+    public var presenceSlack: Duration = .seconds(25)
+    public var deviceTokenHexLength = 64
+    public var deviceTokenBytes = 32
+    public var proofHexLength = 64
+    /// Commands stay pending on the backend, and their ids and results on the device, this long.
+    public var commandMemory: Duration = .seconds(120)
+
+    // 16.5: what the device sends.
+    public var maxLinesPerFrames = 200
+    public var minUploadSpacing: Duration = .seconds(1)
+    public var minMetricsOnlySpacing: Duration = .seconds(5)
+    public var maxWireframesPerSecond = 2
+    public var minFootprintReadSpacing: Duration = .seconds(1)
+    /// A log body is cut to this many UTF-8 bytes (1.6).
+    public var maxBodyBytes = 4096
+    /// A string attribute is cut to this many UTF-8 bytes (LINUX-PROFILE §1).
+    public var maxAttributeStringBytes = 1024
+
+    // 16.6: commands.
+    public var raisedLogLevelDuration: Duration = .seconds(30 * 60)
+
+    public init() {}
+
+    /// The numbers as the spec gives them.
+    public static let spec = Limits()
+}
