@@ -42,6 +42,9 @@ let package = Package(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore"],
+            exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )
