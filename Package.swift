@@ -30,10 +30,12 @@ let package = Package(
 
         // Pure rules and state machines: no C, no I/O, no clock reads.
         .target(name: "ApsioCore", swiftSettings: strict),
+        // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
+        .target(name: "ApsioPOSIX", swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
-        .target(name: "ApsioNet", dependencies: ["ApsioCore", "CZlib", "COpenSSL"], swiftSettings: strict),
+        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "COpenSSL"], swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
-        .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "CSystemd"], swiftSettings: strict),
+        .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 
         .executableTarget(name: "apsiod", dependencies: ["ApsioCore", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
         .testTarget(
             name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore"],

@@ -1,0 +1,42 @@
+/// One log record of an app, whatever made it: a journal entry, a coredump, the `diagnostics`
+/// command. Ingest encodes it as OTLP; the live channel copies it into `lines`.
+public struct LogRecord: Sendable, Equatable {
+    /// When the entry was written (`__REALTIME_TIMESTAMP`), in Unix nanoseconds.
+    public var timeUnixNano: UInt64
+    public var severityNumber: Int
+    public var severityText: String
+    public var family: LogFamily
+    /// Already cut to `Limits.maxBodyBytes` by whoever made the record.
+    public var body: String
+    public var attributes: [Attribute]
+    /// The session of the invocation that wrote it (`_SYSTEMD_INVOCATION_ID` as a UUID), when known:
+    /// a line read late keeps its own session (2.5).
+    public var sessionID: String?
+    /// Where the record sits in the journal, for resuming and for `log.record.uid`; nil for records
+    /// that are not journal entries.
+    public var journalCursor: String?
+
+    public init(
+        timeUnixNano: UInt64, severityNumber: Int, severityText: String, family: LogFamily, body: String,
+        attributes: [Attribute] = [], sessionID: String? = nil, journalCursor: String? = nil
+    ) {
+        self.timeUnixNano = timeUnixNano
+        self.severityNumber = severityNumber
+        self.severityText = severityText
+        self.family = family
+        self.body = body
+        self.attributes = attributes
+        self.sessionID = sessionID
+        self.journalCursor = journalCursor
+    }
+
+    public init(
+        timeUnixNano: UInt64, severity: JournalSeverity, body: String, attributes: [Attribute] = [],
+        sessionID: String? = nil, journalCursor: String? = nil
+    ) {
+        self.init(
+            timeUnixNano: timeUnixNano, severityNumber: severity.severityNumber, severityText: severity.severityText,
+            family: severity.family, body: body, attributes: attributes, sessionID: sessionID,
+            journalCursor: journalCursor)
+    }
+}

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A failed system call, with the call's name and errno, so a message says what failed and why.
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+
+    public init(_ call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// The error of the call that just failed.
+    public static func last(_ call: String) -> SystemError {
+        SystemError(call, errno: Glibc.errno)
+    }
+
+    public var description: String {
+        "\(call): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Runs a system call again when a signal interrupted it, and turns -1 into a typed error.
+/// Every call that can return EINTR goes through here, so no caller forgets.
+@discardableResult
+public func retryingInterrupts<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let code = Glibc.errno
+        if code == EINTR { continue }
+        throw SystemError(call, errno: code)
+    }
+}
