@@ -44,6 +44,22 @@ public struct Limits: Sendable, Equatable {
     // 16.6: commands.
     public var raisedLogLevelDuration: Duration = .seconds(30 * 60)
 
+    // The project's own bounds on what a backend can make the device do; the spec names none.
+    /// Commands read from one `next` answer; the rest stay pending on the backend and come again.
+    public var maxCommandsPerAnswer = 16
+    /// A command id or name longer than this is not a command the backend would send.
+    public var maxCommandIDBytes = 256
+    /// `next` is asked again at once, but never more often than this, so a backend that answers
+    /// instantly cannot spin the device in a loop.
+    public var minNextSpacing: Duration = .milliseconds(250)
+    /// First wait after `next` or `frames` fail without a `Retry-After`; it doubles up to the
+    /// hello interval.
+    public var liveRetryInitial: Duration = .seconds(1)
+    /// A `Retry-After` longer than this is read as this: a hostile answer cannot park the channel for years.
+    public var maxRetryAfter: Duration = .seconds(24 * 3600)
+    /// 402 and 403 pause hellos this long when the answer has no `Retry-After` (1.5).
+    public var defaultRefusalPause: Duration = .seconds(3600)
+
     public init() {}
 
     /// The numbers as the spec gives them.

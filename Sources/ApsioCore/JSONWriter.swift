@@ -1,0 +1,135 @@
+/// Writes JSON straight into a byte buffer.
+///
+/// Bodies on the hot path (ingest batches, live frames) are written here field by field instead
+/// of going through an intermediate tree and a general encoder. Keys of `JSONValue` objects are
+/// written sorted, so that the same value always makes the same bytes.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the next value in the current container needs a comma before it.
+    private var needsComma = false
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); needsComma = false }
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    public mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); needsComma = false }
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+
+    /// An object member's key; the value follows with any of the value methods.
+    public mutating func key(_ key: String) {
+        prefix()
+        appendQuoted(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ value: String) { prefix(); appendQuoted(value); needsComma = true }
+    public mutating func bool(_ value: Bool) { prefix(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes); needsComma = true }
+    public mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes); needsComma = true }
+
+    public mutating func int(_ value: Int64) {
+        prefix()
+        appendDecimal(value)
+        needsComma = true
+    }
+
+    public mutating func uint(_ value: UInt64) {
+        prefix()
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    /// Integral values within ±2^53 are written without a fraction, as a reader expects an
+    /// integer; NaN and infinities, which JSON cannot spell, become null.
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { null(); return }
+        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            int(Int64(value))
+            return
+        }
+        prefix()
+        bytes.append(contentsOf: value.description.utf8)
+        needsComma = true
+    }
+
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): double(number)
+        case .string(let text): string(text)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for name in members.keys.sorted() {
+                key(name)
+                self.value(members[name]!)
+            }
+            endObject()
+        }
+    }
+
+    /// Bytes that are already a complete JSON value (a pre-encoded frame, for example).
+    public mutating func raw(_ json: some Sequence<UInt8>) {
+        prefix()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.value(value)
+        return writer.bytes
+    }
+
+    private mutating func prefix() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func appendDecimal(_ value: Int64) {
+        if value == 0 { bytes.append(UInt8(ascii: "0")); return }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30])
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,66 @@
+/// The JSON bodies the device sends on the live channel (16.4), written field by field.
+public enum LiveBodies {
+    public enum HelloReason: String, Sendable, Equatable {
+        case inactive
+        case lowPower = "low_power"
+        case capped
+    }
+
+    /// A hello. The proof goes in this body and nowhere else; never a `user.hash`.
+    public static func hello(identity: LiveIdentity, tester: TesterProof, reason: HelloReason?) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("install"); writer.string(identity.install)
+        if let session = identity.session { writer.key("session"); writer.string(session) }
+        writer.key("model"); writer.string(identity.model)
+        writer.key("os"); writer.string(identity.os)
+        writer.key("release"); writer.string(identity.release)
+        writer.key("tester"); writer.string(tester.entryID)
+        writer.key("proof"); writer.string(tester.secretHex)
+        if let reason { writer.key("reason"); writer.string(reason.rawValue) }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    public enum FramesState: String, Sendable, Equatable {
+        case live
+        case paused
+        case ended
+    }
+
+    /// A `frames` body. `metrics` and `wireframe` are already-encoded JSON objects.
+    public static func frames(
+        install: String, state: FramesState, reason: String?, lines: ArraySlice<LiveLine>, droppedLines: Int,
+        metrics: [UInt8]?, wireframe: [UInt8]?
+    ) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512 + lines.count * 160 + (wireframe?.count ?? 0))
+        writer.beginObject()
+        writer.key("install"); writer.string(install)
+        writer.key("state"); writer.string(state.rawValue)
+        if let reason { writer.key("reason"); writer.string(reason) }
+        writer.key("lines")
+        writer.beginArray()
+        for line in lines { line.write(to: &writer) }
+        writer.endArray()
+        // Not in the spec's table: how many lines the 200-a-body cap dropped since the last body,
+        // so that a viewer sees a gap as a gap. A backend that does not know it ignores it.
+        if droppedLines > 0 { writer.key("lines_dropped"); writer.int(Int64(droppedLines)) }
+        if let metrics { writer.key("metrics"); writer.raw(metrics) }
+        if let wireframe { writer.key("wireframe"); writer.raw(wireframe) }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    public static func results(install: String, result: CommandResult) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("install"); writer.string(install)
+        writer.key("id"); writer.string(result.id)
+        writer.key("name"); writer.string(result.name)
+        writer.key("outcome"); writer.string(result.outcome.rawValue)
+        writer.key("at"); writer.int(result.atUnixMs)
+        writer.key("result"); writer.value(result.result)
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,607 @@
+/// The device side of spec 16, one value per app: events in, actions out, no I/O and no clock.
+///
+/// The runtime tells it what changed (`handle(_:now:)`), carries out the actions it returns, and
+/// calls `handle(.tick, now:)` at `nextDeadline`. Every MUST of 16.1–16.6 for the device is a rule
+/// of this value, tested with a manual clock.
+public struct LiveChannel: Sendable {
+    public let limits: Limits
+    private let compressor: any BodyCompressing
+
+    private var gate = ChannelGateInputs()
+    private var tester: TesterProof?
+    private var identity: LiveIdentity?
+    /// A hello answered 401: the app key is unknown, and the channel stays closed until the next launch.
+    public private(set) var appKeyRefused = false
+
+    public private(set) var interval: Duration
+    private var token: DeviceToken?
+
+    private var helloNextAt: MonotonicInstant?
+    private var helloInFlight: LiveRequestID?
+    private var helloFailures = 0
+    private var helloRefusedUntil: MonotonicInstant?
+    private var last401At: MonotonicInstant?
+
+    private var session: LiveSession?
+    public private(set) var dayBytes: DayBytes
+    private var commands = CommandMemory()
+    private var pendingResults: [String: PendingResult] = [:]
+    private var raisedUntil: MonotonicInstant?
+
+    private enum RequestKind: Sendable, Equatable {
+        case hello(reason: LiveBodies.HelloReason?)
+        case next
+        case frames
+        case results(commandID: String)
+    }
+    private var requests: [LiveRequestID: RequestKind] = [:]
+    private var lastRequestNumber: UInt64 = 0
+    public private(set) var viewers = 0
+
+    public init(limits: Limits = .spec, compressor: some BodyCompressing, dayBytes: DayBytes) {
+        self.limits = limits
+        self.compressor = compressor
+        self.dayBytes = dayBytes
+        interval = limits.defaultHelloInterval
+    }
+
+    // MARK: - What the outside may read
+
+    /// open, paused(reason) or closed, as 16.1 defines it.
+    public var state: ChannelState {
+        if appKeyRefused { return .closed }
+        var inputs = gate
+        inputs.testerMatches = tester != nil
+        return ChannelGate.state(inputs)
+    }
+
+    public var isInSession: Bool { session != nil }
+    public var holdsToken: Bool { token != nil }
+    public var isLogLevelRaised: Bool { raisedUntil != nil }
+    public var requestsInFlight: Set<LiveRequestID> { Set(requests.keys) }
+
+    /// The earliest moment something is due; the runtime sends `.tick` then.
+    public var nextDeadline: MonotonicInstant? {
+        var deadlines: [MonotonicInstant] = []
+        if wantsHello, helloInFlight == nil {
+            deadlines.append(max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin))
+        }
+        if let raisedUntil { deadlines.append(raisedUntil) }
+        if let s = session {
+            deadlines.append(s.until)
+            if case .paused(_, let since, _) = s.phase { deadlines.append(since + limits.maxPausedTime) }
+            // Only what can actually go then is a deadline: one that comes while nothing may be
+            // sent would wake the runtime again and again for nothing.
+            if s.isLive, token != nil {
+                let resume = s.networkPausedUntil ?? .origin
+                if s.nextInFlight == nil, let last = s.lastNextOpenedAt {
+                    deadlines.append(max(last + limits.minNextSpacing, resume))
+                }
+                if s.framesInFlight == nil, let last = s.lastUploadAt {
+                    if s.hasNewData {
+                        deadlines.append(max(last + limits.minUploadSpacing, resume))
+                    } else if s.metricsDirty {
+                        let metricsAt = s.lastMetricsOnlyUploadAt.map { $0 + limits.minMetricsOnlySpacing } ?? .origin
+                        deadlines.append(max(last + limits.minUploadSpacing, metricsAt, resume))
+                    }
+                }
+                for pending in pendingResults.values where pending.inFlight == nil { deadlines.append(pending.dueAt) }
+            }
+        }
+        return deadlines.min()
+    }
+
+    // MARK: - Events
+
+    public mutating func handle(_ event: LiveEvent, now: LiveNow) -> [LiveAction] {
+        var actions: [LiveAction] = []
+        switch event {
+        case .allowed(let allowed):
+            gate.allowed = allowed
+            if !allowed { endRaisedLevel(&actions) }
+        case .consent(let consent):
+            gate.consent = consent
+            if !consent { endRaisedLevel(&actions) }
+        case .killSwitch(let on):
+            gate.killSwitch = on
+            if on { endRaisedLevel(&actions) }
+        case .foreground(let foreground):
+            gate.foreground = foreground
+        case .modes(let lowPower, let lowData, let dataSaver):
+            gate.lowPower = lowPower
+            gate.lowData = lowData
+            gate.dataSaver = dataSaver
+        case .tester(let proof):
+            tester = proof
+        case .identity(let identity):
+            self.identity = identity
+        case .originChanged:
+            closeEverything(now: now, &actions)
+            helloNextAt = nil
+            helloFailures = 0
+            helloRefusedUntil = nil
+            last401At = nil
+        case .answered(let id, let response):
+            guard let kind = requests.removeValue(forKey: id) else { break }
+            switch kind {
+            case .hello(let reason): helloAnswered(response, sentReason: reason, now: now, &actions)
+            case .next: nextAnswered(id, response, now: now, &actions)
+            case .frames: framesAnswered(id, response, now: now, &actions)
+            case .results(let commandID): resultsAnswered(commandID, response, now: now, &actions)
+            }
+        case .record(let record):
+            guard var s = session, s.isLive else { break }
+            s.pendingLines.append(LiveLine(record: record, limits: limits))
+            if s.pendingLines.count > limits.maxLinesPerFrames {
+                // Live data is never queued (16.4): past one body's worth, the oldest lines go, and
+                // the next body says how many.
+                let excess = s.pendingLines.count - limits.maxLinesPerFrames
+                s.pendingLines.removeFirst(excess)
+                s.droppedLines += excess
+            }
+            session = s
+        case .metrics(let sample):
+            guard session != nil else { break }
+            session?.metrics = sample
+            session?.metricsDirty = true
+        case .wireframe(let frame):
+            guard let s = session, s.wireframe != frame else { break }
+            session?.wireframe = frame
+            session?.wireframeDirty = true
+        case .commandFinished(let result):
+            commands.finished(result, at: now.mono, keptFor: limits.commandMemory)
+            queueResult(result, now: now)
+        case .tick:
+            break
+        }
+        evaluate(now: now, &actions)
+        return actions
+    }
+
+    // MARK: - The rules, applied after every event
+
+    private var wantsHello: Bool {
+        state != .closed && !gate.lowData && !gate.dataSaver && identity != nil
+    }
+
+    private func helloReason(now: LiveNow) -> LiveBodies.HelloReason? {
+        if gate.foreground == .interrupted { return .inactive }
+        if gate.lowPower { return .lowPower }
+        if dayBytes.bytes(on: now.utcDay) >= limits.maxDayBytes { return .capped }
+        return nil
+    }
+
+    private var networkAllows: Bool { !gate.lowData && !gate.dataSaver }
+
+    private mutating func evaluate(now: LiveNow, _ actions: inout [LiveAction]) {
+        if let until = raisedUntil, now.mono >= until { endRaisedLevel(&actions) }
+        commands.prune(at: now.mono)
+
+        let channel = state
+        guard channel != .closed else {
+            closeEverything(now: now, &actions)
+            return
+        }
+
+        if session != nil {
+            followPause(channel, now: now, &actions)
+            checkEnd(now: now, &actions)
+        }
+        if session != nil {
+            driveSession(now: now, &actions)
+            checkEnd(now: now, &actions)
+        }
+        sendDueResults(now: now, &actions)
+
+        if wantsHello, helloInFlight == nil, let tester, let identity,
+            now.mono >= max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin)
+        {
+            let reason = helloReason(now: now)
+            let id = newRequest(.hello(reason: reason))
+            helloInFlight = id
+            let body = compressor.compress(LiveBodies.hello(identity: identity, tester: tester, reason: reason))
+            actions.append(.sendHello(id, body: body, token: token))
+        }
+    }
+
+    /// Pause and resume follow the channel (16.3): one `paused` body when the network allows, then
+    /// nothing, `next` included, until a `live` body says it resumed.
+    private mutating func followPause(_ channel: ChannelState, now: LiveNow, _ actions: inout [LiveAction]) {
+        guard var s = session else { return }
+        switch (channel, s.phase) {
+        case (.paused(let reason), .live):
+            s.phase = .paused(reason, since: now.mono, reported: false)
+            if let next = s.nextInFlight {
+                s.nextInFlight = nil
+                requests[next] = nil
+                actions.append(.cancel([next]))
+            }
+        case (.paused(let reason), .paused(_, let since, let reported)):
+            s.phase = .paused(reason, since: since, reported: reported)
+        case (.open, .paused):
+            s.phase = .live
+            s.owesLiveBody = true
+        default:
+            break
+        }
+        session = s
+    }
+
+    private mutating func checkEnd(now: LiveNow, _ actions: inout [LiveAction]) {
+        guard let s = session else { return }
+        let inputs = SessionEndInputs(
+            channelClosed: false, stop: s.stop, pausedFor: s.pausedFor(at: now.mono), remaining: s.until - now.mono,
+            sessionBytes: s.bytes, dayBytes: dayBytes.bytes(on: now.utcDay))
+        if let reason = SessionEnd.reason(inputs, limits: limits) {
+            endSession(.reason(reason), now: now, &actions)
+        }
+    }
+
+    private mutating func driveSession(now: LiveNow, _ actions: inout [LiveAction]) {
+        guard let token, var s = session, !s.isNetworkPaused(at: now.mono) else { return }
+        switch s.phase {
+        // A change of state is said at once, even while a data upload is still in flight.
+        case .paused(let reason, let since, let reported):
+            guard !reported, networkAllows else { return }
+            s.phase = .paused(reason, since: since, reported: true)
+            session = s
+            sendFrames(.paused, reason: reason.rawValue, token: token, now: now, &actions)
+        case .live:
+            if s.owesLiveBody {
+                s.owesLiveBody = false
+                session = s
+                sendFrames(.live, reason: nil, token: token, now: now, &actions)
+                s = session!
+            }
+            if s.nextInFlight == nil, !s.owesLiveBody,
+                s.lastNextOpenedAt.map({ now.mono - $0 >= limits.minNextSpacing }) ?? true
+            {
+                let id = newRequest(.next)
+                s.nextInFlight = id
+                s.lastNextOpenedAt = now.mono
+                session = s
+                actions.append(.openNext(id, install: identity?.install ?? "", token: token))
+            }
+            if s.framesInFlight == nil, let last = s.lastUploadAt, now.mono - last >= limits.minUploadSpacing {
+                let metricsOnlyDue = s.lastMetricsOnlyUploadAt.map { now.mono - $0 >= limits.minMetricsOnlySpacing } ?? true
+                if s.hasNewData || (s.metricsDirty && metricsOnlyDue) {
+                    if !s.hasNewData { session?.lastMetricsOnlyUploadAt = now.mono }
+                    sendFrames(.live, reason: nil, token: token, now: now, &actions)
+                }
+            }
+        }
+    }
+
+    /// Sends a `frames` body with what is pending, counting its compressed size.
+    private mutating func sendFrames(
+        _ state: LiveBodies.FramesState, reason: String?, token: DeviceToken, now: LiveNow,
+        _ actions: inout [LiveAction]
+    ) {
+        guard var s = session, let identity else { return }
+        let lines = s.pendingLines.prefix(limits.maxLinesPerFrames)
+        let body = compressor.compress(
+            LiveBodies.frames(
+                install: identity.install, state: state, reason: reason, lines: lines, droppedLines: s.droppedLines,
+                metrics: s.metricsDirty ? s.metrics : nil, wireframe: s.wireframeDirty ? s.wireframe : nil))
+        s.pendingLines.removeAll(keepingCapacity: true)
+        s.droppedLines = 0
+        s.metricsDirty = false
+        s.wireframeDirty = false
+        s.lastUploadAt = now.mono
+        let id = newRequest(.frames)
+        s.framesInFlight = id
+        s.bytes += body.count
+        session = s
+        countDayBytes(body.count, now: now, &actions)
+        actions.append(.sendFrames(id, body: body, token: token))
+    }
+
+    private mutating func countDayBytes(_ count: Int, now: LiveNow, _ actions: inout [LiveAction]) {
+        dayBytes.add(count, on: now.utcDay)
+        actions.append(.saveDayBytes(dayBytes))
+    }
+
+    /// Ends the session. An `ended` body goes out "if it can" (16.3): never on `closed`, never
+    /// without a token, never when the network does not allow it.
+    private mutating func endSession(_ end: LiveSessionEnd, now: LiveNow, _ actions: inout [LiveAction]) {
+        guard let s = session else { return }
+        var cancelled: [LiveRequestID] = []
+        if let next = s.nextInFlight { cancelled.append(next) }
+        if end == .reason(.closed) || end == .tokenLost, let frames = s.framesInFlight { cancelled.append(frames) }
+        for id in cancelled { requests[id] = nil }
+        if !cancelled.isEmpty { actions.append(.cancel(cancelled)) }
+
+        if case .reason(let reason) = end, reason != .closed, let token, networkAllows,
+            !s.isNetworkPaused(at: now.mono), let identity
+        {
+            let body = compressor.compress(
+                LiveBodies.frames(
+                    install: identity.install, state: .ended, reason: reason.rawValue, lines: s.pendingLines.prefix(limits.maxLinesPerFrames),
+                    droppedLines: s.droppedLines, metrics: nil, wireframe: nil))
+            let id = newRequest(.frames)
+            countDayBytes(body.count, now: now, &actions)
+            actions.append(.sendFrames(id, body: body, token: token))
+        }
+        session = nil
+        // Results not sent yet stay in the command memory: the command comes again and gets them.
+        for (commandID, pending) in pendingResults where pending.inFlight == nil { pendingResults[commandID] = nil }
+        actions.append(.sessionEnded(end))
+        setViewers(0, &actions)
+    }
+
+    /// The channel closed (16.1): stop at once. Cancel everything in flight, send nothing more, drop the token.
+    private mutating func closeEverything(now: LiveNow, _ actions: inout [LiveAction]) {
+        if session != nil { endSession(.reason(.closed), now: now, &actions) }
+        if !requests.isEmpty {
+            actions.append(.cancel(requests.keys.sorted { $0.value < $1.value }))
+            requests.removeAll()
+        }
+        helloInFlight = nil
+        pendingResults.removeAll()
+        token = nil
+        setViewers(0, &actions)
+    }
+
+    private mutating func setViewers(_ count: Int, _ actions: inout [LiveAction]) {
+        guard count != viewers else { return }
+        viewers = count
+        actions.append(.viewers(count))
+    }
+
+    private mutating func endRaisedLevel(_ actions: inout [LiveAction]) {
+        guard raisedUntil != nil else { return }
+        raisedUntil = nil
+        actions.append(.restoreLogLevel)
+    }
+
+    private mutating func newRequest(_ kind: RequestKind) -> LiveRequestID {
+        lastRequestNumber += 1
+        let id = LiveRequestID(value: lastRequestNumber)
+        requests[id] = kind
+        return id
+    }
+
+    // MARK: - Answers
+
+    private mutating func helloAnswered(
+        _ response: LiveResponse, sentReason: LiveBodies.HelloReason?, now: LiveNow, _ actions: inout [LiveAction]
+    ) {
+        helloInFlight = nil
+        switch response {
+        case .status(let code, let body, _) where (200..<300).contains(code):
+            helloFailures = 0
+            let answer = HelloAnswer(body: body, limits: limits)
+            interval = answer.interval
+            helloNextAt = now.mono + interval
+            switch (token, answer.token) {
+            case (let held?, let given?) where held != given:
+                // Another hello replaced the token: the session that held the old one is over.
+                endSession(.tokenLost, now: now, &actions)
+                token = given
+            case (_, let given?):
+                token = given
+            case (.some, nil):
+                // The tester no longer counts: drop the token, end at once, no `ended` body.
+                token = nil
+                endSession(.tokenLost, now: now, &actions)
+            case (nil, nil):
+                break
+            }
+            if session == nil, answer.viewers > 0, sentReason == nil, token != nil, state == .open,
+                dayBytes.bytes(on: now.utcDay) < limits.maxDayBytes
+            {
+                session = LiveSession(startedAt: now.mono, viewers: answer.viewers, limits: limits)
+                actions.append(.sessionStarted)
+                setViewers(answer.viewers, &actions)
+            }
+        case .status(401, _, _):
+            appKeyRefused = true
+        case .status(let code, _, let retryAfter) where code == 402 || code == 403:
+            helloRefusedUntil = now.mono + min(retryAfter ?? limits.defaultRefusalPause, limits.maxRetryAfter)
+        case .status(_, _, let retryAfter):
+            helloFailed(retryAfter: retryAfter, now: now)
+        case .failed:
+            helloFailed(retryAfter: nil, now: now)
+        }
+    }
+
+    /// 429, 5xx, 3xx and failures: the next hello after `Retry-After`, at least `interval_s` later,
+    /// backing off exponentially to 120 seconds while it keeps failing.
+    private mutating func helloFailed(retryAfter: Duration?, now: LiveNow) {
+        helloFailures += 1
+        var backoff = interval
+        for _ in 1..<min(helloFailures, 16) where backoff < limits.maxHelloBackoff { backoff = backoff * 2 }
+        backoff = max(min(backoff, limits.maxHelloBackoff), interval)
+        let wait = max(backoff, min(retryAfter ?? .zero, limits.maxRetryAfter))
+        helloNextAt = now.mono + wait
+    }
+
+    private mutating func nextAnswered(
+        _ id: LiveRequestID, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+    ) {
+        guard var s = session, s.nextInFlight == id else { return }
+        s.nextInFlight = nil
+        switch response {
+        case .status(204, _, _):
+            s.networkFailures = 0
+            session = s
+        case .status(let code, let body, _) where (200..<300).contains(code):
+            s.networkFailures = 0
+            let answer = NextAnswer(body: body, limits: limits)
+            if let remaining = answer.remainingMs {
+                // A viewer's renewal gives at most another session length: a backend cannot keep
+                // the device live for longer at a time than the spec allows.
+                let bounded = min(Duration.milliseconds(max(remaining, 0)), limits.sessionLength)
+                s.until = now.mono + bounded
+            }
+            if let stop = answer.stop { s.stop = stop }
+            session = s
+            if let viewers = answer.viewers, answer.stop == nil { setViewers(viewers, &actions) }
+            if answer.stop == nil {
+                for command in answer.commands { serve(command, now: now, &actions) }
+            }
+        case .status(401, _, _):
+            session = s
+            tokenRefused(now: now, &actions)
+        default:
+            session = s
+            livePause(response, now: now)
+        }
+    }
+
+    private mutating func framesAnswered(
+        _ id: LiveRequestID, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+    ) {
+        guard session?.framesInFlight == id else {
+            // The `ended` body, or one sent before a session that is gone: a 401 there still means
+            // the token is gone.
+            if case .status(401, _, _) = response { tokenRefused(now: now, &actions) }
+            return
+        }
+        session?.framesInFlight = nil
+        switch response {
+        case .status(let code, _, _) where (200..<300).contains(code):
+            session?.networkFailures = 0
+        case .status(401, _, _):
+            tokenRefused(now: now, &actions)
+        default:
+            // A lost `frames` body is lost; the viewers see a gap.
+            livePause(response, now: now)
+        }
+    }
+
+    /// During a live session, 429, 5xx, 3xx and failures pause `next` and `frames` until `Retry-After`.
+    private mutating func livePause(_ response: LiveResponse, now: LiveNow) {
+        guard var s = session else { return }
+        s.networkFailures += 1
+        var wait = limits.liveRetryInitial
+        for _ in 1..<min(s.networkFailures, 16) where wait < interval { wait = wait * 2 }
+        wait = min(wait, interval)
+        if case .status(let code, _, let retryAfter) = response {
+            if code == 402 || code == 403 {
+                wait = min(retryAfter ?? limits.defaultRefusalPause, limits.maxRetryAfter)
+            } else if let retryAfter {
+                wait = min(retryAfter, limits.maxRetryAfter)
+            }
+        }
+        s.networkPausedUntil = now.mono + wait
+        session = s
+    }
+
+    /// A 401 from `next`, `frames` or `results` (16.4): end at once without an `ended` body, cancel
+    /// `next`, drop the token, and say hello again — at once, unless this happened within the last
+    /// `interval_s` already, so two senders sharing an install cannot take the session from each
+    /// other in a loop.
+    private mutating func tokenRefused(now: LiveNow, _ actions: inout [LiveAction]) {
+        guard token != nil else { return }
+        token = nil
+        endSession(.tokenLost, now: now, &actions)
+        pendingResults.removeAll()
+        if let last = last401At, now.mono - last < interval {
+            // The hello keeps its regular schedule.
+        } else {
+            helloNextAt = now.mono
+        }
+        last401At = now.mono
+    }
+
+    // MARK: - Commands
+
+    private mutating func serve(_ command: LiveCommand, now: LiveNow, _ actions: inout [LiveAction]) {
+        if let kept = commands.result(for: command.id, at: now.mono) {
+            // Run at most once: a repeated id gets the same result again.
+            queueResult(kept, now: now)
+            return
+        }
+        guard !commands.isRunning(command.id) else { return }
+        guard let name = command.known else {
+            finish(command, .refused, ["error": .string("unknown command")], now: now)
+            return
+        }
+        switch name {
+        case .raiseLogLevel:
+            guard raisedUntil == nil else {
+                finish(command, .refused, ["error": .string("the log level is already raised")], now: now)
+                return
+            }
+            raisedUntil = now.mono + limits.raisedLogLevelDuration
+            let untilMs = now.wallUnixMs + Int64(limits.raisedLogLevelDuration.components.seconds) * 1000
+            actions.append(.raiseLogLevel(untilUnixMs: untilMs))
+            actions.append(.notice(.raiseLogLevel))
+            finish(command, .done, ["until": .number(Double(untilMs))], now: now)
+        case .screenshot, .diagnostics:
+            commands.started(command.id)
+            actions.append(.notice(name))
+            actions.append(.runCommand(id: command.id, name: name))
+        }
+    }
+
+    private mutating func finish(
+        _ command: LiveCommand, _ outcome: CommandOutcome, _ result: [String: JSONValue], now: LiveNow
+    ) {
+        let result = CommandResult(
+            id: command.id, name: command.name, outcome: outcome, atUnixMs: now.wallUnixMs, result: .object(result))
+        commands.finished(result, at: now.mono, keptFor: limits.commandMemory)
+        queueResult(result, now: now)
+    }
+
+    private mutating func queueResult(_ result: CommandResult, now: LiveNow) {
+        guard session != nil, pendingResults[result.id]?.inFlight == nil else { return }
+        pendingResults[result.id] = PendingResult(result: result, attempts: 0, dueAt: now.mono)
+    }
+
+    private mutating func sendDueResults(now: LiveNow, _ actions: inout [LiveAction]) {
+        guard let token, let s = session, s.isLive, let identity else { return }
+        for commandID in pendingResults.keys.sorted() {
+            guard var pending = pendingResults[commandID], pending.inFlight == nil, now.mono >= pending.dueAt else {
+                continue
+            }
+            // The one retry goes only with the token the first attempt used.
+            if pending.attempts > 0, pending.sentWith != token {
+                pendingResults[commandID] = nil
+                continue
+            }
+            let body = compressor.compress(LiveBodies.results(install: identity.install, result: pending.result))
+            let id = newRequest(.results(commandID: commandID))
+            pending.inFlight = id
+            pending.attempts += 1
+            pending.sentWith = token
+            pendingResults[commandID] = pending
+            session?.bytes += body.count
+            countDayBytes(body.count, now: now, &actions)
+            actions.append(.sendResults(id, body: body, token: token))
+        }
+    }
+
+    private mutating func resultsAnswered(
+        _ commandID: String, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+    ) {
+        guard var pending = pendingResults[commandID] else { return }
+        pending.inFlight = nil
+        switch response {
+        case .status(let code, _, _) where (200..<300).contains(code) || code == 409:
+            // 409: a result for no command sent in the last 2 minutes. Kept, and not sent again.
+            pendingResults[commandID] = nil
+        case .status(401, _, _):
+            pendingResults[commandID] = nil
+            tokenRefused(now: now, &actions)
+        case .status(let code, _, let retryAfter) where code == 429 || code >= 500 || (300..<400).contains(code):
+            retryOnce(&pending, commandID: commandID, retryAfter: retryAfter, now: now)
+        case .failed:
+            retryOnce(&pending, commandID: commandID, retryAfter: nil, now: now)
+        case .status:
+            pendingResults[commandID] = nil
+        }
+    }
+
+    private mutating func retryOnce(
+        _ pending: inout PendingResult, commandID: String, retryAfter: Duration?, now: LiveNow
+    ) {
+        guard pending.attempts < 2 else {
+            pendingResults[commandID] = nil
+            return
+        }
+        pending.dueAt = now.mono + min(retryAfter ?? limits.liveRetryInitial, limits.maxRetryAfter)
+        pendingResults[commandID] = pending
+    }
+}
