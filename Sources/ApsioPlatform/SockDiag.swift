@@ -67,13 +67,11 @@ public struct SockDiag: Sendable {
                     guard let cgroup = entry.cgroupID else {
                         return .unsupported("the kernel does not report a socket's cgroup (CONFIG_SOCK_CGROUP_DATA)")
                     }
-                    if cgroupIDs.contains(cgroup) && found.count < limits.maxFrameSockets {
-                        found.insert(entry.socket)
-                    }
+                    if cgroupIDs.contains(cgroup) { found.insert(entry.socket) }
                 }
             }
         }
-        return .sockets(found.sorted())
+        return .sockets(Array(found.sorted().prefix(limits.maxFrameSockets)))
     }
 
     struct Entry {
