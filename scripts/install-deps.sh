@@ -8,6 +8,7 @@ packages=(
     systemd-journal-remote                            # real journal files for the tests
     dbus python3-dbusmock                             # a private system bus with mock services
     openssl gzip binutils                             # test certificates, gzip and readelf
+    gcc libc6-dev                                     # tiny ELF files with and without a build-id
 )
 
 missing=()

@@ -1,0 +1,83 @@
+/// One metrics sample (7.6–7.10, 16.5 `metrics`): each attribute by the spec's name and unit, and
+/// absent when it could not be read. Encodes as the live channel's `metrics` object, `t` included.
+public struct DeviceMetrics: Sendable, Equatable, Codable {
+    /// `t`: when the sample was read, Unix milliseconds (wall clock, given by the caller).
+    public var t: Int64
+    /// `apsio.memory.footprint`, bytes.
+    public var memoryFootprint: Int64?
+    /// `apsio.device.thermal_state`.
+    public var thermalState: ThermalState?
+    /// `apsio.device.low_power`.
+    public var lowPower: Bool?
+    /// `apsio.battery.level`, 0.0–1.0.
+    public var batteryLevel: Double?
+    /// `apsio.battery.charging`.
+    public var batteryCharging: Bool?
+    /// `apsio.battery.state`.
+    public var batteryState: BatteryState?
+    /// `apsio.storage.app`, bytes.
+    public var storageApp: Int64?
+    /// `apsio.storage.data`, bytes.
+    public var storageData: Int64?
+    /// `apsio.storage.cache`, bytes.
+    public var storageCache: Int64?
+    /// `network.connection.type`.
+    public var connectionType: ConnectionType?
+    /// `apsio.network.vpn`.
+    public var vpn: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case t
+        case memoryFootprint = "apsio.memory.footprint"
+        case thermalState = "apsio.device.thermal_state"
+        case lowPower = "apsio.device.low_power"
+        case batteryLevel = "apsio.battery.level"
+        case batteryCharging = "apsio.battery.charging"
+        case batteryState = "apsio.battery.state"
+        case storageApp = "apsio.storage.app"
+        case storageData = "apsio.storage.data"
+        case storageCache = "apsio.storage.cache"
+        case connectionType = "network.connection.type"
+        case vpn = "apsio.network.vpn"
+    }
+
+    public init(t: Int64) { self.t = t }
+
+    /// Fills the battery attributes from a reading; a machine without a battery keeps them absent.
+    public mutating func set(battery: BatteryReading?) {
+        batteryLevel = battery?.level
+        batteryCharging = battery?.charging
+        batteryState = battery?.state
+    }
+
+    public mutating func set(storage: StorageUsage) {
+        storageApp = storage.app
+        storageData = storage.data
+        storageCache = storage.cache
+    }
+
+    public mutating func set(network: NetworkReading?) {
+        connectionType = network?.connectionType
+        vpn = network?.vpn
+    }
+
+    /// The sample as record attributes (OTLP, `apsio.diagnostics`), `t` left out: a record has its own time.
+    public var attributes: [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        func put(_ key: CodingKeys, _ value: JSONValue?) {
+            if let value { out[key.rawValue] = value }
+        }
+        put(.memoryFootprint, memoryFootprint.map { .number(Double($0)) })
+        put(.thermalState, thermalState.map { .string($0.rawValue) })
+        put(.lowPower, lowPower.map(JSONValue.bool))
+        put(.batteryLevel, batteryLevel.map(JSONValue.number))
+        put(.batteryCharging, batteryCharging.map(JSONValue.bool))
+        put(.batteryState, batteryState.map { .string($0.rawValue) })
+        put(.storageApp, storageApp.map { .number(Double($0)) })
+        put(.storageData, storageData.map { .number(Double($0)) })
+        put(.storageCache, storageCache.map { .number(Double($0)) })
+        put(.connectionType, connectionType.map { .string($0.rawValue) })
+        put(.vpn, vpn.map(JSONValue.bool))
+        return out
+    }
+}

@@ -1,0 +1,51 @@
+/// One `/sys/class/thermal/thermal_zone*` as read: its temperature and its trip points, in
+/// millidegrees Celsius as the kernel writes them.
+public struct ThermalZone: Sendable, Equatable {
+    /// A trip point the kernel acts on. Only `critical`, `hot` and `passive` map to a thermal state;
+    /// `active` (fans) and driver-specific kinds are kept only so a reading shows what the zone had.
+    public struct Trip: Sendable, Equatable {
+        public var type: String
+        public var millidegrees: Int
+        public init(type: String, millidegrees: Int) {
+            self.type = type
+            self.millidegrees = millidegrees
+        }
+    }
+
+    /// Thresholds for a zone that declares none of `critical`, `hot` or `passive` (LINUX-PROFILE §7).
+    public static let defaultFair = 80_000
+    public static let defaultSerious = 90_000
+    public static let defaultCritical = 100_000
+
+    public var name: String
+    public var millidegrees: Int
+    public var trips: [Trip]
+
+    public init(name: String, millidegrees: Int, trips: [Trip] = []) {
+        self.name = name
+        self.millidegrees = millidegrees
+        self.trips = trips
+    }
+
+    /// The zone's state. A zone that declares some of the three mapped trip types is judged by those
+    /// alone (a laptop zone with only `critical` at 105 °C is `nominal` at 95 °C, as its firmware
+    /// intends); a zone that declares none counts from 80, 90 and 100 °C. Trips at or below 0 are the
+    /// placeholders some drivers write for a disabled trip, and are ignored.
+    public var state: ThermalState {
+        let critical = lowest("critical"), hot = lowest("hot"), passive = lowest("passive")
+        let thresholds: [(ThermalState, Int?)]
+        if critical == nil && hot == nil && passive == nil {
+            thresholds = [(.critical, Self.defaultCritical), (.serious, Self.defaultSerious), (.fair, Self.defaultFair)]
+        } else {
+            thresholds = [(.critical, critical), (.serious, hot), (.fair, passive)]
+        }
+        for case let (state, threshold?) in thresholds where millidegrees >= threshold {
+            return state
+        }
+        return .nominal
+    }
+
+    private func lowest(_ type: String) -> Int? {
+        trips.filter { $0.type == type && $0.millidegrees > 0 }.map(\.millidegrees).min()
+    }
+}
