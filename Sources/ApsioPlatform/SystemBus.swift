@@ -312,7 +312,10 @@ private final class PendingReply: Sendable {
     func settle(with message: OpaquePointer) {
         let sequence = counter.next()
         if let error = BusMessageDecoder.error(of: message) {
-            settle(.failure(error))
+            // A connection that broke answers every pending call with a NoReply error of its own
+            // making; that is the bus going away, not the peer saying no.
+            let open = sd_bus_message_get_bus(message).map { sd_bus_is_open($0) > 0 } ?? false
+            settle(.failure(open ? error : .disconnected(errno: ECONNRESET)))
             return
         }
         settle(Result { () throws(BusError) in try BusMessageDecoder.decode(message, sequence: sequence) })

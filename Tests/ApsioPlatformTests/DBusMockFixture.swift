@@ -103,6 +103,11 @@ final class DBusMockFixture: Sendable {
         process.waitUntilExit()
     }
 
+    /// The pid of a child, to stop (SIGSTOP) or continue it.
+    func pid(_ name: String) -> Int32? {
+        children.withLock { $0[name]?.processIdentifier }
+    }
+
     func log(_ name: String) -> String {
         (try? String(contentsOf: directory.url.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
     }
