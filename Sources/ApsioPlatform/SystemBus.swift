@@ -88,7 +88,11 @@ public final class SystemBus: Sendable {
         defer { close() }
         while !Task.isCancelled {
             drainWakeups()
-            guard let plan = try turn() else { continue }
+            guard let plan = try turn() else {
+                // More may be waiting; let the callers the lock kept out have their turn first.
+                await Task.yield()
+                continue
+            }
             if plan.timeout == .zero { continue }
             await waitForAny(plan)
         }

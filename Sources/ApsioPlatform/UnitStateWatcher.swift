@@ -98,10 +98,13 @@ public final class UnitStateWatcher: BusWatcher {
             defer { inbox.finish() }
             do throws(BusError) {
                 try bus.addMatch(.nameOwnerChanged(UnitStateWatcher.systemd), inbox.deliver)
-                try bus.addMatch(
-                    .signal(sender: UnitStateWatcher.systemd, path: UnitStateWatcher.managerPath,
-                            interface: UnitStateWatcher.managerInterface),
-                    inbox.deliver)
+                // One rule a member: with Subscribe on, systemd also signals every job on the machine.
+                for member in ["UnitNew", "UnitRemoved", "Reloading"] {
+                    try bus.addMatch(
+                        .signal(sender: UnitStateWatcher.systemd, path: UnitStateWatcher.managerPath,
+                                interface: UnitStateWatcher.managerInterface, member: member),
+                        inbox.deliver)
+                }
                 try await readAll()
                 for await message in inbox.messages {
                     if inbox.takeOverflow() {
@@ -147,27 +150,28 @@ public final class UnitStateWatcher: BusWatcher {
         }
 
         private func propertiesChanged(_ message: BusMessage) async throws(BusError) {
-            guard let path = message.path, let interface = message[0]?.string,
-                  let name = watcher.units.first(where: { tracked[$0]?.path == path }),
-                  var unit = tracked[name]
-            else { return }
+            guard let path = message.path, let interface = message[0]?.string else { return }
             let changed = message[1]?.stringDictionary ?? [:]
             let invalidated = message[2]?.strings ?? []
-            switch interface {
-            case UnitStateWatcher.unitInterface:
-                guard message.sequence > unit.unitReadAt else { return }
-                unit.unit.merge(changed) { $1 }
-            case UnitStateWatcher.serviceInterface:
-                guard message.sequence > unit.serviceReadAt else { return }
-                unit.service.merge(changed) { $1 }
-            default:
-                return
-            }
-            tracked[name] = unit
-            if !invalidated.isEmpty {
-                try await readProperties(name, path: path)
-            } else {
-                watcher.publish(name, Self.state(unit))
+            // Aliases of one unit share its object, so more than one name may follow this path.
+            for name in watcher.units where tracked[name]?.path == path {
+                guard var unit = tracked[name] else { continue }
+                switch interface {
+                case UnitStateWatcher.unitInterface:
+                    guard message.sequence > unit.unitReadAt else { continue }
+                    unit.unit.merge(changed) { $1 }
+                case UnitStateWatcher.serviceInterface:
+                    guard message.sequence > unit.serviceReadAt else { continue }
+                    unit.service.merge(changed) { $1 }
+                default:
+                    continue
+                }
+                tracked[name] = unit
+                if !invalidated.isEmpty {
+                    try await readProperties(name, path: path)
+                } else {
+                    watcher.publish(name, Self.state(unit))
+                }
             }
         }
 
