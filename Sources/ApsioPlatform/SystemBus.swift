@@ -27,6 +27,9 @@ public final class SystemBus: Sendable {
 
     private struct State {
         var bus: OpaquePointer?
+        /// `run` is waiting on the bus fd, so only `run` may close it (see `close`).
+        var looping = false
+        var closeRequested = false
     }
 
     /// Connects; the authentication and `Hello` finish in `run`, which must be running for any
@@ -61,31 +64,49 @@ public final class SystemBus: Sendable {
     }
 
     deinit {
-        close()
-        wakeReader.close()
-        wakeWriter.close()
+        state.withLock { Self.closeNow(&$0) }
     }
 
     public var isClosed: Bool { state.withLock { $0.bus == nil } }
 
-    /// Closes the connection once. Pending calls fail with `.closed`; matches are dropped. Without
-    /// a flush: sd-bus would wait for the peer to read without any time limit, and nothing this
-    /// daemon sends needs to outlive the connection.
+    /// Closes the connection once. Pending calls fail with `.closed`; matches are dropped. While
+    /// `run` is waiting on the bus socket the close is left to it, once the wait is torn down, so the
+    /// descriptor is never closed under a waiter.
     public func close() {
         state.withLock { state in
-            guard let bus = state.bus else { return }
-            state.bus = nil
-            sd_bus_close_unref(bus)
+            if state.looping {
+                state.closeRequested = true
+            } else {
+                Self.closeNow(&state)
+            }
         }
         wake()
     }
 
+    /// Without a flush: sd-bus would wait for the peer to read without any time limit, and nothing
+    /// this daemon sends needs to outlive the connection.
+    private static func closeNow(_ state: inout State) {
+        guard let bus = state.bus else { return }
+        state.bus = nil
+        sd_bus_close_unref(bus)
+    }
+
     // MARK: - The loop
 
-    /// Drives the connection until it breaks (throws `.disconnected`) or the task is cancelled
-    /// (returns). Either way the connection is closed when this returns.
+    /// Drives the connection until it breaks (throws `.disconnected`), `close` is called (throws
+    /// `.closed`) or the task is cancelled (returns). The connection is closed when this returns.
+    /// One loop a connection: a second `run` throws `.closed`.
     public func run() async throws(BusError) {
-        defer { close() }
+        try state.withLock { state throws(BusError) in
+            guard state.bus != nil, !state.looping else { throw .closed }
+            state.looping = true
+        }
+        defer {
+            state.withLock { state in
+                state.looping = false
+                Self.closeNow(&state)
+            }
+        }
         while !Task.isCancelled {
             drainWakeups()
             guard let plan = try turn() else {
@@ -110,7 +131,7 @@ public final class SystemBus: Sendable {
     /// because processing changes both (a reply arrived, a call was queued, auth moved on).
     private func turn() throws(BusError) -> WaitPlan? {
         try state.withLock { state throws(BusError) -> WaitPlan? in
-            guard let bus = state.bus else { throw .closed }
+            guard let bus = state.bus, !state.closeRequested else { throw .closed }
             for _ in 0..<Self.maxMessagesPerTurn {
                 let processed = sd_bus_process(bus, nil)
                 if processed < 0 { throw .disconnected(errno: -processed) }
@@ -195,7 +216,7 @@ public final class SystemBus: Sendable {
         arguments: [BusArgument], timeout: Duration
     ) throws(BusError) {
         try state.withLock { state throws(BusError) in
-            guard let bus = state.bus else { throw .closed }
+            guard let bus = state.bus, !state.closeRequested else { throw .closed }
             var message: OpaquePointer?
             var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
             guard result >= 0, let message else { throw Self.failure("sd_bus_message_new_method_call", result) }
@@ -270,7 +291,7 @@ public final class SystemBus: Sendable {
     public func addMatch(_ rule: BusMatchRule, _ handler: @escaping @Sendable (BusMessage) -> Void) throws(BusError) {
         let box = MatchHandler(counter: counter, handler: handler)
         try state.withLock { state throws(BusError) in
-            guard let bus = state.bus else { throw .closed }
+            guard let bus = state.bus, !state.closeRequested else { throw .closed }
             let userdata = Unmanaged.passRetained(box).toOpaque()
             var slot: OpaquePointer?
             let result = sd_bus_add_match_async(
