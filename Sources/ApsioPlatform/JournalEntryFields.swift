@@ -12,7 +12,10 @@ internal import Glibc
 /// follower decides first whether any app wants the entry.
 struct JournalEntryFields {
     private(set) var storage: [UInt8] = []
-    private var known: [Range<Int>?] = Array(repeating: nil, count: JournalField.allCases.count)
+    /// Where each known field's bytes are in `storage`, valid where its bit in `present` is set:
+    /// forgetting an entry is then one store.
+    private var known: [Range<Int>] = Array(repeating: 0..<0, count: JournalField.allCases.count)
+    private var present: UInt64 = 0
     private(set) var user: [(name: Range<Int>, value: Range<Int>)] = []
     /// The app's own fields beyond `maxUserFields` in this entry; not forwarded.
     private(set) var userFieldsOverLimit = 0
@@ -34,7 +37,7 @@ struct JournalEntryFields {
 
     mutating func reset() {
         storage.removeAll(keepingCapacity: true)
-        for index in known.indices { known[index] = nil }
+        present = 0
         user.removeAll(keepingCapacity: true)
         userFieldsOverLimit = 0
     }
@@ -47,12 +50,14 @@ struct JournalEntryFields {
         let nameLength = base.distance(to: UnsafeRawPointer(equals))
         let name = UnsafeRawBufferPointer(start: base, count: nameLength)
         let value = UnsafeRawBufferPointer(rebasing: field[(nameLength + 1)...])
-        switch JournalField.classify(name) {
+        switch JournalField.classify(name, in: field) {
         case .dropped:
             return
         case .known(let which):
             // A field given twice keeps its first value, as journalctl shows first.
-            guard known[which.rawValue] == nil else { return }
+            let bit: UInt64 = 1 << which.rawValue
+            guard present & bit == 0 else { return }
+            present |= bit
             let limit = (which == .message ? maxBodyBytes : maxAttributeBytes) + Self.cutSlack
             known[which.rawValue] = append(value, upTo: limit)
             // MESSAGE_ID is also the app's own field, forwarded under its name.
@@ -63,7 +68,7 @@ struct JournalEntryFields {
     }
 
     private mutating func addUser(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        for existing in user where storage[existing.name].elementsEqual(name) { return }
+        for existing in user where withBytes(existing.name, { Self.equal(name, $0) }) { return }
         guard user.count < maxUserFields else {
             userFieldsOverLimit += 1
             return
@@ -79,32 +84,79 @@ struct JournalEntryFields {
     }
 
     // MARK: Reading
+    //
+    // Everything below reads the copied bytes through pointers: this runs for every entry, and the
+    // generic paths over array slices cost more than the reading itself.
 
-    func bytes(_ field: JournalField) -> ArraySlice<UInt8>? {
-        known[field.rawValue].map { storage[$0] }
+    func contains(_ field: JournalField) -> Bool {
+        present & (1 << field.rawValue) != 0
+    }
+
+    private func range(_ field: JournalField) -> Range<Int>? {
+        contains(field) ? known[field.rawValue] : nil
+    }
+
+    /// Calls `body` with the field's bytes; nil when the entry does not have the field.
+    func withBytes<R>(_ field: JournalField, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard let range = range(field) else { return nil }
+        return withBytes(range, body)
+    }
+
+    private func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     func has(_ field: JournalField, equalTo expected: [UInt8]) -> Bool {
-        guard let range = known[field.rawValue] else { return false }
-        return storage[range].elementsEqual(expected)
+        withBytes(field) { Self.equal($0, expected) } ?? false
     }
 
     /// The value decoded as UTF-8 (invalid bytes become U+FFFD, never dropped) and cut to the
     /// attribute limit at a character boundary.
     func string(_ field: JournalField) -> String? {
-        bytes(field).map { Self.text($0, maxBytes: maxAttributeBytes) }
+        range(field).map { text($0, maxBytes: maxAttributeBytes) }
+    }
+
+    /// `MESSAGE` decoded and cut to the body limit.
+    var body: String? {
+        range(.message).map { text($0, maxBytes: maxBodyBytes) }
     }
 
     /// A decimal integer field (`_PID`, `CODE_LINE`…); nil when it is not one.
     func integer(_ field: JournalField) -> Int64? {
-        bytes(field).flatMap(Self.decimal)
+        withBytes(field) { Self.decimal($0) } ?? nil
     }
 
-    static func text(_ bytes: ArraySlice<UInt8>, maxBytes: Int) -> String {
-        UTF8Cut.cut(String(decoding: bytes, as: UTF8.self), maxBytes: maxBytes)
+    /// `PRIORITY` when it is one digit 0–7, as journald writes it.
+    var priority: Int? {
+        withBytes(.priority) { bytes -> Int? in
+            guard bytes.count == 1, bytes[0] >= UInt8(ascii: "0"), bytes[0] <= UInt8(ascii: "7") else { return nil }
+            return Int(bytes[0] - UInt8(ascii: "0"))
+        } ?? nil
     }
 
-    static func decimal(_ bytes: ArraySlice<UInt8>) -> Int64? {
+    /// The app's own fields in entry order, names as journald has them (A–Z, 0–9, `_`: ASCII, so
+    /// decoding cannot alter them), values decoded and cut like any string attribute.
+    func forEachUserField(_ body: (String, String) -> Void) {
+        for (name, value) in user {
+            body(text(name, maxBytes: Int.max), text(value, maxBytes: maxAttributeBytes))
+        }
+    }
+
+    private func text(_ range: Range<Int>, maxBytes: Int) -> String {
+        withBytes(range) { UTF8Cut.cut(String(decoding: $0, as: UTF8.self), maxBytes: maxBytes) }
+    }
+
+    static func equal(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        expected.withUnsafeBytes { equal(bytes, $0) }
+    }
+
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return left.isEmpty }
+        return memcmp(leftBase, rightBase, left.count) == 0
+    }
+
+    static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
         var value: Int64 = 0
         for byte in bytes {

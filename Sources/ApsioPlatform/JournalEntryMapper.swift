@@ -3,12 +3,9 @@ import ApsioCore
 /// Turns a journal entry's fields into the log record an app sends: OpenTelemetry attribute names
 /// for journald's well-known and trusted fields, the app's own fields under their journald names,
 /// and nothing that identifies the machine or carries a command line (docs/journal.md).
+/// Bodies and attributes come out of `JournalEntryFields` already cut to the limits it was made with.
 struct JournalEntryMapper {
-    let limits: Limits
-
-    init(limits: Limits = .spec) {
-        self.limits = limits
-    }
+    private var sessions = JournalSessionCache()
 
     /// systemd-coredump's `MESSAGE_ID` (SD_MESSAGE_COREDUMP).
     static let coredumpMessageID = Array("fc2e22bc6ee647b6b90729ab34a250b1".utf8)
@@ -16,16 +13,11 @@ struct JournalEntryMapper {
     /// The entry's priority as the floor compares it: journald's default (info) when absent or not
     /// one digit 0–7, as the severity map treats it.
     static func priority(of fields: JournalEntryFields) -> Int {
-        if let field = fields.bytes(.priority), field.count == 1, let digit = field.first,
-            digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "7")
-        {
-            return Int(digit - UInt8(ascii: "0"))
-        }
-        return JournalSeverity.defaultPriority
+        fields.priority ?? JournalSeverity.defaultPriority
     }
 
     /// An entry the unit's processes wrote.
-    func logRecord(
+    mutating func logRecord(
         _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
     ) -> LogRecord {
         var attributes: [Attribute] = []
@@ -43,13 +35,10 @@ struct JournalEntryMapper {
         attributes.append(.string("systemd.unit", unit))
         appendUserFields(&attributes, fields)
 
-        let session = fields.bytes(.invocationID).flatMap {
-            SessionID.fromInvocationID(String(decoding: $0, as: UTF8.self))
-        }
+        let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
         return LogRecord(
-            timeUnixNano: Self.nanoseconds(realtimeMicroseconds),
-            severity: JournalSeverity(priorityField: fields.bytes(.priority) ?? []),
-            body: body(fields), attributes: attributes, sessionID: session, journalCursor: cursor)
+            timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severity: JournalSeverity(priority: fields.priority),
+            body: fields.body ?? "", attributes: attributes, sessionID: session, journalCursor: cursor)
     }
 
     /// systemd-coredump's entry about a crash of the unit: an `errors` record about the crashed
@@ -73,18 +62,17 @@ struct JournalEntryMapper {
         appendInteger(&attributes, "coredump.timestamp", fields.integer(.coredumpTimestamp))
         appendInteger(&attributes, "coredump.rlimit", fields.integer(.coredumpRlimit))
         appendString(&attributes, "coredump.filename", fields.string(.coredumpFilename))
-        if let truncated = fields.bytes(.coredumpTruncated) {
-            attributes.append(.bool("coredump.truncated", Self.isYes(truncated)))
+        if let truncated = fields.string(.coredumpTruncated) {
+            attributes.append(.bool("coredump.truncated", ["1", "yes", "y", "true", "on"].contains(truncated.lowercased())))
         }
         appendString(&attributes, "coredump.package.name", fields.string(.coredumpPackageName))
         appendString(&attributes, "coredump.package.version", fields.string(.coredumpPackageVersion))
         appendString(&attributes, "MESSAGE_ID", fields.string(.messageID))
 
         // systemd-coredump logs at crit; an entry that says otherwise is still a crash.
-        let priority = fields.bytes(.priority) == nil ? 2 : min(Self.priority(of: fields), 3)
-        let severity = JournalSeverity(priority: priority)
-        var text = body(fields)
-        if fields.bytes(.message) == nil {
+        let severity = JournalSeverity(priority: fields.contains(.priority) ? min(Self.priority(of: fields), 3) : 2)
+        var text = fields.body ?? ""
+        if !fields.contains(.message) {
             let pid = fields.integer(.coredumpPID).map(String.init) ?? "?"
             let comm = fields.string(.coredumpComm) ?? "?"
             text = "Process \(pid) (\(comm)) of \(unit) dumped core" + (signalName.map { " (\($0))" } ?? "") + "."
@@ -97,17 +85,8 @@ struct JournalEntryMapper {
 
     // MARK: Parts
 
-    private func body(_ fields: JournalEntryFields) -> String {
-        fields.bytes(.message).map { JournalEntryFields.text($0, maxBytes: limits.maxBodyBytes) } ?? ""
-    }
-
     private func appendUserFields(_ attributes: inout [Attribute], _ fields: JournalEntryFields) {
-        for (name, value) in fields.user {
-            // Names were checked to be A–Z, 0–9 and `_`: ASCII, so decoding cannot alter them.
-            let key = String(decoding: fields.storage[name], as: UTF8.self)
-            let text = JournalEntryFields.text(fields.storage[value], maxBytes: limits.maxAttributeStringBytes)
-            attributes.append(.string(key, text))
-        }
+        fields.forEachUserField { name, value in attributes.append(.string(name, value)) }
     }
 
     private func appendString(_ attributes: inout [Attribute], _ key: String, _ value: String?) {
@@ -116,11 +95,6 @@ struct JournalEntryMapper {
 
     private func appendInteger(_ attributes: inout [Attribute], _ key: String, _ value: Int64?) {
         if let value { attributes.append(.int(key, value)) }
-    }
-
-    private static func isYes(_ bytes: ArraySlice<UInt8>) -> Bool {
-        let text = String(decoding: bytes, as: UTF8.self).lowercased()
-        return ["1", "yes", "y", "true", "on"].contains(text)
     }
 
     /// journald's microseconds as OpenTelemetry's nanoseconds; a time no clock can reach (a

@@ -57,16 +57,21 @@ enum JournalField: Int, CaseIterable {
     static let maxNameLength = 64
 
     /// Classifies a field name given as raw bytes, without making a String: this runs for every
-    /// field of every entry.
-    static func classify(_ name: UnsafeRawBufferPointer) -> Kind {
+    /// field of every entry, so names are compared as machine words, not byte by byte. `field` is
+    /// the whole `NAME=value` the name starts, which lets the words be read past the name's end.
+    @inline(__always)
+    static func classify(_ name: UnsafeRawBufferPointer, in field: UnsafeRawBufferPointer? = nil) -> Kind {
         let count = name.count
         guard count > 0, count <= maxNameLength else { return .dropped }
-        for candidate in table.byLength[count] where candidate.bytes.withUnsafeBytes({ name.elementsEqual($0) }) {
-            return candidate.kind
+        if count <= Words.capacity {
+            let words = Words(name, readable: field ?? name)
+            for candidate in table.byLength[count] where candidate.words == words { return candidate.kind }
         }
         let first = name[0]
         if first == UInt8(ascii: "_") { return .dropped }
-        if count > coredumpPrefix.count, name.starts(with: coredumpPrefix) { return .dropped }
+        if count > coredumpPrefixLength, Words(UnsafeRawBufferPointer(rebasing: name[..<coredumpPrefixLength])) == coredumpPrefix {
+            return .dropped
+        }
         // journald accepts A–Z, 0–9 and `_`, not starting with a digit; a file from elsewhere may not.
         if first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") { return .dropped }
         for byte in name {
@@ -77,14 +82,49 @@ enum JournalField: Int, CaseIterable {
         return .user
     }
 
-    private static let coredumpPrefix = Array("COREDUMP_".utf8)
+    /// A name of up to 24 bytes as three little-endian words, zero-padded: every name the table
+    /// holds fits.
+    private struct Words: Equatable {
+        static let capacity = 24
+        var first: UInt64 = 0, second: UInt64 = 0, third: UInt64 = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            self.init(bytes, readable: bytes)
+        }
+
+        /// `readable` starts where `bytes` does and may go on past it: whole words are loaded
+        /// where it allows, and the bytes past the name masked off.
+        @inline(__always)
+        init(_ bytes: UnsafeRawBufferPointer, readable: UnsafeRawBufferPointer) {
+            first = Self.word(bytes, readable, at: 0)
+            if bytes.count > 8 { second = Self.word(bytes, readable, at: 8) }
+            if bytes.count > 16 { third = Self.word(bytes, readable, at: 16) }
+        }
+
+        @inline(__always)
+        private static func word(_ bytes: UnsafeRawBufferPointer, _ readable: UnsafeRawBufferPointer, at offset: Int)
+            -> UInt64
+        {
+            let wanted = min(8, bytes.count - offset)
+            if readable.count - offset >= 8 {
+                let word = UInt64(littleEndian: readable.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                return wanted == 8 ? word : word & ((1 << (UInt64(wanted) * 8)) - 1)
+            }
+            var word: UInt64 = 0
+            for index in 0..<wanted { word |= UInt64(bytes[offset + index]) << (UInt64(index) * 8) }
+            return word
+        }
+    }
+
+    private static let coredumpPrefix = Array("COREDUMP_".utf8).withUnsafeBytes(Words.init)
+    private static let coredumpPrefixLength = "COREDUMP_".utf8.count
 
     /// Untrusted fields that look like the app's own but only repeat what a mapped field says, carry
     /// the raw syslog line, or are the core dump itself (process memory, when stored in the journal).
     private static let droppedNames = ["SYSLOG_PID", "SYSLOG_TIMESTAMP", "SYSLOG_RAW", "COREDUMP"]
 
     private struct Candidate {
-        let bytes: [UInt8]
+        let words: Words
         let kind: Kind
     }
 
@@ -93,14 +133,12 @@ enum JournalField: Int, CaseIterable {
     }
 
     private static let table: Table = {
-        var byLength = Array(repeating: [Candidate](), count: maxNameLength + 1)
-        for field in JournalField.allCases {
-            let bytes = Array(field.name.utf8)
-            byLength[bytes.count].append(Candidate(bytes: bytes, kind: .known(field)))
-        }
-        for name in droppedNames {
+        var byLength = Array(repeating: [Candidate](), count: Words.capacity + 1)
+        let named = JournalField.allCases.map { ($0.name, Kind.known($0)) } + droppedNames.map { ($0, Kind.dropped) }
+        for (name, kind) in named {
             let bytes = Array(name.utf8)
-            byLength[bytes.count].append(Candidate(bytes: bytes, kind: .dropped))
+            precondition(bytes.count <= Words.capacity, "\(name) is longer than a table name can be")
+            byLength[bytes.count].append(Candidate(words: bytes.withUnsafeBytes(Words.init), kind: kind))
         }
         return Table(byLength: byLength)
     }()

@@ -33,28 +33,26 @@ struct JournalRouter {
     }
 
     func route(_ fields: JournalEntryFields) -> Route? {
-        let writer = fields.bytes(.systemdUnit)
-        if let writer, let index = index(of: writer) { return .unit(index) }
+        if let index = fields.withBytes(.systemdUnit, index(of:)), let index { return .unit(index) }
         guard fields.has(.messageID, equalTo: JournalEntryMapper.coredumpMessageID),
-            let crashed = fields.bytes(.coredumpUnit), let index = index(of: crashed),
-            Self.isCoredumpWriter(writer)
+            let index = fields.withBytes(.coredumpUnit, index(of:)), let index,
+            fields.withBytes(.systemdUnit, Self.isCoredumpWriter) ?? true
         else { return nil }
         return .coredump(index)
     }
 
-    private func index(of unit: ArraySlice<UInt8>) -> Int? {
-        unitBytes.firstIndex { $0.elementsEqual(unit) }
+    private func index(of unit: UnsafeRawBufferPointer) -> Int? {
+        unitBytes.firstIndex { JournalEntryFields.equal(unit, $0) }
     }
 
     private static let coredumpInstancePrefix = Array("systemd-coredump@".utf8)
     private static let coredumpService = Array("systemd-coredump.service".utf8)
 
-    /// Whether the entry comes from systemd-coredump: its socket-activated instances, its service,
-    /// or no unit at all (the kernel starts it in the root cgroup when the socket is unavailable).
-    /// Any other service could write a `COREDUMP_UNIT=` field naming someone else's unit; such an
-    /// entry is not routed to that unit's app.
-    static func isCoredumpWriter(_ unit: ArraySlice<UInt8>?) -> Bool {
-        guard let unit else { return true }
-        return unit.starts(with: coredumpInstancePrefix) || unit.elementsEqual(coredumpService)
+    /// Whether the entry's `_SYSTEMD_UNIT` is systemd-coredump's: its socket-activated instances or
+    /// its service. An entry without a unit is too (the kernel starts it in the root cgroup when
+    /// the socket is unavailable). Any other service could write a `COREDUMP_UNIT=` field naming
+    /// someone else's unit; such an entry is not routed to that unit's app.
+    static func isCoredumpWriter(_ unit: UnsafeRawBufferPointer) -> Bool {
+        unit.starts(with: coredumpInstancePrefix) || JournalEntryFields.equal(unit, coredumpService)
     }
 }

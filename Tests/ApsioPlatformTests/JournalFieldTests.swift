@@ -36,3 +36,19 @@ import Testing
         #expect(kind("SYSLOG_RAW") == .dropped)
     }
 }
+
+extension JournalFieldTests {
+    @Test func aNameFollowedByItsValueIsReadTheSameAsTheNameAlone() {
+        for field in ["_PID=42", "MESSAGE=hello world", "_SYSTEMD_INVOCATION_ID=0f1e", "PRIORITYX=1", "TID=7", "COREDUMP=core"] {
+            let bytes = Array(field.utf8)
+            let nameLength = bytes.firstIndex(of: UInt8(ascii: "="))!
+            let inField = bytes.withUnsafeBytes { JournalField.classify(UnsafeRawBufferPointer(rebasing: $0[..<nameLength]), in: $0) }
+            #expect(inField == kind(String(field.prefix(nameLength))), "\(field)")
+        }
+        #expect(kind("PRIORITYX") == .user)
+    }
+
+    @Test func everyKnownFieldHasABitOfItsOwn() {
+        #expect(JournalField.allCases.count <= 64)
+    }
+}
