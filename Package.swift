@@ -39,6 +39,8 @@ let package = Package(
 
         .executableTarget(name: "apsiod", dependencies: ["ApsioCore", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
+        // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
+        .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
 
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],

@@ -1,0 +1,32 @@
+/// One configured app as the journal follower sees it: whose entries, from where, and how low.
+public struct JournalApp: Sendable, Equatable {
+    /// The app's name; records and cursors come back under it.
+    public var id: String
+    /// The systemd unit whose entries (`_SYSTEMD_UNIT=`) and crashes (`COREDUMP_UNIT=`) are the app's.
+    public var unit: String
+    /// The app file's `MinPriority=` as a journald priority 0–7: entries with a larger number (less
+    /// severe) are not delivered, though the app's cursor still moves past them. Coredumps are
+    /// always delivered.
+    public var minPriority: Int
+    /// Where the app's records start.
+    public var start: JournalStart
+
+    public init(id: String, unit: String, minPriority: Int = 7, start: JournalStart) {
+        self.id = id
+        self.unit = unit
+        self.minPriority = minPriority
+        self.start = start
+    }
+}
+
+/// Where an app's records start when the follower opens.
+public enum JournalStart: Sendable, Equatable {
+    /// Every entry of the unit still in the journal.
+    case oldest
+    /// Only entries written after the follower opened.
+    case now
+    /// The entries after the one this saved cursor names. When that entry is gone (vacuumed), the
+    /// app resumes at the first entry after where it was, which is the oldest still there, and the
+    /// follower reports a `JournalGap`.
+    case after(cursor: String)
+}

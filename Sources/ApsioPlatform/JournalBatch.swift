@@ -1,0 +1,71 @@
+public import ApsioCore
+
+/// One log record and the app it belongs to.
+public struct JournalRecord: Sendable, Equatable {
+    public var appID: String
+    public var record: LogRecord
+
+    public init(appID: String, record: LogRecord) {
+        self.appID = appID
+        self.record = record
+    }
+}
+
+/// What one read of the journal gave: the apps' records in journal order, and how far each app's
+/// cursor may move once those records are accepted.
+public struct JournalBatch: Sendable, Equatable {
+    public var records: [JournalRecord]
+    /// For each app with entries in this batch, the cursor of its last one, whether delivered or
+    /// below its `minPriority`. Once the backend accepted every record of that app up to here, this
+    /// is the app's cursor to save: a follower opened with `.after(cursor:)` on it repeats nothing.
+    public var cursors: [String: String]
+
+    public init(records: [JournalRecord] = [], cursors: [String: String] = [:]) {
+        self.records = records
+        self.cursors = cursors
+    }
+
+    public var isEmpty: Bool { records.isEmpty && cursors.isEmpty }
+}
+
+/// An app's saved cursor named an entry that is no longer in the journal: what came between it and
+/// the oldest entry still there is lost, and the caller counts it (`apsio.queue.dropped`).
+public struct JournalGap: Sendable, Equatable {
+    public enum Reason: Sendable, Equatable {
+        /// The entry was removed (vacuumed, or its file deleted).
+        case entryGone
+        /// The cursor could not be read: the app starts at the oldest entry.
+        case unreadableCursor
+    }
+
+    public var appID: String
+    public var cursor: String
+    public var reason: Reason
+
+    public init(appID: String, cursor: String, reason: Reason) {
+        self.appID = appID
+        self.cursor = cursor
+        self.reason = reason
+    }
+}
+
+/// The follower's bounds: on what it reads from a file anyone on the machine could have filled,
+/// and on how much one batch holds.
+public struct JournalReadLimits: Sendable, Equatable {
+    /// A field longer than this is read only this far (`sd_journal_set_data_threshold`): a 100 KiB
+    /// message is read whole, a core stored in the journal is not.
+    public var maxFieldBytes = 1 << 20
+    /// The app's own fields forwarded from one entry; the rest are left out.
+    public var maxUserFields = 64
+    /// Records in one batch.
+    public var maxRecordsPerBatch = 256
+    /// Entries looked at in one batch, delivered or not, so a long run of entries no app wants
+    /// still returns now and then with the cursors it moved.
+    public var maxEntriesPerBatch = 4096
+    /// Body and attribute cuts.
+    public var record: Limits = .spec
+
+    public init() {}
+
+    public static let standard = JournalReadLimits()
+}

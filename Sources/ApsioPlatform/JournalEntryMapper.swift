@@ -1,0 +1,106 @@
+import ApsioCore
+
+/// Turns a journal entry's fields into the log record an app sends: OpenTelemetry attribute names
+/// for journald's well-known and trusted fields, the app's own fields under their journald names,
+/// and nothing that identifies the machine or carries a command line (docs/journal.md).
+/// Bodies and attributes come out of `JournalEntryFields` already cut to the limits it was made with.
+struct JournalEntryMapper {
+    private var sessions = JournalSessionCache()
+
+    /// systemd-coredump's `MESSAGE_ID` (SD_MESSAGE_COREDUMP).
+    static let coredumpMessageID = Array("fc2e22bc6ee647b6b90729ab34a250b1".utf8)
+
+    /// The entry's priority as the floor compares it: journald's default (info) when absent or not
+    /// one digit 0–7, as the severity map treats it.
+    static func priority(of fields: JournalEntryFields) -> Int {
+        fields.priority ?? JournalSeverity.defaultPriority
+    }
+
+    /// An entry the unit's processes wrote.
+    mutating func logRecord(
+        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+    ) -> LogRecord {
+        var attributes: [Attribute] = []
+        attributes.reserveCapacity(12 + fields.user.count)
+        appendInteger(&attributes, "process.pid", fields.integer(.pid))
+        appendString(&attributes, "process.executable.name", fields.string(.comm))
+        appendString(&attributes, "process.executable.path", fields.string(.exe))
+        appendInteger(&attributes, "process.user.id", fields.integer(.uid))
+        appendInteger(&attributes, "thread.id", fields.integer(.threadID))
+        appendString(&attributes, "code.filepath", fields.string(.codeFile))
+        appendInteger(&attributes, "code.lineno", fields.integer(.codeLine))
+        appendString(&attributes, "code.function", fields.string(.codeFunc))
+        appendString(&attributes, "syslog.identifier", fields.string(.syslogIdentifier))
+        appendInteger(&attributes, "syslog.facility", fields.integer(.syslogFacility))
+        attributes.append(.string("systemd.unit", unit))
+        appendUserFields(&attributes, fields)
+
+        let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
+        return LogRecord(
+            timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severity: JournalSeverity(priority: fields.priority),
+            body: fields.body ?? "", attributes: attributes, sessionID: session, journalCursor: cursor)
+    }
+
+    /// systemd-coredump's entry about a crash of the unit: an `errors` record about the crashed
+    /// process, never about systemd-coredump itself (whose `_PID`, `_COMM` and `CODE_*` the entry
+    /// also carries).
+    func coredumpRecord(
+        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+    ) -> LogRecord {
+        var attributes: [Attribute] = []
+        let signalName = fields.string(.coredumpSignalName)
+        let signal = fields.integer(.coredumpSignal)
+        if let type = signalName ?? signal.map({ "signal \($0)" }) {
+            attributes.append(.string("exception.type", type))
+        }
+        appendInteger(&attributes, "process.pid", fields.integer(.coredumpPID))
+        appendString(&attributes, "process.executable.name", fields.string(.coredumpComm))
+        appendString(&attributes, "process.executable.path", fields.string(.coredumpExe))
+        appendInteger(&attributes, "process.user.id", fields.integer(.coredumpUID))
+        attributes.append(.string("systemd.unit", unit))
+        appendInteger(&attributes, "coredump.signal", signal)
+        appendInteger(&attributes, "coredump.timestamp", fields.integer(.coredumpTimestamp))
+        appendInteger(&attributes, "coredump.rlimit", fields.integer(.coredumpRlimit))
+        appendString(&attributes, "coredump.filename", fields.string(.coredumpFilename))
+        if let truncated = fields.string(.coredumpTruncated) {
+            attributes.append(.bool("coredump.truncated", ["1", "yes", "y", "true", "on"].contains(truncated.lowercased())))
+        }
+        appendString(&attributes, "coredump.package.name", fields.string(.coredumpPackageName))
+        appendString(&attributes, "coredump.package.version", fields.string(.coredumpPackageVersion))
+        appendString(&attributes, "MESSAGE_ID", fields.string(.messageID))
+
+        // systemd-coredump logs at crit; an entry that says otherwise is still a crash.
+        let severity = JournalSeverity(priority: fields.contains(.priority) ? min(Self.priority(of: fields), 3) : 2)
+        var text = fields.body ?? ""
+        if !fields.contains(.message) {
+            let pid = fields.integer(.coredumpPID).map(String.init) ?? "?"
+            let comm = fields.string(.coredumpComm) ?? "?"
+            text = "Process \(pid) (\(comm)) of \(unit) dumped core" + (signalName.map { " (\($0))" } ?? "") + "."
+        }
+        return LogRecord(
+            timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severityNumber: severity.severityNumber,
+            severityText: severity.severityText, family: .errors, body: text, attributes: attributes,
+            sessionID: nil, journalCursor: cursor)
+    }
+
+    // MARK: Parts
+
+    private func appendUserFields(_ attributes: inout [Attribute], _ fields: JournalEntryFields) {
+        fields.forEachUserField { name, value in attributes.append(.string(name, value)) }
+    }
+
+    private func appendString(_ attributes: inout [Attribute], _ key: String, _ value: String?) {
+        if let value { attributes.append(.string(key, value)) }
+    }
+
+    private func appendInteger(_ attributes: inout [Attribute], _ key: String, _ value: Int64?) {
+        if let value { attributes.append(.int(key, value)) }
+    }
+
+    /// journald's microseconds as OpenTelemetry's nanoseconds; a time no clock can reach (a
+    /// damaged file) is held at the largest one rather than wrapping.
+    static func nanoseconds(_ microseconds: UInt64) -> UInt64 {
+        let (product, overflow) = microseconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? UInt64.max : product
+    }
+}

@@ -1,0 +1,242 @@
+import ApsioCore
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The synchronous half of the follower: reads the entries that are there, routes each to its
+/// apps and maps it, and knows where each app starts. It is a value the follower owns, so the hot
+/// loop touches plain struct fields rather than an actor's (which Swift checks at run time on
+/// every access).
+///
+/// Each app resumes at its own cursor although there is one reader: reading starts at the
+/// earliest of the apps' starting points and, until it passes an app's point, leaves that app's
+/// entries out (`JournalPosition` says where an entry sits).
+struct JournalReader {
+    private struct AppState {
+        let id: String
+        let minPriority: Int
+        /// The app has had every entry up to here (its saved cursor, or the tail for `.now`).
+        let threshold: JournalPosition?
+        /// The reading has not passed `threshold` yet: the app's entries are left out.
+        var pending: Bool
+        /// The cursor of the app's last entry in the batch being read.
+        var batchCursor: String?
+    }
+
+    private enum Seek {
+        case head
+        case cursor(String)
+    }
+
+    let journal: Journal
+    /// The apps whose saved cursor named an entry no longer there, found when the reader opened.
+    let gaps: [JournalGap]
+    private let router: JournalRouter
+    private let limits: JournalReadLimits
+    private let appsByUnit: [[Int]]
+    private let initialSeek: Seek
+    private var apps: [AppState]
+    private var pendingApps: Int
+    private var fields: JournalEntryFields
+    private var mapper = JournalEntryMapper()
+
+    /// The cursor of the last entry the reading stood on, whether or not an app wanted it.
+    private var lastCursor: String?
+    /// After a re-seek, the reading already stands on an entry it has not taken.
+    private var standingOnUnread = false
+
+    init(journal: Journal, apps configured: [JournalApp], limits: JournalReadLimits) throws(JournalError) {
+        try journal.setDataThreshold(limits.maxFieldBytes)
+        let router = JournalRouter(units: configured.map(\.unit))
+        for (index, group) in router.matchGroups.enumerated() {
+            if index > 0 { try journal.addDisjunction() }
+            for match in group { try journal.addMatch(match) }
+        }
+        let start = try Self.resolveStarts(configured, in: journal)
+        try Self.seek(journal, to: start.seek)
+
+        self.journal = journal
+        self.router = router
+        self.limits = limits
+        fields = JournalEntryFields(limits: limits.record, maxUserFields: limits.maxUserFields)
+        appsByUnit = router.units.map { unit in configured.indices.filter { configured[$0].unit == unit } }
+        apps = start.apps
+        pendingApps = start.apps.filter(\.pending).count
+        initialSeek = start.seek
+        gaps = start.gaps
+    }
+
+    // MARK: Reading
+
+    /// Reads up to a batch; `atEnd` when it read everything there is.
+    mutating func read() throws(JournalError) -> (batch: JournalBatch, atEnd: Bool) {
+        var records: [JournalRecord] = []
+        records.reserveCapacity(limits.maxRecordsPerBatch)
+        var looked = 0
+        var atEnd = false
+        while records.count < limits.maxRecordsPerBatch, looked < limits.maxEntriesPerBatch {
+            if standingOnUnread {
+                standingOnUnread = false
+            } else if try !journal.next() {
+                atEnd = true
+                break
+            }
+            looked += 1
+            try take(into: &records)
+        }
+        var cursors: [String: String] = [:]
+        for index in apps.indices {
+            guard let cursor = apps[index].batchCursor else { continue }
+            cursors[apps[index].id] = cursor
+            apps[index].batchCursor = nil
+        }
+        return (JournalBatch(records: records, cursors: cursors), atEnd)
+    }
+
+    /// Routes the entry the reading stands on to its apps.
+    private mutating func take(into records: inout [JournalRecord]) throws(JournalError) {
+        let cursor = try journal.cursor()
+        lastCursor = cursor
+        if pendingApps > 0 { releaseApps(passedBy: cursor) }
+
+        fields.reset()
+        try journal.forEachField { fields.add($0) }
+        guard let route = router.route(fields) else { return }
+        let unitIndex: Int
+        let isCoredump: Bool
+        switch route {
+        case .unit(let index): (unitIndex, isCoredump) = (index, false)
+        case .coredump(let index): (unitIndex, isCoredump) = (index, true)
+        }
+
+        var record: LogRecord?
+        let priority = JournalEntryMapper.priority(of: fields)
+        for appIndex in appsByUnit[unitIndex] where !apps[appIndex].pending {
+            apps[appIndex].batchCursor = cursor
+            guard isCoredump || priority <= apps[appIndex].minPriority else { continue }
+            if record == nil {
+                let unit = router.units[unitIndex]
+                let realtime = try journal.realtimeMicroseconds()
+                record = isCoredump
+                    ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
+                    : mapper.logRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
+            }
+            if let record { records.append(JournalRecord(appID: apps[appIndex].id, record: record)) }
+        }
+    }
+
+    /// Apps whose starting point the reading has now passed get their entries from here on.
+    /// sd-journal reads in the order `JournalPosition` compares, so once passed stays passed.
+    private mutating func releaseApps(passedBy cursor: String) {
+        let position = JournalPosition(cursor: cursor)
+        for index in apps.indices where apps[index].pending {
+            // A cursor this code cannot read releases every app: a record sent twice is dropped by
+            // the backend (`log.record.uid`), a record never sent is lost.
+            let passed = position.map { now in apps[index].threshold.map { now.isAfter($0) } ?? true } ?? true
+            if passed {
+                apps[index].pending = false
+                pendingApps -= 1
+            }
+        }
+    }
+
+    /// Files came, went or were renamed: the reading's place may be in a file that no longer
+    /// exists. Seeking to the last entry read and stepping past it (when it is still there) puts
+    /// the reading right after it either way.
+    mutating func resync() throws(JournalError) {
+        standingOnUnread = false
+        guard let last = lastCursor else {
+            try Self.seek(journal, to: initialSeek)
+            return
+        }
+        try journal.seekCursor(last)
+        if try journal.next(), try !journal.isAt(last) {
+            standingOnUnread = true
+        }
+    }
+
+    // MARK: Where each app starts
+
+    private static func seek(_ journal: Journal, to seek: Seek) throws(JournalError) {
+        switch seek {
+        case .head: try journal.seekHead()
+        case .cursor(let cursor): try journal.seekCursor(cursor)
+        }
+    }
+
+    private struct Start {
+        var apps: [AppState] = []
+        var gaps: [JournalGap] = []
+        var seek: Seek = .head
+    }
+
+    private static func resolveStarts(_ configured: [JournalApp], in journal: Journal) throws(JournalError) -> Start {
+        var start = Start()
+        var tail: (position: JournalPosition, cursor: String)??
+        var earliest: (position: JournalPosition, cursor: String)?
+        var fromHead = false
+        for app in configured {
+            var threshold: (position: JournalPosition, cursor: String)?
+            switch app.start {
+            case .oldest:
+                threshold = nil
+            case .now:
+                if tail == nil { tail = .some(try lastEntry(journal)) }
+                threshold = tail ?? nil
+            case .after(let cursor):
+                switch try locate(cursor, in: journal) {
+                case .found(let position, let exact):
+                    threshold = (position, exact)
+                case .gone(let position):
+                    start.gaps.append(JournalGap(appID: app.id, cursor: cursor, reason: .entryGone))
+                    threshold = (position, cursor)
+                case .unreadable:
+                    start.gaps.append(JournalGap(appID: app.id, cursor: cursor, reason: .unreadableCursor))
+                    threshold = nil
+                }
+            }
+            if let threshold {
+                if earliest.map({ $0.position.isAfter(threshold.position) }) ?? true { earliest = threshold }
+            } else if app.start != .now {
+                // `.now` on an empty journal wants everything that comes, which is where head is.
+                fromHead = true
+            }
+            start.apps.append(
+                AppState(
+                    id: app.id, minPriority: app.minPriority, threshold: threshold?.position,
+                    pending: threshold != nil))
+        }
+        if !fromHead, let earliest { start.seek = .cursor(earliest.cursor) }
+        return start
+    }
+
+    private enum Located {
+        case found(JournalPosition, cursor: String)
+        case gone(JournalPosition)
+        case unreadable
+    }
+
+    /// Whether the entry a saved cursor names is still there. Seeking to a cursor and stepping
+    /// once lands on that entry when it exists, else on the first entry after where it was.
+    private static func locate(_ cursor: String, in journal: Journal) throws(JournalError) -> Located {
+        guard let saved = JournalPosition(cursor: cursor) else { return .unreadable }
+        do {
+            try journal.seekCursor(cursor)
+        } catch where error.errno == EINVAL {
+            return .unreadable
+        }
+        if try journal.next(), try journal.isAt(cursor) {
+            let exact = try journal.cursor()
+            return .found(JournalPosition(cursor: exact) ?? saved, cursor: exact)
+        }
+        return .gone(saved)
+    }
+
+    /// The last entry any app could want, for apps that start `.now`.
+    private static func lastEntry(_ journal: Journal) throws(JournalError) -> (position: JournalPosition, cursor: String)? {
+        try journal.seekTail()
+        guard try journal.previous() else { return nil }
+        let cursor = try journal.cursor()
+        return JournalPosition(cursor: cursor).map { ($0, cursor) }
+    }
+}

@@ -1,0 +1,101 @@
+import ApsioCore
+import ApsioPlatform
+import Foundation
+import Testing
+
+/// What a journal entry becomes: the record an operator sees in their backend.
+@Suite struct JournalEntryMappingTests {
+    static let app = JournalApp(id: "nginx", unit: "nginx.service", start: .oldest)
+
+    func firstRecord(_ entry: (JournalFixture) -> JournalFixture.Entry) async throws -> LogRecord {
+        let journal = try JournalFixture()
+        try await journal.write([entry(journal)])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.app])
+        return try #require(try await drain(follower).records.first?.record)
+    }
+
+    @Test func wellKnownFieldsBecomeOpenTelemetryAttributesAndTheAppsOwnFieldsKeepTheirNames() async throws {
+        var realtime: UInt64 = 0
+        let record = try await firstRecord { journal in
+            let entry = journal.entry(
+                unit: "nginx.service", message: "upstream timed out", priority: 3,
+                extra: [
+                    ("CODE_FILE", .text("src/http/ngx_http_upstream.c")),
+                    ("CODE_LINE", .text("4512")),
+                    ("CODE_FUNC", .text("ngx_http_upstream_next")),
+                    ("TID", .text("4243")),
+                    ("SYSLOG_FACILITY", .text("3")),
+                    ("SYSLOG_PID", .text("4242")),
+                    ("MESSAGE_ID", .text("8d45620c1a4348dbb17410da57c60c66")),
+                    ("REQUEST_ID", .text("r-81f2")),
+                    ("UPSTREAM", .text("10.0.0.7:8080")),
+                ])
+            realtime = entry.realtime
+            return entry
+        }
+        #expect(record.timeUnixNano == realtime * 1000)
+        #expect(record.severityNumber == 17)
+        #expect(record.severityText == "ERROR")
+        #expect(record.family == .errors)
+        #expect(record.body == "upstream timed out")
+        #expect(record.sessionID == "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
+        #expect(record.journalCursor?.hasPrefix("s=") == true)
+        #expect(
+            record.attributes == [
+                .int("process.pid", 4242),
+                .string("process.executable.name", "demo"),
+                .string("process.executable.path", "/usr/bin/demo"),
+                .int("process.user.id", 998),
+                .int("thread.id", 4243),
+                .string("code.filepath", "src/http/ngx_http_upstream.c"),
+                .int("code.lineno", 4512),
+                .string("code.function", "ngx_http_upstream_next"),
+                .string("syslog.identifier", "demo"),
+                .int("syslog.facility", 3),
+                .string("systemd.unit", "nginx.service"),
+                .string("MESSAGE_ID", "8d45620c1a4348dbb17410da57c60c66"),
+                .string("REQUEST_ID", "r-81f2"),
+                .string("UPSTREAM", "10.0.0.7:8080"),
+            ])
+    }
+
+    @Test func machineIdentityCommandLineAndJournaldsOtherTrustedFieldsAreNeverForwarded() async throws {
+        let record = try await firstRecord { journal in
+            journal.entry(
+                unit: "nginx.service", message: "hello",
+                extra: [("_AUDIT_LOGINUID", .text("1000")), ("_SELINUX_CONTEXT", .text("system_u"))])
+        }
+        let text = record.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+        for secret in ["hunter2", "a3b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5", JournalFixture.bootID, "box-7", "system_u", "1000"] {
+            #expect(!text.contains(secret), "\(secret) reached the record")
+        }
+        #expect(record.attributes.allSatisfy { !$0.key.hasPrefix("_") })
+    }
+
+    @Test func entryWithoutPriorityIsInfoAndWithoutInvocationHasNoSession() async throws {
+        let record = try await firstRecord { journal in
+            journal.entry(unit: "nginx.service", message: "plain", priority: nil)
+                .replacing("_SYSTEMD_INVOCATION_ID", with: .text("00000000000000000000000000000000"))
+        }
+        #expect(record.severityText == "INFO")
+        #expect(record.family == .logs)
+        #expect(record.sessionID == nil)
+    }
+
+    @Test func manyOwnFieldsAreCappedAndARepeatedFieldKeepsItsFirstValue() async throws {
+        let journal = try JournalFixture()
+        let own: [(String, JournalFixture.Value)] = (1...80).map { ("FIELD_\($0)", .text("v\($0)")) }
+        try await journal.write([
+            journal.entry(
+                unit: "nginx.service", message: "wide",
+                extra: own + [("FIELD_1", .text("again"))])
+        ])
+        var limits = JournalReadLimits()
+        limits.maxUserFields = 10
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.app], limits: limits)
+        let record = try #require(try await drain(follower).records.first?.record)
+        let ownKeys = record.attributes.map(\.key).filter { $0.hasPrefix("FIELD_") }
+        #expect(ownKeys == (1...10).map { "FIELD_\($0)" })
+        #expect(record.attributes["FIELD_1"] == .string("v1"))
+    }
+}

@@ -1,0 +1,271 @@
+import ApsioCore
+import ApsioPlatform
+import Foundation
+import Testing
+
+/// The follower against real journal files that systemd-journal-remote writes while it follows.
+@Suite struct JournalFollowerTests {
+    static let nginx = JournalApp(id: "nginx", unit: "nginx.service", start: .oldest)
+    static let worker = JournalApp(id: "worker", unit: "worker.service", start: .oldest)
+
+    @Test func routesEachUnitsEntriesToItsAppWhileFollowing() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "nginx 1"),
+            journal.entry(unit: "worker.service", message: "worker 1"),
+            journal.entry(unit: "cron.service", message: "cron 1"),
+            journal.entry(unit: "nginx.service", message: "nginx 2"),
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx, Self.worker])
+        let first = try await collect(3, from: follower)
+        #expect(first.records.bodies(of: "nginx") == ["nginx 1", "nginx 2"])
+        #expect(first.records.bodies(of: "worker") == ["worker 1"])
+
+        // Written while the follower waits: it wakes on the journal's descriptor.
+        async let more = collect(3, from: follower)
+        try await journal.write([
+            journal.entry(unit: "worker.service", message: "worker 2"),
+            journal.entry(unit: "cron.service", message: "cron 2"),
+            journal.entry(unit: "nginx.service", message: "nginx 3"),
+        ])
+        try await journal.write([journal.entry(unit: "worker.service", message: "worker 3")])
+        let second = try await more
+        #expect(second.records.bodies(of: "nginx") == ["nginx 3"])
+        #expect(second.records.bodies(of: "worker") == ["worker 2", "worker 3"])
+        #expect(try await drain(follower).records.isEmpty)
+        #expect(second.records.allSatisfy { $0.record.attributes["systemd.unit"] == .string($0.appID + ".service") })
+    }
+
+    @Test func coredumpOfTheUnitBecomesAnErrorsRecordAboutTheCrashedProcess() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "about to crash"),
+            journal.coredump(unit: "nginx.service", pid: 4242),
+            journal.coredump(unit: "cron.service", pid: 77),
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let (records, cursors) = try await collect(2, from: follower)
+        #expect(records.count == 2)
+        let crash = try #require(records.last?.record)
+        #expect(crash.family == .errors)
+        #expect(crash.severityNumber == 21)
+        #expect(crash.severityText == "FATAL")
+        #expect(crash.body.hasPrefix("Process 4242 (demo) of user 998 dumped core."))
+        #expect(crash.attributes["exception.type"] == .string("SIGSEGV"))
+        #expect(crash.attributes["process.pid"] == .int(4242))
+        #expect(crash.attributes["process.executable.path"] == .string("/usr/bin/demo"))
+        #expect(crash.attributes["process.executable.name"] == .string("demo"))
+        #expect(crash.attributes["systemd.unit"] == .string("nginx.service"))
+        #expect(crash.attributes["coredump.signal"] == .int(11))
+        #expect(crash.attributes["coredump.timestamp"] == .int(1_700_000_000_123_456))
+        #expect(crash.attributes["coredump.filename"] != nil)
+        // Never the crashed process's command line or environment, nor systemd-coredump's own facts.
+        let text = crash.attributes.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+        #expect(!text.contains("hunter2"))
+        #expect(!text.contains("API_TOKEN"))
+        #expect(!text.contains("coredump.c"))
+        #expect(crash.attributes["process.pid"] != .int(900))
+        #expect(crash.journalCursor == cursors["nginx"])
+    }
+
+    @Test func coredumpFieldsWrittenByAnotherServiceAreNotRoutedToTheNamedUnit() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.coredump(unit: "nginx.service", writer: "mallory.service"),
+            journal.entry(unit: "nginx.service", message: "after"),
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let (records, _) = try await collect(1, from: follower)
+        #expect(records.bodies(of: "nginx") == ["after"])
+        #expect(try await drain(follower).records.isEmpty)
+    }
+
+    @Test func binaryMessageIsDecodedLossilyNotDropped() async throws {
+        let journal = try JournalFixture()
+        let bytes: [UInt8] = Array("bad ".utf8) + [0xFF, 0xFE, 0x00] + Array(" utf8\nsecond line".utf8)
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "placeholder").replacing("MESSAGE", with: .binary(bytes))
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let (records, _) = try await collect(1, from: follower)
+        #expect(records.first?.record.body == String(decoding: bytes, as: UTF8.self))
+        #expect(records.first?.record.body.contains("\u{FFFD}") == true)
+    }
+
+    @Test func hundredKibibyteMessageIsReadAndCutAtACharacterBoundary() async throws {
+        let journal = try JournalFixture()
+        // Two-byte characters after one ASCII byte: byte 4096 falls inside a character.
+        let message = "x" + String(repeating: "é", count: 51_200)
+        let field = String(repeating: "ü", count: 51_200)
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: message, extra: [("PAYLOAD", .text(field))]),
+            journal.entry(unit: "nginx.service", message: "next"),
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let (records, _) = try await collect(2, from: follower)
+        let big = try #require(records.first?.record)
+        #expect(big.body == UTF8Cut.cutBody(message))
+        #expect(big.body.utf8.count == 4095)
+        #expect(big.attributes["PAYLOAD"] == .string(UTF8Cut.cutAttribute(field)))
+        #expect(records.last?.record.body == "next")
+    }
+
+    @Test func resumingFromASavedCursorGivesExactlyTheRest() async throws {
+        let journal = try JournalFixture()
+        try await journal.write((1...10).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+        var limits = JournalReadLimits()
+        limits.maxRecordsPerBatch = 4
+        var saved: String
+        do {
+            let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
+            let batch = try #require(try await follower.nextAvailable())
+            #expect(batch.records.map(\.record.body) == ["line 1", "line 2", "line 3", "line 4"])
+            saved = try #require(batch.cursors["nginx"])
+            #expect(saved == batch.records.last?.record.journalCursor)
+        }
+        try await journal.write((11...13).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+
+        var app = Self.nginx
+        app.start = .after(cursor: saved)
+        let resumed = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(resumed.gaps.isEmpty)
+        let rest = try await drain(resumed)
+        #expect(rest.records.bodies(of: "nginx") == (5...13).map { "line \($0)" })
+    }
+
+    @Test func eachAppResumesAtItsOwnCursorFromOneReader() async throws {
+        let journal = try JournalFixture()
+        var entries: [JournalFixture.Entry] = []
+        for index in 1...6 {
+            entries.append(journal.entry(unit: "nginx.service", message: "nginx \(index)"))
+            entries.append(journal.entry(unit: "worker.service", message: "worker \(index)"))
+        }
+        try await journal.write(entries)
+        let first = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx, Self.worker])
+        let all = try await drain(first).records
+        let nginxAt5 = try #require(all.first { $0.record.body == "nginx 5" }?.record.journalCursor)
+        let workerAt2 = try #require(all.first { $0.record.body == "worker 2" }?.record.journalCursor)
+
+        // The worker is far behind the nginx app; a third app joins now and wants only what comes.
+        let apps = [
+            JournalApp(id: "nginx", unit: "nginx.service", start: .after(cursor: nginxAt5)),
+            JournalApp(id: "worker", unit: "worker.service", start: .after(cursor: workerAt2)),
+            JournalApp(id: "late", unit: "nginx.service", start: .now),
+        ]
+        let follower = try JournalFollower(source: .directory(journal.path), apps: apps)
+        let caughtUp = try await drain(follower).records
+        #expect(caughtUp.bodies(of: "nginx") == ["nginx 6"])
+        #expect(caughtUp.bodies(of: "worker") == (3...6).map { "worker \($0)" })
+        #expect(caughtUp.bodies(of: "late").isEmpty)
+
+        async let more = collect(3, from: follower)
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "nginx 7"),
+            journal.entry(unit: "worker.service", message: "worker 7"),
+        ])
+        let new = try await more.records
+        #expect(new.bodies(of: "nginx") == ["nginx 7"])
+        #expect(new.bodies(of: "late") == ["nginx 7"])
+        #expect(new.bodies(of: "worker") == ["worker 7"])
+    }
+
+    @Test func rotationWhileFollowingLosesAndRepeatsNothing() async throws {
+        let journal = try JournalFixture()
+        try await journal.write((1...5).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        #expect(try await collect(5, from: follower).records.bodies(of: "nginx") == (1...5).map { "line \($0)" })
+
+        // As journald rotates: the active file is archived under a new name, a new one starts.
+        async let more = collect(5, from: follower)
+        try journal.renameFile("system.journal", to: "system@archived-0001.journal")
+        try await journal.write((6...8).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+        // And a file appears that the follower never saw before, with entries of its own.
+        try await journal.write(
+            (9...10).map { journal.entry(unit: "nginx.service", message: "line \($0)") }, to: "other.journal")
+        let after = try await more.records
+        #expect(after.bodies(of: "nginx") == (6...10).map { "line \($0)" })
+        #expect(try await drain(follower).records.isEmpty)
+    }
+
+    @Test func cursorOfAVacuumedEntryResumesAtTheOldestStillThereAndReportsTheGap() async throws {
+        let journal = try JournalFixture()
+        try await journal.write(
+            (1...5).map { journal.entry(unit: "nginx.service", message: "line \($0)") }, to: "system@old.journal")
+        try await journal.write((6...8).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+        let first = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let records = try await drain(first).records
+        let atThree = try #require(records.first { $0.record.body == "line 3" }?.record.journalCursor)
+
+        try journal.removeFile("system@old.journal")
+        var app = Self.nginx
+        app.start = .after(cursor: atThree)
+        let resumed = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(resumed.gaps == [JournalGap(appID: "nginx", cursor: atThree, reason: .entryGone)])
+        #expect(try await drain(resumed).records.bodies(of: "nginx") == ["line 6", "line 7", "line 8"])
+    }
+
+    @Test func unreadableCursorStartsAtTheOldestEntryAndIsReported() async throws {
+        let journal = try JournalFixture()
+        try await journal.write((1...2).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
+        var app = Self.nginx
+        app.start = .after(cursor: "not a cursor")
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(follower.gaps.map(\.reason) == [.unreadableCursor])
+        #expect(try await drain(follower).records.bodies(of: "nginx") == ["line 1", "line 2"])
+    }
+
+    @Test func startingNowSkipsWhatIsAlreadyThere() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([journal.entry(unit: "nginx.service", message: "old")])
+        var app = Self.nginx
+        app.start = .now
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(try await drain(follower).records.isEmpty)
+        async let more = collect(1, from: follower)
+        try await journal.write([journal.entry(unit: "nginx.service", message: "new")])
+        #expect(try await more.records.bodies(of: "nginx") == ["new"])
+    }
+
+    @Test func entriesBelowTheFloorAreLeftOutButTheCursorMovesPastThem() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "warning", priority: 4),
+            journal.entry(unit: "nginx.service", message: "debug", priority: 7),
+            journal.entry(unit: "nginx.service", message: "no priority", priority: nil),
+            journal.entry(unit: "nginx.service", message: "error", priority: 3),
+            journal.entry(unit: "nginx.service", message: "info", priority: 6),
+        ])
+        var app = Self.nginx
+        app.minPriority = 4
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [app])
+        let (records, cursors) = try await drain(follower)
+        #expect(records.bodies(of: "nginx") == ["warning", "error"])
+        #expect(records.map(\.record.family) == [.logs, .errors])
+
+        // The saved cursor is past the last (info) entry: resuming from it gives nothing again.
+        var resumedApp = Self.nginx
+        resumedApp.start = .after(cursor: try #require(cursors["nginx"]))
+        let resumed = try JournalFollower(source: .directory(journal.path), apps: [resumedApp])
+        #expect(try await drain(resumed).records.isEmpty)
+    }
+
+    @Test func cancellingTheReaderEndsItsWaitAndTheFollowerReadsOnAfterwards() async throws {
+        let journal = try JournalFixture()
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx])
+        let waiting = Task { try await follower.next() }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+
+        async let more = collect(1, from: follower)
+        try await journal.write([journal.entry(unit: "nginx.service", message: "after cancel")])
+        #expect(try await more.records.bodies(of: "nginx") == ["after cancel"])
+    }
+}
+
+extension JournalFixture.Entry {
+    func replacing(_ name: String, with value: JournalFixture.Value) -> Self {
+        var copy = self
+        copy.fields = fields.map { $0.0 == name ? (name, value) : $0 }
+        return copy
+    }
+}
