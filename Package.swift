@@ -37,7 +37,13 @@ let package = Package(
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
         .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 
-        .executableTarget(name: "apsiod", dependencies: ["ApsioCore", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
+        // The daemon assembled: one runtime per app, ingest and its queue, policy, state, control.
+        .target(
+            name: "ApsioAgent", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
@@ -45,6 +51,9 @@ let package = Package(
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioAgentTests", dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"],
+            swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
         .testTarget(
