@@ -1,0 +1,34 @@
+public import ApsioCore
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The two clocks the agent reads, behind one protocol so a test runs a 30-minute session in
+/// microseconds: the monotonic one for durations, the wall one for timestamps and the UTC day.
+public protocol AgentClock: Sendable {
+    func now() -> LiveNow
+    /// Returns at `deadline` on the monotonic clock, or throws `CancellationError`.
+    func sleep(until deadline: MonotonicInstant) async throws
+}
+
+/// The machine's clocks: `CLOCK_MONOTONIC` (through `ContinuousClock`, which does not stop while
+/// the machine sleeps) and `CLOCK_REALTIME`.
+public struct SystemAgentClock: AgentClock {
+    private let origin = ContinuousClock.now
+
+    public init() {}
+
+    public func now() -> LiveNow {
+        LiveNow(mono: MonotonicInstant(ContinuousClock.now - origin), wallUnixMs: Self.wallUnixMs())
+    }
+
+    public func sleep(until deadline: MonotonicInstant) async throws {
+        try await Task.sleep(until: origin + deadline.sinceOrigin, clock: .continuous)
+    }
+
+    public static func wallUnixMs() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+}

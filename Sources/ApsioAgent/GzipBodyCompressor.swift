@@ -1,0 +1,17 @@
+public import ApsioCore
+internal import ApsioNet
+
+/// gzip for the live channel's bodies (1.1 compresses ingest's the same way).
+public struct GzipBodyCompressor: BodyCompressing {
+    public init() {}
+
+    public func compress(_ bytes: [UInt8]) -> [UInt8] {
+        // Compressing bytes in memory fails only when zlib cannot allocate, which nothing above
+        // could recover from either.
+        do {
+            return try Gzip.compress(bytes)
+        } catch {
+            preconditionFailure("gzip compression failed: \(error)")
+        }
+    }
+}

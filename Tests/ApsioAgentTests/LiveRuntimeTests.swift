@@ -1,0 +1,124 @@
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import Testing
+
+@Suite struct LiveRuntimeTests {
+    static let install = "6f1c2a4e-8b7d-4c1e-9a53-2d0f7e6b1c90"
+    static let token = String(repeating: "c3", count: 32)
+    let sha = OpenSSLSHA256()
+
+    func entry() -> TesterEntry {
+        let proof = TesterProof(entryID: "qa-box-7", installationID: Self.install, hashing: sha)
+        return TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 1_900_000_000)
+    }
+
+    func makeRuntime(_ backend: ScriptedLiveBackend, _ host: RecordingLiveHost, _ clock: ManualAgentClock) async -> LiveRuntime {
+        let runtime = LiveRuntime(
+            installationID: Self.install, dayBytes: DayBytes(day: 0, bytes: 0), clock: clock, host: host, hashing: sha,
+            makeTransport: { _ in backend })
+        await runtime.send(.identity(LiveIdentity(
+            install: Self.install, session: nil, model: "box", os: "Debian GNU/Linux 12", release: "1.0")))
+        await runtime.send(.consent(true))
+        await runtime.send(.foreground(.active))
+        await runtime.configure(origin: LiveOrigin("http://127.0.0.1:8787"), testers: [entry()])
+        return runtime
+    }
+
+    @Test func nothingGoesOutUntilAllowLiveIsOn() async throws {
+        let backend = ScriptedLiveBackend()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, RecordingLiveHost(), clock)
+        clock.advance(by: .seconds(600))
+        await Task.yield()
+        #expect(backend.seen.isEmpty)
+        await runtime.send(.allowed(true))
+        try await eventually("a hello") { backend.seen.count == 1 }
+        #expect(backend.seen[0].request.path == "/v1/live/hello")
+        #expect(backend.seen[0].body?["proof"]?.stringValue?.count == 64)
+        await runtime.stop()
+    }
+
+    /// The whole loop: a hello with viewers starts a session; frames and next carry the token;
+    /// a screenshot runs, shows a notice, and its result goes back; turning allow-live off
+    /// cancels the held `next` at once.
+    @Test func aSessionEndToEndOnTheScriptedBackend() async throws {
+        let backend = ScriptedLiveBackend()
+        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
+        let host = RecordingLiveHost()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, host, clock)
+        await runtime.send(.allowed(true))
+        try await eventually("the session's first frames and next") {
+            backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
+        }
+        let frames = try #require(backend.seen.first { $0.request.path == "/v1/live/frames" })
+        #expect(frames.body?["state"] == .string("live"))
+        #expect(frames.request.token?.secretHex == Self.token)
+        let next = try #require(backend.seen.first { $0.request.path.hasPrefix("/v1/live/next") })
+        #expect(next.request.path == "/v1/live/next?install=\(Self.install)")
+        #expect(next.request.token?.secretHex == Self.token)
+        #expect(host.received.contains(.viewers(1)))
+
+        backend.releaseNext(.status(200, body: .object([
+            "commands": .array([.object(["id": .string("s1"), "name": .string("screenshot"), "args": .object([:])])]),
+            "viewers": .number(1), "remaining_ms": .number(1_800_000),
+        ]), retryAfter: nil))
+        try await eventually("the screenshot's result") { backend.seen.contains { $0.request.path == "/v1/live/results" } }
+        let result = try #require(backend.seen.first { $0.request.path == "/v1/live/results" })
+        #expect(result.body?["id"] == .string("s1"))
+        #expect(result.body?["result"]?["wireframe"]?["processes"] != nil)
+        #expect(host.received.contains(.notice(.screenshot)))
+
+        clock.advance(by: .milliseconds(300))
+        try await eventually("next asked again") { backend.heldNextCount == 1 }
+        let before = backend.seen.count
+        await runtime.send(.allowed(false))
+        try await eventually("the held next cancelled") { backend.cancelledNext == 1 }
+        #expect(await runtime.requestsInFlight == 0)
+        #expect(host.received.contains(.viewers(0)))
+        clock.advance(by: .seconds(600))
+        await Task.yield()
+        #expect(backend.seen.count == before)
+        await runtime.stop()
+    }
+
+    @Test func hellosFollowTheClock() async throws {
+        let backend = ScriptedLiveBackend()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, RecordingLiveHost(), clock)
+        await runtime.send(.allowed(true))
+        try await eventually("the first hello") { backend.seen.count == 1 }
+        for count in 2...4 {
+            try await eventually("the runtime asleep until the next hello") { clock.sleeperCount >= 1 }
+            clock.advance(by: .seconds(30))
+            try await eventually("hello \(count)") { backend.seen.count == count }
+        }
+        await runtime.stop()
+    }
+
+    @Test func aTesterEntryThatExpiresClosesTheChannel() async throws {
+        let backend = ScriptedLiveBackend()
+        let clock = ManualAgentClock(LiveNow(mono: .origin, wallUnixMs: 1_899_999_990_000))
+        let runtime = await makeRuntime(backend, RecordingLiveHost(), clock)
+        await runtime.send(.allowed(true))
+        #expect(await runtime.state == .open)
+        clock.advance(by: .seconds(11))
+        await runtime.send(.tick)
+        #expect(await runtime.state == .closed)
+        await runtime.stop()
+    }
+
+    @Test func noLiveObjectMeansClosed() async throws {
+        let backend = ScriptedLiveBackend()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, RecordingLiveHost(), clock)
+        await runtime.configure(origin: nil, testers: [entry()])
+        await runtime.send(.allowed(true))
+        clock.advance(by: .seconds(300))
+        await Task.yield()
+        #expect(await runtime.state == .closed)
+        #expect(backend.seen.isEmpty)
+        await runtime.stop()
+    }
+}

@@ -1,0 +1,100 @@
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import Foundation
+import Synchronization
+
+/// A live backend in memory: records every request, answers hellos from a script, holds `next`
+/// until the test releases it or the runtime cancels it.
+final class ScriptedLiveBackend: LiveTransport, Sendable {
+    struct Seen: Sendable {
+        let request: LiveHTTPRequest
+        let body: JSONValue?
+    }
+
+    private struct State {
+        var seen: [Seen] = []
+        var helloAnswer: LiveResponse = .status(200, body: .object(["viewers": .number(0)]), retryAfter: nil)
+        var heldNext: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
+        var nextNumber = 0
+        var cancelledNext = 0
+    }
+
+    private let state = Mutex(State())
+
+    var seen: [Seen] { state.withLock { $0.seen } }
+    var cancelledNext: Int { state.withLock { $0.cancelledNext } }
+    var heldNextCount: Int { state.withLock { $0.heldNext.count } }
+
+    func answerHellos(_ response: LiveResponse) { state.withLock { $0.helloAnswer = response } }
+
+    /// Answers every held `next` with `response`.
+    func releaseNext(_ response: LiveResponse) {
+        let held = state.withLock { state -> [CheckedContinuation<LiveResponse, Never>] in
+            defer { state.heldNext.removeAll() }
+            return Array(state.heldNext.values)
+        }
+        for continuation in held { continuation.resume(returning: response) }
+    }
+
+    func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
+        let body = request.gzipBody.flatMap { bytes -> JSONValue? in
+            guard let plain = try? Gzip.decompress(bytes, maxOutput: 1 << 24) else { return nil }
+            return try? JSONDecoder().decode(JSONValue.self, from: Data(plain))
+        }
+        state.withLock { $0.seen.append(Seen(request: request, body: body)) }
+        if request.path.hasPrefix("/v1/live/hello") { return state.withLock { $0.helloAnswer } }
+        guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
+
+        let number = state.withLock { state -> Int in
+            state.nextNumber += 1
+            return state.nextNumber
+        }
+        let response = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LiveResponse, Never>) in
+                let cancelledAlready = state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    state.heldNext[number] = continuation
+                    return false
+                }
+                if cancelledAlready { continuation.resume(returning: .failed) }
+            }
+        } onCancel: {
+            let held = state.withLock { state -> CheckedContinuation<LiveResponse, Never>? in
+                guard let continuation = state.heldNext.removeValue(forKey: number) else { return nil }
+                state.cancelledNext += 1
+                return continuation
+            }
+            held?.resume(returning: .failed)
+        }
+        if Task.isCancelled { throw CancellationError() }
+        return response
+    }
+}
+
+/// Records what the runtime told the daemon, and answers commands.
+final class RecordingLiveHost: LiveHost, Sendable {
+    private let events = Mutex<[LiveHostEvent]>([])
+    let frame: JSONValue = .object(["processes": .array([.object(["pid": .number(42), "comm": .string("nginx")])])])
+
+    var received: [LiveHostEvent] { events.withLock { $0 } }
+
+    func live(_ event: LiveHostEvent) { events.withLock { $0.append(event) } }
+    func screenshot() async -> JSONValue? { frame }
+    func diagnostics(commandID: String) async -> JSONValue? {
+        .object(["apsio.live.command.id": .string(commandID), "apsio.queue.records": .number(0)])
+    }
+}
+
+/// Waits until `condition` holds, letting the runtime's tasks run; fails after a generous bound.
+func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    for _ in 0..<20_000 {
+        if await condition() { return }
+        await Task.yield()
+        if Task.isCancelled { break }
+        try await Task.sleep(for: .microseconds(200))
+    }
+    throw WaitError.timedOut(what)
+}
+
+enum WaitError: Error { case timedOut(String) }
