@@ -48,16 +48,21 @@ let package = Package(
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
 
+        // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
+        .target(
+            name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform"], path: "Tests/ApsioTestSupport",
+            swiftSettings: strict),
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "ApsioAgentTests", dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"],
+            name: "ApsioAgentTests",
+            dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
         .testTarget(
-            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore"],
+            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import ApsioPlatform
 import Foundation
 import Glibc
+@testable import ApsioTestSupport
 import Testing
 
 /// The connection itself: calls, errors, and what a pending call sees when the bus goes.

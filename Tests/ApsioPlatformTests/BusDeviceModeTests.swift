@@ -1,6 +1,7 @@
 import ApsioCore
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 /// Low Data Mode from NetworkManager and Low Power Mode from power-profiles-daemon (either name)

@@ -2,6 +2,7 @@ import ApsioCore
 import ApsioPlatform
 import Foundation
 import Synchronization
+@testable import ApsioTestSupport
 import Testing
 
 /// dbus-daemon going away and coming back on the same socket.

@@ -1,5 +1,6 @@
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 @Suite struct ELFBuildIDTests {

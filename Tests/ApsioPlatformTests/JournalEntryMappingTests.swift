@@ -1,6 +1,7 @@
 import ApsioCore
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 /// What a journal entry becomes: the record an operator sees in their backend.

@@ -1,4 +1,5 @@
 @testable import ApsioPlatform
+@testable import ApsioTestSupport
 import Testing
 
 /// Which fields may ever leave the machine, decided from the raw name bytes.

@@ -1,6 +1,7 @@
 import ApsioCore
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 /// The follower against real journal files that systemd-journal-remote writes while it follows.

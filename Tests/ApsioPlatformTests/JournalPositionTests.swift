@@ -1,4 +1,5 @@
 @testable import ApsioPlatform
+@testable import ApsioTestSupport
 import Testing
 
 /// The order the follower uses to tell whether an app already had an entry must be sd-journal's.

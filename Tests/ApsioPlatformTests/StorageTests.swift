@@ -1,6 +1,7 @@
 import ApsioCore
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 @Suite struct StorageTests {

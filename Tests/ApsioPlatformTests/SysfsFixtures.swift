@@ -1,3 +1,4 @@
+@testable import ApsioTestSupport
 import ApsioPlatform
 import Foundation
 

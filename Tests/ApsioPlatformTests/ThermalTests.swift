@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPlatform
+@testable import ApsioTestSupport
 import Testing
 
 @Suite struct ThermalTests {

@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPlatform
+@testable import ApsioTestSupport
 import Testing
 
 /// Reading a unit's D-Bus properties into a UnitState: what systemd sends, and what a broken or

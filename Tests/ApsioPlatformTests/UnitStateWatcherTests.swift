@@ -1,6 +1,7 @@
 import ApsioCore
 import ApsioPlatform
 import Foundation
+@testable import ApsioTestSupport
 import Testing
 
 /// The unit watcher against python-dbusmock's systemd template on a private bus.
