@@ -1,0 +1,47 @@
+public import ApsioCore
+public import ApsioPlatform
+
+/// What the agent knows of one configured app when it starts serving it.
+public struct AppDescription: Sendable, Equatable {
+    /// The app file's name, without `.conf`: how the operator names the app.
+    public var name: String
+    /// The systemd unit, for example `nginx.service`.
+    public var unit: String
+    public var installationID: String
+    /// `service.name`.
+    public var serviceName: String
+    /// `device.model.identifier`, `os.name` + " " + `os.version`, `service.version`.
+    public var model: String
+    public var os: String
+    public var release: String
+    /// The families the app file and the policy leave on (16.5: the live channel never sends a
+    /// family that is off).
+    public var families: Set<LogFamily>
+    public var roots: SysfsRoots
+
+    public init(
+        name: String, unit: String, installationID: String, serviceName: String, model: String, os: String,
+        release: String, families: Set<LogFamily> = [.logs, .errors], roots: SysfsRoots = .system
+    ) {
+        self.name = name
+        self.unit = unit
+        self.installationID = installationID
+        self.serviceName = serviceName
+        self.model = model
+        self.os = os
+        self.release = release
+        self.families = families
+        self.roots = roots
+    }
+}
+
+/// What one app's runtime tells the indicator (16.2): viewers, notices, sessions.
+public struct AppLiveEvent: Sendable, Equatable {
+    public var app: String
+    public var event: LiveHostEvent
+
+    public init(app: String, event: LiveHostEvent) {
+        self.app = app
+        self.event = event
+    }
+}

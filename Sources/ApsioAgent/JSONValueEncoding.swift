@@ -1,0 +1,20 @@
+public import ApsioCore
+import FoundationEssentials
+
+/// Codable values as `JSONValue`, for bodies the live channel carries (process frames, metrics).
+public enum JSONValueEncoding {
+    public static func encode(_ value: some Encodable) -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(value),
+            let decoded = try? JSONDecoder().decode(JSONValue.self, from: data)
+        else { return .null }
+        return decoded
+    }
+
+    /// Parses a peer's JSON body; nil for anything that is not JSON.
+    public static func decode(_ bytes: [UInt8]) -> JSONValue? {
+        guard !bytes.isEmpty else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+}
