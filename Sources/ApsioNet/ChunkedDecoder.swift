@@ -94,7 +94,7 @@ public struct ChunkedDecoder: Sendable {
             guard byte == 0x0a else { throw .invalidLineEnding }
             lineBytes = 0
             if pendingSize == 0 {
-                state = .trailers(HTTPHeadParser(hasStartLine: false, limits: limits))
+                state = .trailers(HTTPHeadParser(.none, limits: limits))
             } else {
                 decodedCount += pendingSize
                 state = .data(remaining: pendingSize)

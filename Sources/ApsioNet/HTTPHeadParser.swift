@@ -3,10 +3,17 @@
 /// the unfinished line, and refuses CRLF-less line ends, folded lines, control characters and
 /// anything past its limits as soon as it sees them.
 struct HTTPHeadParser: Sendable {
-    private let hasStartLine: Bool
+    /// Which first line the head starts with; it is checked as soon as it is complete, so that the
+    /// error does not depend on how the bytes were split.
+    enum StartLine: Sendable { case none, status, request }
+
+    private let startLineKind: StartLine
+    private var hasStartLine: Bool { startLineKind != .none }
     private let skipsLeadingBlankLines: Bool
     private let maxStartLineBytes: Int
     private let maxBytes: Int
+    /// The configured head limit, named in the error even when `maxBytes` is what remained of it.
+    private let reportedLimit: Int
     private let maxFields: Int
 
     private var line: [UInt8] = []
@@ -17,12 +24,13 @@ struct HTTPHeadParser: Sendable {
     /// `maxBytes` bounds everything this head reads; `skipsLeadingBlankLines` lets a server ignore
     /// the stray CRLF some clients send after a body (RFC 9112 2.2).
     init(
-        hasStartLine: Bool, limits: HTTPLimits, maxBytes: Int? = nil, skipsLeadingBlankLines: Bool = false
+        _ startLine: StartLine, limits: HTTPLimits, maxBytes: Int? = nil, skipsLeadingBlankLines: Bool = false
     ) {
-        self.hasStartLine = hasStartLine
+        self.startLineKind = startLine
         self.skipsLeadingBlankLines = skipsLeadingBlankLines
         self.maxStartLineBytes = limits.maxStartLineBytes
         self.maxBytes = maxBytes ?? limits.maxHeaderBytes
+        self.reportedLimit = limits.maxHeaderBytes
         self.maxFields = limits.maxHeaderCount
     }
 
@@ -34,12 +42,16 @@ struct HTTPHeadParser: Sendable {
             let lineFeed = bytes[index...].firstIndex(of: 0x0a)
             let end = lineFeed.map { $0 + 1 } ?? bytes.endIndex
             let piece = bytes[index..<end]
-            byteCount += piece.count
+            // Of the two limits, the one crossed at the earlier byte is reported (the start line's
+            // on a tie), so the error does not depend on how the input was split.
             let inStartLine = hasStartLine && startLine == nil
-            if inStartLine && line.count + piece.count > maxStartLineBytes {
-                throw .startLineTooLong(limit: maxStartLineBytes)
+            let startLineRoom = inStartLine ? maxStartLineBytes - line.count : Int.max
+            let headRoom = maxBytes - byteCount
+            if piece.count > min(startLineRoom, headRoom) {
+                if startLineRoom <= headRoom { throw .startLineTooLong(limit: maxStartLineBytes) }
+                throw .headersTooLarge(limit: reportedLimit)
             }
-            if byteCount > maxBytes { throw .headersTooLarge(limit: maxBytes) }
+            byteCount += piece.count
             line.append(contentsOf: piece)
             index = end
             guard lineFeed != nil else { return nil }
@@ -60,7 +72,13 @@ struct HTTPHeadParser: Sendable {
                 if skipsLeadingBlankLines { return false }
                 throw .invalidStartLine
             }
-            startLine = Array(content)
+            let line = Array(content)
+            switch startLineKind {
+            case .status: _ = try HTTPResponseHead.parse(line, headers: [:])
+            case .request: try HTTPRequestHead.validate(line)
+            case .none: break
+            }
+            startLine = line
             return false
         }
         if content.isEmpty { return true }

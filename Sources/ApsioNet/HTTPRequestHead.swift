@@ -30,8 +30,15 @@ public struct HTTPRequestHead: Sendable, Equatable {
         return minorVersion == 1 || headers.hasToken("keep-alive", in: "Connection")
     }
 
+    /// Checks the request line alone, before the fields arrive.
+    static func validate(_ line: [UInt8]) throws(HTTPParseError) {
+        _ = try parse(line, headers: [:], checkingHost: false)
+    }
+
     /// `METHOD /target HTTP/1.x`, single spaces; the target in origin form only.
-    static func parse(_ line: [UInt8], headers: HTTPHeaders) throws(HTTPParseError) -> HTTPRequestHead {
+    static func parse(
+        _ line: [UInt8], headers: HTTPHeaders, checkingHost: Bool = true
+    ) throws(HTTPParseError) -> HTTPRequestHead {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidStartLine }
         let method = parts[0], target = parts[1], version = parts[2]
@@ -46,7 +53,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
         guard target.first == UInt8(ascii: "/"), target.allSatisfy(HTTPSyntax.isTargetByte) else {
             throw .invalidTarget
         }
-        if minor == 1 {
+        if minor == 1 && checkingHost {
             let hosts = headers.values("Host")
             guard hosts.count == 1, hosts[0].utf8.allSatisfy(HTTPSyntax.isTargetByte) else { throw .invalidHost }
         }

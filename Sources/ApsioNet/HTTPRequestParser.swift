@@ -29,7 +29,7 @@ public struct HTTPRequestParser: Sendable {
 
     public init(limits: HTTPLimits = .default) {
         self.limits = limits
-        self.state = .head(HTTPHeadParser(hasStartLine: true, limits: limits, skipsLeadingBlankLines: true))
+        self.state = .head(HTTPHeadParser(.request, limits: limits, skipsLeadingBlankLines: true))
     }
 
     public var isComplete: Bool {

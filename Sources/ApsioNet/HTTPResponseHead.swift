@@ -22,17 +22,15 @@ public struct HTTPResponseHead: Sendable, Equatable {
     /// `HTTP/1.x NNN reason`: three digits, a reason of visible characters that may be empty
     /// (and the space before it may be missing, as some servers write it).
     static func parse(_ line: [UInt8], headers: HTTPHeaders) throws(HTTPParseError) -> HTTPResponseHead {
-        let prefix = Array("HTTP/1.".utf8)
-        guard line.count >= 12, line.starts(with: prefix) else {
-            if line.starts(with: Array("HTTP/".utf8)) { throw .unsupportedVersion }
-            throw .invalidStartLine
-        }
+        guard line.starts(with: Array("HTTP/".utf8)), line.count >= 8 else { throw .invalidStartLine }
+        guard line[5] == UInt8(ascii: "1"), line[6] == UInt8(ascii: ".") else { throw .unsupportedVersion }
         let minor: Int
         switch line[7] {
         case UInt8(ascii: "0"): minor = 0
         case UInt8(ascii: "1"): minor = 1
         default: throw .unsupportedVersion
         }
+        guard line.count >= 12 else { throw .invalidStartLine }
         guard line[8] == 0x20 else { throw .invalidStartLine }
         let code = line[9..<12]
         guard code.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), code.first != UInt8(ascii: "0") else {

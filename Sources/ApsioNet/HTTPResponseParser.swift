@@ -35,7 +35,7 @@ public struct HTTPResponseParser: Sendable {
     public init(limits: HTTPLimits = .default, isResponseToHead: Bool = false) {
         self.limits = limits
         self.isResponseToHead = isResponseToHead
-        self.state = .head(HTTPHeadParser(hasStartLine: true, limits: limits))
+        self.state = .head(HTTPHeadParser(.status, limits: limits))
     }
 
     public var isComplete: Bool {
@@ -143,7 +143,7 @@ public struct HTTPResponseParser: Sendable {
             // An interim response: the real one follows, within what is left of the head limit.
             let left = limits.maxHeaderBytes - headBytesUsed
             guard left > 0 else { throw .headersTooLarge(limit: limits.maxHeaderBytes) }
-            state = .head(HTTPHeadParser(hasStartLine: true, limits: limits, maxBytes: left))
+            state = .head(HTTPHeadParser(.status, limits: limits, maxBytes: left))
             return
         }
         head = parsed
