@@ -11,10 +11,10 @@ import Testing
 
     @Test(arguments: ["localhost", "127.0.0.1"])
     func trustedCertificateIsAccepted(host: String) async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let tls = HTTPServer.TLSFiles(certificateFile: certificates.serverCertificate, privateKeyFile: certificates.serverKey)
         try await withServer(Self.router(), tls: tls) { server, port in
-            let client = try HTTPClient(options: .init(caFile: certificates.caFile))
+            let client = try HTTPClient(options: .init(caFile: certificates.caFile, limits: testLimits))
             let endpoint = try HTTPEndpoint(scheme: .https, host: host, port: port)
             for round in 0..<2 {
                 let json = Array(#"{"state":"live","round":\#(round)}"#.utf8)
@@ -27,10 +27,10 @@ import Testing
     }
 
     @Test func untrustedCertificateIsRefused() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let tls = HTTPServer.TLSFiles(certificateFile: certificates.untrustedCertificate, privateKeyFile: certificates.untrustedKey)
         try await withServer(Self.router(), tls: tls) { _, port in
-            let client = try HTTPClient(options: .init(caFile: certificates.caFile))
+            let client = try HTTPClient(options: .init(caFile: certificates.caFile, limits: testLimits))
             await #expect {
                 try await client.send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: "localhost", port: port))
             } throws: { error in
@@ -42,11 +42,11 @@ import Testing
 
     /// Without a CA file the system store is used, and it does not know the test CA.
     @Test func systemTrustStoreDoesNotKnowTheTestCA() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let tls = HTTPServer.TLSFiles(certificateFile: certificates.serverCertificate, privateKeyFile: certificates.serverKey)
         try await withServer(Self.router(), tls: tls) { _, port in
             await #expect {
-                try await HTTPClient().send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: "localhost", port: port))
+                try await HTTPClient(options: .init(limits: testLimits)).send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: "localhost", port: port))
             } throws: { error in
                 guard case HTTPClientError.tlsVerificationFailed(_, let reason) = error else { return false }
                 return reason.contains("local issuer")
@@ -56,10 +56,10 @@ import Testing
 
     @Test(arguments: [("localhost", "hostname mismatch"), ("127.0.0.1", "IP address mismatch")])
     func certificateForAnotherNameIsRefused(host: String, reason: String) async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let tls = HTTPServer.TLSFiles(certificateFile: certificates.otherHostCertificate, privateKeyFile: certificates.otherHostKey)
         try await withServer(Self.router(), tls: tls) { _, port in
-            let client = try HTTPClient(options: .init(caFile: certificates.caFile))
+            let client = try HTTPClient(options: .init(caFile: certificates.caFile, limits: testLimits))
             await #expect(throws: HTTPClientError.tlsVerificationFailed(host: host, reason: reason)) {
                 try await client.send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: host, port: port))
             }
@@ -68,9 +68,9 @@ import Testing
 
     @Test func aPlainServerIsNotMistakenForTLS() async throws {
         try await withServer(Self.router()) { _, port in
-            let certificates = try TestCertificates()
+            let certificates = try await TestCertificates.make()
             await #expect {
-                try await HTTPClient(options: .init(caFile: certificates.caFile))
+                try await HTTPClient(options: .init(caFile: certificates.caFile, limits: testLimits))
                     .send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: "localhost", port: port))
             } throws: { error in
                 guard case HTTPClientError.tlsHandshakeFailed = error else { return false }

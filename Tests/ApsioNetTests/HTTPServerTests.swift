@@ -53,7 +53,7 @@ import Testing
 
     @Test func unknownRouteAndMethod() async throws {
         try await withServer(Self.router()) { _, port in
-            let client = try HTTPClient()
+            let client = try testClient()
             #expect(try await client.send(.get("/nope"), to: loopback(port)).status == 404)
             let wrongMethod = try await client.send(.get("/echo"), to: loopback(port))
             #expect(wrongMethod.status == 405)
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func oversizedBodyGets413() async throws {
-        var limits = HTTPServerLimits.default
+        var limits = testServerLimits
         limits.http.maxBodyBytes = 1000
         let recorder = Recorder()
         try await withServer(Self.router(recorder: recorder), limits: limits) { _, port in
@@ -71,7 +71,7 @@ import Testing
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n")
             #expect(await client.readToEnd().hasPrefix("HTTP/1.1 413 "))
             // At the limit it is served.
-            let response = try await HTTPClient().send(
+            let response = try await testClient().send(
                 .postJSON("/echo", json: [UInt8](repeating: 0x20, count: 1000), gzip: false), to: loopback(port))
             #expect(response.status == 200 && response.body.count == 1000)
         }
@@ -82,7 +82,7 @@ import Testing
         let recorder = Recorder()
         try await withServer(Self.router(recorder: recorder)) { _, port in
             let bomb = [UInt8](repeating: 0x7b, count: 10 << 20)
-            let response = try await HTTPClient().send(.postJSON("/echo", json: bomb), to: loopback(port))
+            let response = try await testClient().send(.postJSON("/echo", json: bomb), to: loopback(port))
             #expect(response.status == 413)
             #expect(recorder.all.isEmpty, "the handler never ran")
         }
@@ -90,7 +90,7 @@ import Testing
 
     /// Headers that never finish are cut off at the request deadline with a 408.
     @Test func slowlorisIsClosedAtTheDeadline() async throws {
-        var limits = HTTPServerLimits.default
+        var limits = testServerLimits
         limits.requestTimeout = .milliseconds(300)
         try await withServer(Self.router(), limits: limits) { _, port in
             let client = try RawClient(port: port)
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func anIdleKeptAliveConnectionIsClosedQuietly() async throws {
-        var limits = HTTPServerLimits.default
+        var limits = testServerLimits
         limits.idleTimeout = .milliseconds(200)
         try await withServer(Self.router(), limits: limits) { server, port in
             let client = try RawClient(port: port)
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func connectionsBeyondTheLimitAreRefused() async throws {
-        var limits = HTTPServerLimits.default
+        var limits = testServerLimits
         limits.maxConnections = 2
         try await withServer(Self.router(), limits: limits) { server, port in
             let first = try RawClient(port: port)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func headerLimitGets431() async throws {
-        var limits = HTTPServerLimits.default
+        var limits = testServerLimits
         limits.http.maxHeaderBytes = 512
         try await withServer(Self.router(), limits: limits) { _, port in
             let client = try RawClient(port: port)

@@ -46,11 +46,19 @@ final class RawServer: Sendable {
         }
     }
 
-    /// Stops accepting; connections being served finish on their own.
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        done.wait()
-        close(listener)
+    /// Stops accepting; connections being served finish on their own. The wait for the accept
+    /// thread happens off the cooperative pool.
+    func stop() async {
+        let listener = listener
+        let done = done
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                shutdown(listener, Int32(SHUT_RDWR))
+                done.wait()
+                close(listener)
+                continuation.resume()
+            }
+        }
     }
 
     /// Reads a request head (up to the blank line) so the client is not reset mid-write.

@@ -16,7 +16,15 @@ struct TestCertificates {
 
     private func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
 
-    init() throws {
+    /// Makes them on a thread of its own: the openssl runs block, and the cooperative pool is
+    /// needed by the servers and clients of the tests running meanwhile.
+    static func make() async throws -> TestCertificates {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try TestCertificates() }) }
+        }
+    }
+
+    private init() throws {
         directory = try TemporaryDirectory("apsio-certs")
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         try run(["req", "-x509"] + ec + [

@@ -14,7 +14,7 @@ final class Recorder: Sendable {
 /// Runs `body` against a started server and stops the server afterwards, even when `body` throws.
 @discardableResult
 func withServer<T>(
-    _ router: HTTPRouter, tls: HTTPServer.TLSFiles? = nil, limits: HTTPServerLimits = .default,
+    _ router: HTTPRouter, tls: HTTPServer.TLSFiles? = nil, limits: HTTPServerLimits = testServerLimits,
     _ body: (HTTPServer, Int) async throws -> T
 ) async throws -> T {
     let server = HTTPServer(tls: tls, limits: limits, router: router)
@@ -37,10 +37,10 @@ func withRawServer<T>(
     let server = try RawServer(serve: serve)
     do {
         let result = try await body(server)
-        server.stop()
+        await server.stop()
         return result
     } catch {
-        server.stop()
+        await server.stop()
         throw error
     }
 }
@@ -48,3 +48,16 @@ func withRawServer<T>(
 func loopback(_ port: Int, scheme: HTTPEndpoint.Scheme = .http, host: String = "127.0.0.1") throws -> HTTPEndpoint {
     try HTTPEndpoint(scheme: scheme, host: host, port: port)
 }
+
+/// Production limits, but deadlines for connecting and handshaking that a loaded test machine
+/// cannot miss: no test here is about those deadlines.
+let testLimits = HTTPLimits(connectTimeout: .seconds(120), tlsHandshakeTimeout: .seconds(120), exchangeTimeout: .seconds(120))
+
+func testClient() throws -> HTTPClient {
+    try HTTPClient(options: .init(limits: testLimits))
+}
+
+/// The server's limits with deadlines a loaded machine cannot miss; the tests of those deadlines
+/// set their own short ones.
+let testServerLimits = HTTPServerLimits(
+    idleTimeout: .seconds(120), requestTimeout: .seconds(120), writeTimeout: .seconds(120))
