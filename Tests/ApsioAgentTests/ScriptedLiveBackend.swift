@@ -15,6 +15,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     private struct State {
         var seen: [Seen] = []
         var helloAnswer: LiveResponse = .status(200, body: .object(["viewers": .number(0)]), retryAfter: nil)
+        var resultsAnswer: LiveResponse = .status(202, body: nil, retryAfter: nil)
         var heldNext: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
         var nextNumber = 0
         var cancelledNext = 0
@@ -27,6 +28,9 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     var heldNextCount: Int { state.withLock { $0.heldNext.count } }
 
     func answerHellos(_ response: LiveResponse) { state.withLock { $0.helloAnswer = response } }
+    func answerResults(_ response: LiveResponse) { state.withLock { $0.resultsAnswer = response } }
+
+    func requests(to path: String) -> [Seen] { seen.filter { $0.request.path.hasPrefix(path) } }
 
     /// Answers every held `next` with `response`.
     func releaseNext(_ response: LiveResponse) {
@@ -42,8 +46,11 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
             guard let plain = try? Gzip.decompress(bytes, maxOutput: 1 << 24) else { return nil }
             return try? JSONDecoder().decode(JSONValue.self, from: Data(plain))
         }
+        // A request cancelled before it went out never reaches a real server either.
+        if Task.isCancelled { throw CancellationError() }
         state.withLock { $0.seen.append(Seen(request: request, body: body)) }
         if request.path.hasPrefix("/v1/live/hello") { return state.withLock { $0.helloAnswer } }
+        if request.path.hasPrefix("/v1/live/results") { return state.withLock { $0.resultsAnswer } }
         guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
 
         let number = state.withLock { state -> Int in
