@@ -11,6 +11,17 @@ public struct AgentState: Sendable {
         apps = AppStateStore(layout: layout)
     }
 
+    /// Opens the app's record queue (`apps/NAME/queue`), making its directories when missing.
+    public func openQueue(for app: AppName, bounds: QueueBounds = .standard) throws(RecordQueueError) -> RecordQueue {
+        let layout = layout
+        do {
+            try layout.makeAppDirectory(app)
+        } catch {
+            throw .system(error)
+        }
+        return try RecordQueue(directory: layout.queueDirectory(app), bounds: bounds)
+    }
+
     /// An app no longer configured: the daemon calls this for each app that has state here but no
     /// app file, at start and at every reload. Its installation id, cursor, queue, day bytes,
     /// policy and operator settings all go, so if it is configured again it is a new install with

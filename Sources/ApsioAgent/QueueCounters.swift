@@ -9,4 +9,10 @@ public struct QueueCounters: Sendable, Equatable {
     /// bound, or cut out as damage (a torn or corrupt stretch counts as one: how many entries it
     /// held cannot be known). Entries removed by `dropAll` are not in it: that is a decision, not a loss.
     public var dropped: Int
+
+    public init(records: Int, bytes: Int, dropped: Int) {
+        self.records = records
+        self.bytes = bytes
+        self.dropped = dropped
+    }
 }

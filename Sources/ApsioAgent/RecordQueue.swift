@@ -50,8 +50,12 @@ public final class RecordQueue {
         try recover()
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Lets go of the segment being appended to and of the lock; the queue is not used after.
+    public func close() {
         writer?.close()
+        writer = nil
         lock.release()
     }
 
