@@ -10,8 +10,9 @@ public struct QueuePosition: Sendable, Hashable, Comparable, CustomStringConvert
     /// Entries before `offset` in the segment.
     let ordinal: Int
 
+    /// Within one epoch, queue order; across epochs only `==` means anything to the queue.
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        (lhs.segment, lhs.offset) < (rhs.segment, rhs.offset)
+        (lhs.epoch, lhs.segment, lhs.offset) < (rhs.epoch, rhs.segment, rhs.offset)
     }
 
     public var description: String { "segment \(segment) offset \(offset)" }
