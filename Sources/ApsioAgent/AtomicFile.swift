@@ -6,13 +6,22 @@ public import ApsioPOSIX
 /// Writes a small state file so that a crash leaves either the old content or the new, never a
 /// torn mix: a temporary file beside it, fsync, rename over, fsync of the directory.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(SystemError) {
+    /// Replaces the file at `path` with `bytes`, durably.
+    ///
+    /// `mode` is set exactly, whatever the umask or a temporary file left by a crash had; `owner`,
+    /// when given, is applied to the new file before it takes the old one's place (see `FileOwner`).
+    public static func write(
+        _ bytes: [UInt8], to path: String, mode: UInt32 = 0o600, owner: FileOwner? = nil
+    ) throws(SystemError) {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let temporary = path + ".tmp"
         let fd = try retryingInterrupts("open(\(temporary))") {
             open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         }
         let file = OwnedFileDescriptor(taking: fd)
+        defer { file.close() }
+        try retryingInterrupts("fchmod(\(temporary))") { fchmod(fd, mode) }
+        if let owner { try owner.apply(to: fd, path: temporary) }
         var written = 0
         while written < bytes.count {
             let count = try retryingInterrupts("write(\(temporary))") {

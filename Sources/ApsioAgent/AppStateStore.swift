@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+public import ApsioCore
+internal import ApsioPOSIX
+internal import FoundationEssentials
+
+/// The daemon's own state for each app under `apps/NAME/`: the installation id, the day's live
+/// bytes and the last good policy. Files are mode 0640 in directories of mode 0750, so members of
+/// the group `apsio` can read them (`apsioctl apps` shows the installation id) and only the
+/// daemon writes them. None of them holds a secret: a policy carries only the hashes of tester
+/// proofs, and proofs, device tokens and app keys are never written by any store.
+public struct AppStateStore: Sendable {
+    public let layout: StateLayout
+
+    public init(layout: StateLayout) {
+        self.layout = layout
+    }
+
+    // MARK: Installation id
+
+    /// The app's installation id, made and kept the first time it is asked for. A file that does
+    /// not hold one we wrote is replaced by a new id: the install starts over, as a reinstalled
+    /// app would.
+    public func installationID(for app: AppName) throws(StateStoreError) -> String {
+        if let existing = try existingInstallationID(for: app) { return existing }
+        let made = InstallationID.generate()
+        try write(Array((made + "\n").utf8), to: layout.installationIDFile(app), for: app)
+        return made
+    }
+
+    /// The id if one was made, without making one: what `apsioctl` reads.
+    public func existingInstallationID(for app: AppName) throws(StateStoreError) -> String? {
+        guard let bytes = try read(layout.installationIDFile(app), maxBytes: 128) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let id = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        return InstallationID.isValid(id) ? id : nil
+    }
+
+    // MARK: The day's live bytes (16.3)
+
+    public func dayBytes(for app: AppName) throws(StateStoreError) -> DayBytes? {
+        let path = layout.dayBytesFile(app)
+        guard let bytes = try read(path, maxBytes: 4096) else { return nil }
+        do {
+            return try JSONDecoder().decode(DayBytes.self, from: Data(bytes))
+        } catch {
+            throw .unreadable(path: path, reason: "not a day's byte count: \(error)")
+        }
+    }
+
+    public func saveDayBytes(_ dayBytes: DayBytes, for app: AppName) throws(StateStoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try encoder.encode(dayBytes)) + [0x0A]
+        } catch {
+            preconditionFailure("a day's bytes always encode: \(error)")
+        }
+        try write(bytes, to: layout.dayBytesFile(app), for: app)
+    }
+
+    // MARK: The last good policy (LINUX-PROFILE §12)
+
+    /// The body of the last policy that parsed, as the backend sent it.
+    public func lastPolicy(for app: AppName) throws(StateStoreError) -> [UInt8]? {
+        try read(layout.policyFile(app), maxBytes: Self.maxPolicyBytes)
+    }
+
+    public func saveLastPolicy(_ body: [UInt8], for app: AppName) throws(StateStoreError) {
+        try write(body, to: layout.policyFile(app), for: app)
+    }
+
+    /// A policy is a few hundred bytes and its tester list is bounded; a larger file is not ours.
+    public static let maxPolicyBytes = 1 << 20
+
+    // MARK: Apps
+
+    /// The apps that have state here, whether or not they are still configured.
+    public func knownApps() throws(StateStoreError) -> [AppName] {
+        let path = layout.appsDirectory
+        let names = try StateStoreError.io { () throws(SystemError) in try FileSystem.names(in: path) } ?? []
+        return names.compactMap { try? AppName($0) }
+    }
+
+    /// Removes everything kept for the app (installation id, day bytes, policy, journal cursor,
+    /// record queue), so that an app added again is a new install (2.3).
+    public func removeState(of app: AppName) throws(StateStoreError) {
+        let path = layout.appDirectory(app)
+        try StateStoreError.io { () throws(SystemError) in try FileSystem.removeTree(path) }
+    }
+
+    // MARK: Files
+
+    private func read(_ path: String, maxBytes: Int) throws(StateStoreError) -> [UInt8]? {
+        do {
+            return try AtomicFile.read(path, maxBytes: maxBytes)
+        } catch where error.errno == EFBIG {
+            throw .unreadable(path: path, reason: "larger than \(maxBytes) bytes")
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to path: String, for app: AppName) throws(StateStoreError) {
+        let layout = layout
+        try StateStoreError.io { () throws(SystemError) in
+            try layout.makeAppDirectory(app)
+            try AtomicFile.write(bytes, to: path, mode: 0o640)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+internal import ApsioPOSIX
+internal import FoundationEssentials
+
+/// `settings.json` under the state directory, shared by the daemon and `apsioctl`, which may write
+/// it while the daemon is not running.
+///
+/// Reads need no lock (the file is replaced by rename, never rewritten in place). Every change is
+/// a read-modify-write under an flock on `settings.lock`, so two writers (an `apsioctl` and the
+/// daemon forgetting a removed app) never lose each other's change. Both files are mode 0660 and
+/// take the state directory's group (see `FileOwner`).
+public struct SettingsStore: Sendable {
+    public let layout: StateLayout
+    /// How long a change waits for another writer before giving up with `.locked`.
+    public var lockTimeout: Duration
+
+    public init(layout: StateLayout, lockTimeout: Duration = .seconds(5)) {
+        self.layout = layout
+        self.lockTimeout = lockTimeout
+    }
+
+    /// The settings, or the defaults when none were ever written.
+    public func load() throws(StateStoreError) -> OperatorSettings {
+        let path = layout.settingsFile
+        guard let bytes = try StateStoreError.io({ () throws(SystemError) in try AtomicFile.read(path, maxBytes: 1 << 20) })
+        else { return OperatorSettings() }
+        do {
+            return try JSONDecoder().decode(OperatorSettings.self, from: Data(bytes))
+        } catch {
+            throw .unreadable(path: path, reason: "not the settings JSON: \(error)")
+        }
+    }
+
+    /// Applies `change` to the current settings and writes the result; returns it.
+    @discardableResult
+    public func update(_ change: (inout OperatorSettings) -> Void) throws(StateStoreError) -> OperatorSettings {
+        let layout = layout
+        let owner = try StateStoreError.io { () throws(SystemError) in try FileOwner.matching(directory: layout.root) }
+        guard let lock = try StateStoreError.io({ () throws(SystemError) in
+            try FileLock.acquire(layout.settingsLockFile, mode: 0o660, owner: owner, timeout: lockTimeout)
+        }) else { throw .locked(path: layout.settingsLockFile) }
+        defer { lock.release() }
+        var settings = try load()
+        change(&settings)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try encoder.encode(settings)) + [0x0A]
+        } catch {
+            preconditionFailure("settings always encode: \(error)")
+        }
+        try StateStoreError.io { () throws(SystemError) in
+            try AtomicFile.write(bytes, to: layout.settingsFile, mode: 0o660, owner: owner)
+        }
+        return settings
+    }
+}
