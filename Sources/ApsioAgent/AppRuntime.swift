@@ -12,6 +12,10 @@ public actor AppRuntime {
     private let indicator: @Sendable (AppLiveEvent) -> Void
     /// Hands the `apsio.diagnostics` record to ingest and returns the queue's records and bytes.
     private let submitDiagnostics: @Sendable (LogRecord) async -> (records: Int, bytes: Int)
+    /// Keeps the day's live bytes where the next start finds them (16.3: across launches).
+    private let saveDayBytes: @Sendable (DayBytes) -> Void
+    private var unsavedDayBytes: DayBytes?
+    private var lastDayBytesSave: MonotonicInstant?
 
     private var unitState: UnitState?
     private var lowPower = false
@@ -27,8 +31,10 @@ public actor AppRuntime {
         app: AppDescription, dayBytes: DayBytes, clock: any AgentClock, hashing: any SHA256Hashing,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport,
         indicator: @escaping @Sendable (AppLiveEvent) -> Void,
-        submitDiagnostics: @escaping @Sendable (LogRecord) async -> (records: Int, bytes: Int)
+        submitDiagnostics: @escaping @Sendable (LogRecord) async -> (records: Int, bytes: Int),
+        saveDayBytes: @escaping @Sendable (DayBytes) -> Void = { _ in }
     ) {
+        self.saveDayBytes = saveDayBytes
         self.app = app
         self.clock = clock
         self.indicator = indicator
@@ -59,6 +65,12 @@ public actor AppRuntime {
         sampler?.cancel()
         sampler = nil
         await live.stop()
+        // The channel's own count is the latest: notices still on their way may be behind it.
+        let spent = await live.dayBytes
+        if unsavedDayBytes != nil || spent.bytes > 0 {
+            saveDayBytes(spent)
+            unsavedDayBytes = nil
+        }
         host.finish()
         hostEvents?.cancel()
     }
@@ -130,10 +142,25 @@ public actor AppRuntime {
         case .sessionEnded:
             sampler?.cancel()
             sampler = nil
+            flushDayBytes(force: true)
+        case .dayBytes(let bytes):
+            unsavedDayBytes = bytes
+            flushDayBytes(force: false)
         default:
             break
         }
         indicator(AppLiveEvent(app: app.name, event: event))
+    }
+
+    /// A body goes out at most once a second; the count is written at most every 5 seconds, and
+    /// at once when a session ends or the daemon stops. A crash loses at most 5 seconds of count.
+    private func flushDayBytes(force: Bool) {
+        guard let unsaved = unsavedDayBytes else { return }
+        let now = clock.now().mono
+        guard force || lastDayBytesSave.map({ now - $0 >= .seconds(5) }) ?? true else { return }
+        saveDayBytes(unsaved)
+        unsavedDayBytes = nil
+        lastDayBytesSave = now
     }
 
     /// Frames at most twice a second and metrics at most once (16.5, LINUX-PROFILE §7), only while

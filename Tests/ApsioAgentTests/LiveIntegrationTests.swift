@@ -22,6 +22,7 @@ import Testing
         let backend = ScriptedLiveBackend()
         let indicator = RecordingLiveHost()
         let clock = ManualAgentClock()
+        let state: AgentState
         let app: AppRuntime
         private var tasks: [Task<Void, Never>] = []
 
@@ -30,6 +31,11 @@ import Testing
             try await bus.startTemplate("systemd", busName: SystemdMock.systemd)
             try await SystemdMock.addUnit(bus, LiveIntegrationTests.unit)
             journal = try JournalFixture()
+            // systemd makes the state directory (StateDirectory=); here the test does.
+            try FileManager.default.createDirectory(atPath: journal.path + "/state", withIntermediateDirectories: true)
+            state = AgentState(root: journal.path + "/state")
+            let apps = state.apps
+            let name = try AppName("demo")
             let sha = OpenSSLSHA256()
             let backend = self.backend
             let indicator = self.indicator
@@ -38,7 +44,8 @@ import Testing
                     name: "demo", unit: LiveIntegrationTests.unit, installationID: LiveIntegrationTests.install,
                     serviceName: "com.example.demo", model: "Test Box", os: "Debian GNU/Linux 12", release: "2.0.1"),
                 dayBytes: DayBytes(day: 0, bytes: 0), clock: clock, hashing: sha, makeTransport: { _ in backend },
-                indicator: { indicator.live($0.event) }, submitDiagnostics: { _ in (0, 0) })
+                indicator: { indicator.live($0.event) }, submitDiagnostics: { _ in (0, 0) },
+                saveDayBytes: { try? apps.saveDayBytes($0, for: name) })
             await app.start()
 
             let watcher = UnitStateWatcher(units: [LiveIntegrationTests.unit])
@@ -178,6 +185,17 @@ import Testing
         host.clock.advance(by: .seconds(3600))
         try await Task.sleep(for: .milliseconds(50))
         #expect(host.backend.seen.count == count)
+        }
+    }
+
+    /// "It MUST keep the day's count across launches, on disk"
+    @Test func theDaysBytesAreOnDiskWhenTheDaemonStops() async throws {
+        try await withHost { host in
+            try await host.startSession()
+            let spent = await host.app.live.dayBytes
+            #expect(spent.bytes > 0)
+            await host.app.stop()
+            #expect(try host.state.apps.dayBytes(for: AppName("demo")) == spent)
         }
     }
 
