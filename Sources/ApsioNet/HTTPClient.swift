@@ -1,0 +1,239 @@
+import ApsioCore
+
+/// A strict HTTP/1.1 client on POSIX sockets and OpenSSL, for the live channel and ingest.
+///
+/// It never follows a redirect (a 3xx is returned like any response), keeps no cookies and no
+/// cache, speaks plain HTTP only to loopback, verifies every certificate, and bounds everything the
+/// server controls with `HTTPLimits`. Connections are kept alive and reused per origin.
+///
+/// `send` throws `HTTPClientError`, or `CancellationError` when its task is cancelled: the socket
+/// is closed at once, so the server sees the connection end. That is how the live channel stops.
+public final class HTTPClient: Sendable {
+    public let options: Options
+    private let tls: TLSContext
+    private let pool: ConnectionPool
+
+    public init(options: Options = Options()) throws(HTTPClientError) {
+        self.options = options
+        do {
+            tls = try TLSContext.client(caFile: options.caFile)
+        } catch {
+            throw .tlsConfiguration(error.reason)
+        }
+        pool = ConnectionPool(maxPerKey: options.maxIdleConnectionsPerOrigin, idleTimeout: options.idleTimeout)
+    }
+
+    /// Closes every idle connection (on shutdown, or when the network changed).
+    public func closeIdleConnections() {
+        pool.closeAll()
+    }
+
+    deinit { pool.closeAll() }
+
+    /// Sends `request` to `endpoint` and reads the whole response.
+    ///
+    /// A connection taken from the pool that turns out closed is replaced by a fresh one, once,
+    /// when no byte of a response arrived and either the request was not fully written (so the
+    /// server cannot have acted on it) or `request.isIdempotent`.
+    public func send(_ request: HTTPRequest, to endpoint: HTTPEndpoint) async throws -> HTTPResponse {
+        let timeout = request.timeout ?? options.limits.exchangeTimeout
+        let deadline = ContinuousClock.now + timeout
+        let bytes = try encode(request, for: endpoint)
+        let key = ConnectionPool.Key(endpoint)
+
+        var mayRetry = true
+        while true {
+            let reused = pool.take(key, now: .now)
+            let transport: Transport
+            if let reused {
+                transport = reused
+            } else {
+                transport = try await open(endpoint, deadline: deadline, timeout: timeout)
+            }
+            var progress = Progress()
+            do {
+                let response = try await exchange(
+                    bytes, isHead: request.method == "HEAD", over: transport, deadline: deadline, progress: &progress)
+                if response.reusable {
+                    pool.put(transport, for: key, now: .now)
+                } else {
+                    transport.close()
+                }
+                return response.response
+            } catch let error as HTTPClientError {
+                transport.close()
+                let safe = !progress.responseStarted && (!progress.requestWritten || request.isIdempotent)
+                if reused != nil && mayRetry && safe && error.isConnectionLoss {
+                    mayRetry = false
+                    continue
+                }
+                throw error
+            } catch {
+                transport.close()
+                throw error
+            }
+        }
+    }
+
+    // MARK: Connecting
+
+    private func open(_ endpoint: HTTPEndpoint, deadline: ContinuousClock.Instant, timeout: Duration) async throws -> Transport {
+        let limits = options.limits
+        let connectBy = min(ContinuousClock.now + limits.connectTimeout, deadline)
+        let connectPhase: (HTTPClientError.Phase, Duration) =
+            connectBy == deadline ? (.exchange, timeout) : (.connect, limits.connectTimeout)
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await DNSResolver.resolve(
+                host: endpoint.host, port: endpoint.port, timeout: connectBy - ContinuousClock.now)
+        } catch let failure as DNSResolver.Failure {
+            throw HTTPClientError.dnsFailure(host: endpoint.host, reason: failure.reason)
+        } catch TransportError.timedOut {
+            throw HTTPClientError.timedOut(connectPhase.0, after: connectPhase.1)
+        }
+        let transport: Transport
+        do {
+            transport = try await Transport.connect(to: addresses, deadline: connectBy)
+        } catch let error as TransportError {
+            switch error {
+            case .timedOut: throw HTTPClientError.timedOut(connectPhase.0, after: connectPhase.1)
+            case .reset: throw HTTPClientError.connectionRefused(host: endpoint.host, port: endpoint.port)
+            case .system(let reason), .tls(let reason, _):
+                throw HTTPClientError.connectFailed(host: endpoint.host, port: endpoint.port, reason: reason)
+            }
+        }
+        guard endpoint.scheme == .https else { return transport }
+
+        let handshakeBy = min(ContinuousClock.now + limits.tlsHandshakeTimeout, deadline)
+        do {
+            let session = try TLSSession(
+                clientOf: tls, fd: transport.fd.rawValue, host: endpoint.host, hostIsIPLiteral: endpoint.isIPLiteral)
+            try await transport.startTLS(session, deadline: handshakeBy)
+            return transport
+        } catch let error as TransportError {
+            transport.close()
+            switch error {
+            case .timedOut:
+                throw handshakeBy == deadline
+                    ? HTTPClientError.timedOut(.exchange, after: timeout)
+                    : HTTPClientError.timedOut(.tlsHandshake, after: limits.tlsHandshakeTimeout)
+            case .tls(_, let verification?):
+                throw HTTPClientError.tlsVerificationFailed(host: endpoint.host, reason: verification)
+            case .tls(let reason, nil), .reset(let reason), .system(let reason):
+                throw HTTPClientError.tlsHandshakeFailed(host: endpoint.host, reason: reason)
+            }
+        } catch {
+            transport.close()
+            throw error
+        }
+    }
+
+    // MARK: The exchange
+
+    private struct Progress {
+        var requestWritten = false
+        var responseStarted = false
+    }
+
+    private func exchange(
+        _ bytes: [UInt8], isHead: Bool, over transport: Transport, deadline: ContinuousClock.Instant,
+        progress: inout Progress
+    ) async throws -> (response: HTTPResponse, reusable: Bool) {
+        let limits = options.limits
+        let timeout = deadline - ContinuousClock.now
+        do {
+            try await transport.write(bytes, until: deadline)
+            progress.requestWritten = true
+
+            var parser = HTTPResponseParser(limits: limits, isResponseToHead: isHead)
+            var head: HTTPResponseHead?
+            var body: [UInt8] = []
+            while !parser.isComplete {
+                let chunk = try await transport.read(until: deadline)
+                if chunk.isEmpty && !parser.hasReceivedBytes { throw HTTPClientError.connectionClosed }
+                progress.responseStarted = true
+                for event in chunk.isEmpty ? try parser.finish() : try parser.feed(chunk) {
+                    switch event {
+                    case .head(let value): head = value
+                    case .body(let piece): body += piece
+                    case .end: break
+                    }
+                }
+            }
+            guard let head else { throw HTTPClientError.malformedResponse(.invalidStartLine) }
+            let decoded = try decode(body, headers: head.headers)
+            let response = HTTPResponse(status: head.status, reason: head.reason, headers: head.headers, body: decoded)
+            return (response, parser.connectionReusable)
+        } catch let error as TransportError {
+            switch error {
+            case .timedOut: throw HTTPClientError.timedOut(.exchange, after: max(timeout, .zero))
+            case .reset(let reason), .system(let reason), .tls(let reason, _):
+                throw HTTPClientError.connectionFailed(reason: reason)
+            }
+        } catch let error as HTTPParseError {
+            if case .bodyTooLarge(let limit) = error { throw HTTPClientError.bodyTooLarge(limit: limit) }
+            throw HTTPClientError.malformedResponse(error)
+        }
+    }
+
+    /// Undoes `Content-Encoding`: gzip (within the body limit) or nothing.
+    private func decode(_ body: [UInt8], headers: HTTPHeaders) throws(HTTPClientError) -> [UInt8] {
+        let codings = headers.tokens("Content-Encoding").filter { !HTTPHeaders.sameName($0, "identity") }
+        guard !codings.isEmpty, !body.isEmpty else { return body }
+        guard codings.count == 1, HTTPHeaders.sameName(codings[0], "gzip") || HTTPHeaders.sameName(codings[0], "x-gzip")
+        else { throw .unsupportedContentEncoding(codings.joined(separator: ", ")) }
+        do {
+            return try Gzip.decompress(body, maxOutput: options.limits.maxBodyBytes)
+        } catch .tooLarge(let limit) {
+            throw .bodyTooLarge(limit: limit)
+        } catch {
+            throw .corruptGzipBody(error)
+        }
+    }
+
+    /// The request as bytes, refusing anything that could split a line or contradict the framing.
+    private func encode(_ request: HTTPRequest, for endpoint: HTTPEndpoint) throws(HTTPClientError) -> [UInt8] {
+        guard HTTPSyntax.isToken(request.method) else { throw .invalidRequest("method \"\(request.method)\" is not a token") }
+        guard request.path.hasPrefix("/"), request.path.utf8.allSatisfy(HTTPSyntax.isTargetByte) else {
+            throw .invalidRequest("the path must start with / and hold only visible ASCII (percent-encode the rest)")
+        }
+        for (name, value) in request.headers {
+            guard HTTPSyntax.isToken(name) else { throw .invalidRequest("header name \"\(name)\" is not a token") }
+            guard HTTPSyntax.isFieldValue(value) else {
+                throw .invalidRequest("the value of header \(name) holds a control character")
+            }
+            if HTTPRequest.reservedHeaders.contains(where: { HTTPHeaders.sameName($0, name) }) {
+                throw .invalidRequest("header \(name) is written by the client itself")
+            }
+            if request.gzipBody && HTTPHeaders.sameName(name, "Content-Encoding") {
+                throw .invalidRequest("Content-Encoding is set by gzipBody")
+            }
+        }
+        var body = request.body
+        if request.gzipBody {
+            do { body = try Gzip.compress(body) } catch { throw .invalidRequest("cannot compress the body: \(error)") }
+        }
+        var head = "\(request.method) \(endpoint.basePath)\(request.path) HTTP/1.1\r\n"
+        head += "Host: \(endpoint.hostField)\r\n"
+        head += "User-Agent: apsiod/\(ApsioVersion.current)\r\n"
+        head += "Accept-Encoding: gzip\r\n"
+        head += "Connection: keep-alive\r\n"
+        if request.gzipBody { head += "Content-Encoding: gzip\r\n" }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        for (name, value) in request.headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return Array(head.utf8) + body
+    }
+}
+
+extension HTTPClientError {
+    /// A failure that a connection the server already closed would cause.
+    var isConnectionLoss: Bool {
+        switch self {
+        case .connectionClosed, .connectionFailed: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/// An HTTP/1.1 request, parsed incrementally, for the server: same line rules and limits as the
+/// response parser, a body framed by `Content-Length` or chunks (none without either), and it
+/// stops at the end of the message so that a pipelined next request stays with the caller.
+public struct HTTPRequestParser: Sendable {
+    public enum Event: Sendable, Equatable {
+        case head(HTTPRequestHead)
+        case body([UInt8])
+        case end
+    }
+
+    /// What one `feed` produced, and how many of its bytes it took: fewer than given only when the
+    /// request ended, and the rest belongs to the next one.
+    public struct Step: Sendable, Equatable {
+        public var events: [Event]
+        public var consumed: Int
+    }
+
+    private enum State: Sendable {
+        case head(HTTPHeadParser)
+        case fixed(remaining: Int)
+        case chunked(ChunkedDecoder)
+        case complete
+    }
+
+    private let limits: HTTPLimits
+    private var state: State
+    private var failure: HTTPParseError?
+    public private(set) var head: HTTPRequestHead?
+
+    public init(limits: HTTPLimits = .default) {
+        self.limits = limits
+        self.state = .head(HTTPHeadParser(.request, limits: limits, skipsLeadingBlankLines: true))
+    }
+
+    public var isComplete: Bool {
+        if case .complete = state { return true }
+        return false
+    }
+
+    /// Whether any byte of this request arrived (an idle keep-alive connection has none).
+    public var hasStarted: Bool {
+        if case .head(let parser) = state { return parser.hasStarted }
+        return true
+    }
+
+    public mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> Step {
+        try feed(bytes[...])
+    }
+
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Step {
+        if let failure { throw failure }
+        do {
+            return try run(bytes)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func run(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Step {
+        var events: [Event] = []
+        var index = bytes.startIndex
+        loop: while index < bytes.endIndex {
+            switch state {
+            case .complete:
+                break loop
+            case .head(var parser):
+                guard let end = try parser.consume(bytes[index...]) else {
+                    state = .head(parser)
+                    index = bytes.endIndex
+                    break loop
+                }
+                index = end
+                guard let line = parser.startLine else { throw .invalidStartLine }
+                let parsed = try HTTPRequestHead.parse(line, headers: parser.headers)
+                head = parsed
+                events.append(.head(parsed))
+                switch try HTTPSyntax.bodyFraming(parsed.headers, maxBody: limits.maxBodyBytes) {
+                case .chunked: state = .chunked(ChunkedDecoder(limits: limits))
+                case .length(let length) where length > 0: state = .fixed(remaining: length)
+                default:
+                    state = .complete
+                    events.append(.end)
+                }
+            case .fixed(let remaining):
+                let take = min(remaining, bytes.endIndex - index)
+                events.append(.body(Array(bytes[index..<(index + take)])))
+                index += take
+                if take == remaining {
+                    state = .complete
+                    events.append(.end)
+                } else {
+                    state = .fixed(remaining: remaining - take)
+                }
+            case .chunked(var decoder):
+                var body: [UInt8] = []
+                index = try decoder.decode(bytes[index...], into: &body)
+                if !body.isEmpty { events.append(.body(body)) }
+                if decoder.isDone {
+                    state = .complete
+                    events.append(.end)
+                } else {
+                    state = .chunked(decoder)
+                }
+            }
+        }
+        return Step(events: events, consumed: index - bytes.startIndex)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Certificates made with the `openssl` command for one test: a test CA, a server certificate for
+/// localhost, 127.0.0.1 and ::1 signed by it, one for another host name signed by it, and a
+/// self-signed one nobody trusts. The client trusts the test CA through its CA-file option; no
+/// test ever turns verification off.
+struct TestCertificates {
+    let directory: TemporaryDirectory
+    var caFile: String { path("ca.pem") }
+    var serverCertificate: String { path("server.pem") }
+    var serverKey: String { path("server.key") }
+    var otherHostCertificate: String { path("other.pem") }
+    var otherHostKey: String { path("other.key") }
+    var untrustedCertificate: String { path("untrusted.pem") }
+    var untrustedKey: String { path("untrusted.key") }
+
+    private func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
+
+    init() throws {
+        directory = try TemporaryDirectory("apsio-certs")
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try run(["req", "-x509"] + ec + [
+            "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Apsio Test CA",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ])
+        try sign(name: "server", subjectAltName: "DNS:localhost,IP:127.0.0.1,IP:::1")
+        try sign(name: "other", subjectAltName: "DNS:other.example")
+        try run(["req", "-x509"] + ec + [
+            "-keyout", "untrusted.key", "-out", "untrusted.pem", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
+    }
+
+    private func sign(name: String, subjectAltName: String) throws {
+        try run([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name)",
+        ])
+        try directory.write(
+            "\(name).ext",
+            "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+        try run([
+            "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "\(name).pem", "-days", "2", "-extfile", "\(name).ext",
+        ])
+    }
+
+    private func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory.url
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CertificateError(message: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+        }
+    }
+
+    struct CertificateError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
