@@ -158,6 +158,9 @@ public actor BackendService {
         await wait(hub.stream(viewer, app: app, install: install, after: after, now: clock.now()))
     }
 
+    /// Requests held now (`next` long polls and stream polls).
+    public func heldRequestCount() -> Int { hub.heldRequestCount }
+
     // MARK: - Holding and waking
 
     private func wait(_ step: HubStep) async -> HubReply {

@@ -78,7 +78,8 @@ public struct LiveHub: Sendable {
             earliest = min(earliest ?? instant, instant)
         }
         for device in devices.values {
-            if let presence = device.presence { consider(presence.expires(limits: limits)) }
+            // Presence and commands last through their instant and go just after it.
+            if let presence = device.presence { consider(presence.expires(limits: limits) + .milliseconds(1)) }
             if let session = device.session {
                 consider(session.lastActivity + limits.silentSessionTimeout)
                 consider(session.untilMono)
@@ -89,7 +90,7 @@ public struct LiveHub: Sendable {
                 }
             }
             for viewer in device.viewers.values { consider(viewer.lastSeen + backendLimits.viewerTimeout) }
-            for command in device.commands { consider(command.forgetAt(limits: limits)) }
+            for command in device.commands { consider(command.forgetAt(limits: limits) + .milliseconds(1)) }
         }
         return earliest.map { max($0, .origin) }
     }
@@ -138,7 +139,7 @@ public struct LiveHub: Sendable {
             removeViewer(key, viewer: id, now: now)
         }
         guard var device = devices[key] else { return }
-        device.commands.removeAll { now.mono >= $0.forgetAt(limits: limits) }
+        device.commands.removeAll { now.mono > $0.forgetAt(limits: limits) }
         store(device, key)
     }
 
