@@ -22,7 +22,7 @@ import Testing
             hub: HubConfiguration(
                 origin: LiveOrigin("http://127.0.0.1:8787")!, apps: [HubApp(name: "demo", appKey: appKey, testers: [entry])]),
             development: true)
-        let backend = try DevBackend(configuration: configuration, accounts: accounts)
+        let backend = try DevBackend(configuration: configuration, accounts: accounts, serverLimits: patientServer)
         let port = try await backend.start()
         do {
             try await body(backend, try Client(port: port))
@@ -33,12 +33,19 @@ import Testing
         await backend.stop()
     }
 
+    /// The test process shares two cores with other suites that block threads while their
+    /// helper processes run: deadlines here are generous, so only a real failure fails a test.
+    static let patientServer = HTTPServerLimits(
+        maxConnections: 256, idleTimeout: .seconds(120), requestTimeout: .seconds(60), writeTimeout: .seconds(60))
+    static let patientClient = HTTPClient.Options(
+        limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120)))
+
     struct Client {
         let http: HTTPClient
         let endpoint: HTTPEndpoint
 
         init(port: Int) throws {
-            http = try HTTPClient()
+            http = try HTTPClient(options: DevBackendHTTPTests.patientClient)
             endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
         }
 
@@ -83,7 +90,7 @@ import Testing
 
     /// Waits, with a generous deadline, until the backend holds `count` requests.
     static func waitForHeld(_ backend: DevBackend, count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while await backend.service.heldRequestCount() < count {
             guard ContinuousClock.now < deadline else { throw HeldTimeout() }
             try await Task.sleep(for: .milliseconds(10))
