@@ -42,9 +42,15 @@ let package = Package(
             name: "ApsioAgent", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
             swiftSettings: strict),
 
+        // The development backend of spec 16.7: policy, ingest sink, live hub, viewer API.
+        .target(
+            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
+
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
 
@@ -59,6 +65,8 @@ let package = Package(
             name: "ApsioAgentTests",
             dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,113 @@
+import ApsioNet
+#if canImport(Glibc)
+internal import Glibc
+#endif
+import ApsioPOSIX
+
+/// The local accounts of the development backend: one line per person,
+/// `USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX` (PBKDF2-HMAC-SHA256), `#` comments and blank lines
+/// allowed. No password is ever stored; `apsio-devbackend --add-user` writes the lines.
+public struct AccountsFile: Sendable, Equatable {
+    public private(set) var accounts: [Account]
+
+    public init(accounts: [Account] = []) {
+        self.accounts = accounts
+    }
+
+    public func account(named user: String) -> Account? {
+        accounts.first { $0.user == user }
+    }
+
+    /// Adds the account, or replaces the one of the same name.
+    public mutating func set(_ account: Account) {
+        if let index = accounts.firstIndex(where: { $0.user == account.user }) {
+            accounts[index] = account
+        } else {
+            accounts.append(account)
+        }
+    }
+
+    public init(parsing text: String, source: String = "accounts file") throws(BackendConfigurationError) {
+        var accounts: [Account] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: " \t\r")
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            let fields = trimmed.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            let place = "\(source) line \(number + 1)"
+            guard fields.count == 3 else {
+                throw .invalidAccounts("\(place): expected USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX")
+            }
+            let user = String(fields[0])
+            guard Account.isValidName(user) else {
+                throw .invalidAccounts("\(place): a user name is 1 to 64 letters, digits, '.', '_', '-' or '@'")
+            }
+            guard let role = AccountRole(rawValue: String(fields[1])) else {
+                throw .invalidAccounts("\(place): the role is viewer or admin")
+            }
+            guard let hash = PasswordHash(text: String(fields[2])) else {
+                throw .invalidAccounts("\(place): the password hash is not ITERATIONS:SALT_HEX:HASH_HEX")
+            }
+            guard !accounts.contains(where: { $0.user == user }) else {
+                throw .invalidAccounts("\(place): \(user) is listed twice")
+            }
+            accounts.append(Account(user: user, role: role, password: hash))
+        }
+        self.accounts = accounts
+    }
+
+    public var text: String {
+        var out = "# apsio-devbackend accounts: USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX (PBKDF2-HMAC-SHA256)\n"
+        for account in accounts {
+            out += "\(account.user):\(account.role.rawValue):\(account.password.text)\n"
+        }
+        return out
+    }
+
+    /// Reads the file; a missing file is an error, since a backend nobody can sign in to is of no use.
+    public static func load(path: String) throws(BackendConfigurationError) -> AccountsFile {
+        let raw = open(path, O_RDONLY | O_CLOEXEC)
+        guard raw >= 0 else { throw .accountsUnreadable(path: path, reason: SystemError.last("open").description) }
+        let fd = OwnedFileDescriptor(taking: raw)
+        defer { fd.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(raw, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw .accountsUnreadable(path: path, reason: SystemError.last("read").description) }
+            if count == 0 { break }
+            bytes += chunk.prefix(count)
+            guard bytes.count <= 4 * 1024 * 1024 else { throw .accountsUnreadable(path: path, reason: "larger than 4 MiB") }
+        }
+        return try AccountsFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
+    }
+
+    /// Writes the file readable by its owner only, through a temporary file and a rename, so a
+    /// crash never leaves half a file.
+    public func save(path: String) throws(BackendConfigurationError) {
+        let temporary = path + ".tmp"
+        let raw = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard raw >= 0 else { throw .accountsUnwritable(path: path, reason: SystemError.last("open").description) }
+        let fd = OwnedFileDescriptor(taking: raw)
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(raw, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = SystemError.last("write").description
+                fd.close()
+                unlink(temporary)
+                throw .accountsUnwritable(path: path, reason: reason)
+            }
+            written += count
+        }
+        let synced = fsync(raw) == 0
+        fd.close()
+        guard synced, rename(temporary, path) == 0 else {
+            let reason = SystemError.last(synced ? "rename" : "fsync").description
+            unlink(temporary)
+            throw .accountsUnwritable(path: path, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,215 @@
+public import ApsioCore
+import ApsioNet
+
+/// The hub, the sign-ins and the ingest sink behind one actor: it reads the clock, feeds the
+/// pure hub, keeps the callers of held requests (`next`, stream polls) waiting on continuations,
+/// and wakes the hub at its deadlines so a held `next` gets its 204 after 25 s.
+public actor BackendService {
+    private var hub: LiveHub
+    private var signIns: SignInSessions
+    private var ingestLog: IngestLog
+    private let clock: any BackendClock
+    private let hashing = OpenSSLSHA256()
+    private var waiters: [HoldID: CheckedContinuation<HubReply, Never>] = [:]
+    private var passwordChecks = 0
+    private var ticker: Task<Void, Never>?
+    public nonisolated let backendLimits: BackendLimits
+    private nonisolated let appKeys: Set<String>
+
+    public init(
+        configuration: HubConfiguration, clock: any BackendClock = SystemBackendClock(),
+        random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
+        backendLimits: BackendLimits = .default
+    ) {
+        hub = LiveHub(
+            configuration: configuration, hashing: OpenSSLSHA256(), random: random, limits: limits,
+            backendLimits: backendLimits)
+        signIns = SignInSessions(limits: backendLimits)
+        ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
+        self.clock = clock
+        self.backendLimits = backendLimits
+        appKeys = Set(configuration.apps.map(\.appKey))
+    }
+
+    /// Starts waking the hub at its deadlines.
+    public func start() {
+        guard ticker == nil else { return }
+        ticker = Task { await self.runTicker() }
+    }
+
+    /// Stops the ticker and answers every held request (204), so no caller waits forever.
+    public func stop() async {
+        ticker?.cancel()
+        await ticker?.value
+        ticker = nil
+        for (id, waiter) in waiters {
+            hub.cancelHold(id)
+            waiter.resume(returning: .noContent)
+        }
+        waiters = [:]
+    }
+
+    /// Whether `text` is one of the apps' keys: such a credential never opens a live view (16.7).
+    public nonisolated func isAppKey(_ text: String) -> Bool { appKeys.contains(text) }
+
+    // MARK: - The device's side
+
+    public func hello(appKey: String?, token: String?, body: [UInt8]) -> HubReply {
+        let reply = hub.hello(appKey: appKey, token: token, body: body, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    public func next(appKey: String?, token: String?, install: String?) async -> HubReply {
+        await wait(hub.next(appKey: appKey, token: token, install: install, now: clock.now()))
+    }
+
+    public func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
+        let reply = hub.frames(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    public func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
+        let reply = hub.results(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    /// The app's policy and its ETag; 304 when `If-None-Match` names it.
+    public func policy(appKey: String?, ifNoneMatch: String?) -> (reply: HubReply, etag: String?) {
+        guard let app = hub.app(forKey: appKey) else { return (LiveHub.unknownAppKey, nil) }
+        let body = BackendPolicy.document(app: app, configuration: hub.configuration, nowUnixSeconds: clock.now().wallUnixSeconds)
+        let etag = BackendPolicy.etag(of: body, hashing: hashing)
+        if BackendPolicy.matches(ifNoneMatch: ifNoneMatch, etag: etag) { return (HubReply(status: 304), etag) }
+        return (.ok(body), etag)
+    }
+
+    /// `POST /v1/logs`: an OTLP/HTTP JSON `ExportLogsServiceRequest`, kept in memory.
+    public func ingest(appKey: String?, body: [UInt8]) -> HubReply {
+        guard let app = hub.app(forKey: appKey) else { return LiveHub.unknownAppKey }
+        guard JSONBody.object(body) != nil else { return LiveHub.unreadable("the body is not an OTLP/HTTP JSON object") }
+        ingestLog.append(IngestedRequest(app: app.name, receivedUnixMs: clock.now().wallUnixMs, json: body))
+        return .empty
+    }
+
+    /// The ingest requests kept, oldest first, and how many came in all.
+    public func ingested() -> (requests: [IngestedRequest], total: Int) {
+        (ingestLog.requests, ingestLog.total)
+    }
+
+    // MARK: - Sign-in
+
+    /// A password check costs a PBKDF2 run: only a few run at once, so sign-in attempts cannot
+    /// take the machine. Returns false when the caller should answer 503.
+    public func reservePasswordCheck() -> Bool {
+        guard passwordChecks < backendLimits.maxConcurrentPasswordChecks else { return false }
+        passwordChecks += 1
+        return true
+    }
+
+    public func releasePasswordCheck() {
+        passwordChecks -= 1
+    }
+
+    /// Signs a person in whose password was checked; returns the secret token and the public id.
+    public func signIn(_ account: Account) -> (token: String, id: String) {
+        let token = Hex.lowercase(SecureRandom.bytes(32))
+        let id = Hex.lowercase(SecureRandom.bytes(8))
+        _ = signIns.create(user: account.user, role: account.role, token: token, id: id, now: clock.now().mono)
+        return (token, id)
+    }
+
+    public func signOut(token: String) {
+        guard let signIn = signIns.remove(token: token) else { return }
+        hub.signedOut(signIn.id, now: clock.now())
+        deliver()
+    }
+
+    /// The person a sign-in token names, if it is valid.
+    public func viewer(token: String) -> HubViewerIdentity? {
+        guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return nil }
+        return HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings)
+    }
+
+    // MARK: - The viewers' side
+
+    public func devices() -> HubReply { .ok(hub.devicesJSON(now: clock.now())) }
+
+    public func watch(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+        let reply = hub.watch(viewer, app: app, install: install, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    public func leave(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+        let reply = hub.leave(viewer, app: app, install: install, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    public func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) -> HubReply {
+        let reply = hub.command(viewer, app: app, install: install, body: body, now: clock.now())
+        deliver()
+        return reply
+    }
+
+    public func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply {
+        await wait(hub.stream(viewer, app: app, install: install, after: after, now: clock.now()))
+    }
+
+    /// Requests held now (`next` long polls and stream polls).
+    public func heldRequestCount() -> Int { hub.heldRequestCount }
+
+    // MARK: - Holding and waking
+
+    private func wait(_ step: HubStep) async -> HubReply {
+        deliver()
+        switch step {
+        case .reply(let reply):
+            return reply
+        case .held(let id):
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    waiters[id] = continuation
+                }
+            } onCancel: {
+                Task { await self.abandon(id) }
+            }
+        }
+    }
+
+    /// The caller of a held request went away (its connection closed).
+    private func abandon(_ id: HoldID) {
+        hub.cancelHold(id)
+        waiters.removeValue(forKey: id)?.resume(returning: .noContent)
+    }
+
+    private func deliver() {
+        for release in hub.takeReleases() {
+            waiters.removeValue(forKey: release.hold)?.resume(returning: release.reply)
+        }
+    }
+
+    private func runTicker() async {
+        while !Task.isCancelled {
+            let now = clock.now()
+            let soon = now.mono + .seconds(1)
+            let target = min(hub.nextDeadline ?? soon, soon)
+            do {
+                try await clock.sleep(until: target)
+            } catch {
+                return
+            }
+            tick()
+        }
+    }
+
+    /// Applies everything due now; the ticker calls it, and tests on a manual clock may too.
+    public func tick() {
+        let now = clock.now()
+        hub.tick(now: now)
+        for gone in signIns.expire(now: now.mono) { hub.signedOut(gone.id, now: now) }
+        deliver()
+    }
+}

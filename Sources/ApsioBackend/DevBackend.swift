@@ -1,0 +1,104 @@
+public import ApsioCore
+public import ApsioNet
+
+/// The development backend on the network layer's server: the device's routes of 16.4 (hello,
+/// next, frames, results), the policy and an ingest sink, and a JSON API for signed-in viewers.
+public final class DevBackend: Sendable {
+    public let service: BackendService
+    public let configuration: DevBackendConfiguration
+    private let accounts: AccountsFile
+    private let server: HTTPServer
+
+    public static let sessionCookie = "apsio_session"
+
+    public init(
+        configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any BackendClock = SystemBackendClock(),
+        random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
+        backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits = DevBackend.serverLimits
+    ) throws(BackendConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.accounts = accounts
+        let service = BackendService(
+            configuration: configuration.hub, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
+        self.service = service
+        var router = HTTPRouter()
+        Self.addDeviceRoutes(&router, service: service)
+        Self.addViewerRoutes(&router, service: service, accounts: accounts, secureCookie: configuration.tls != nil)
+        server = HTTPServer(
+            bind: configuration.listenHost, port: configuration.listenPort, tls: configuration.tls, limits: serverLimits,
+            router: router)
+    }
+
+    /// Every device holds a `next` and every viewer a stream poll: more connections than the
+    /// server's default, and an idle time longer than a hold.
+    public static let serverLimits = HTTPServerLimits(maxConnections: 256, idleTimeout: .seconds(60))
+
+    /// Binds and serves; returns the port.
+    public func start() async throws(HTTPServerError) -> Int {
+        await service.start()
+        do {
+            return try await server.start()
+        } catch {
+            await service.stop()
+            throw error
+        }
+    }
+
+    public func stop() async {
+        await service.stop()
+        await server.stop()
+    }
+
+    // MARK: - The device's routes (16.4) and ingest
+
+    private static func addDeviceRoutes(_ router: inout HTTPRouter, service: BackendService) {
+        router.add("POST", "/v1/live/hello") { request in
+            response(await service.hello(appKey: appKey(request), token: liveToken(request), body: request.body))
+        }
+        router.add("GET", "/v1/live/next") { request in
+            response(await service.next(appKey: appKey(request), token: liveToken(request), install: request.query("install")))
+        }
+        router.add("POST", "/v1/live/frames") { request in
+            response(await service.frames(
+                appKey: appKey(request), token: liveToken(request), body: request.body, wireBytes: wireBytes(request)))
+        }
+        router.add("POST", "/v1/live/results") { request in
+            response(await service.results(
+                appKey: appKey(request), token: liveToken(request), body: request.body, wireBytes: wireBytes(request)))
+        }
+        router.add("GET", "/v1/policy") { request in
+            let (reply, etag) = await service.policy(appKey: appKey(request), ifNoneMatch: request.headers["If-None-Match"])
+            var headers: HTTPHeaders = ["Cache-Control": "no-cache"]
+            if let etag { headers.set("ETag", etag) }
+            return response(reply, headers: headers)
+        }
+        router.add("POST", "/v1/logs") { request in
+            if let type = request.headers["Content-Type"], !type.lowercased().hasPrefix("application/json") {
+                return response(.error(415, "unsupported_media_type", "this sink takes OTLP/HTTP JSON (application/json) only"))
+            }
+            return response(await service.ingest(appKey: appKey(request), body: request.body))
+        }
+    }
+
+    static func appKey(_ request: HTTPServerRequest) -> String? { request.headers["Apsio-App-Key"] }
+    static func liveToken(_ request: HTTPServerRequest) -> String? { request.headers["Apsio-Live-Token"] }
+
+    /// The body's size as sent: compressed when it came compressed (16.3 counts bodies "as sent").
+    static func wireBytes(_ request: HTTPServerRequest) -> Int {
+        if request.headers.hasToken("gzip", in: "Content-Encoding"),
+            let length = request.headers["Content-Length"].flatMap({ Int($0) }), length >= 0
+        {
+            return length
+        }
+        return request.body.count
+    }
+
+    static func response(_ reply: HubReply, headers: HTTPHeaders = [:]) -> HTTPServerResponse {
+        var headers = headers
+        if !headers.contains("Cache-Control") { headers.set("Cache-Control", "no-store") }
+        if let seconds = reply.retryAfterSeconds { headers.set("Retry-After", String(seconds)) }
+        guard let json = reply.json else { return HTTPServerResponse(status: reply.status, headers: headers) }
+        return .json(json, status: reply.status, headers: headers)
+    }
+}

@@ -1,0 +1,210 @@
+public import ApsioCore
+import ApsioNet
+
+/// What `apsio-devbackend` was asked to do.
+public enum DevBackendCommand: Sendable {
+    case run(DevBackendConfiguration)
+    /// Adds or replaces a person in the accounts file; the password comes on standard input.
+    case addUser(accountsPath: String, user: String, role: AccountRole, iterations: Int)
+    case help
+}
+
+/// The command line of `apsio-devbackend`, parsed in the library so tests run it in-process.
+public enum DevBackendCommandLine {
+    public static let usage = """
+        usage: apsio-devbackend --app NAME:APPKEY [--app …] --live-origin ORIGIN --accounts FILE
+                                [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
+                                [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
+               apsio-devbackend --accounts FILE --add-user USER:ROLE [--iterations N]
+
+        The development backend of live inspection (spec 16.4 and 16.7): serves each app's policy,
+        an OTLP/HTTP JSON ingest sink, the live channel, and a JSON API for signed-in viewers.
+
+          --listen HOST:PORT     where to listen (default 127.0.0.1:8787; [::1]:PORT for IPv6)
+          --app NAME:APPKEY      an app and the app key its devices send in Apsio-App-Key
+          --live-origin ORIGIN   the live.origin the policy publishes: https://host[:port]; a loopback
+                                 http:// origin only with --dev while listening on loopback
+          --tester ID:INSTALLATION_ID[:EXPIRES]
+                                 lists the install as a tester of the --app before it (or of the only
+                                 app); EXPIRES in Unix seconds, default 90 days from now. Only the
+                                 match (SHA-256 of the proof) is kept
+          --interval SECONDS     interval_s for hellos, 15 to 120 (default 30)
+          --accounts FILE        the people who may sign in (USER:ROLE:ITERATIONS:SALT:HASH lines)
+          --tls-cert, --tls-key  serve HTTPS with this certificate chain and key (PEM)
+          --dev                  local development: allow a loopback http:// live origin
+          --add-user USER:ROLE   read a password on standard input and add the person to --accounts;
+                                 ROLE is viewer (may watch) or admin (may also send commands)
+          --iterations N         PBKDF2 iterations for --add-user (default 600000)
+          --help                 this text
+        """
+
+    public static func parse(
+        _ arguments: [String], nowUnixSeconds: Int64, hashing: some SHA256Hashing
+    ) throws(BackendConfigurationError) -> DevBackendCommand {
+        var listen = "127.0.0.1:8787"
+        var apps: [(name: String, key: String, testers: [TesterEntry])] = []
+        var origin: String?
+        var interval = 30
+        var accounts: String?
+        var certificate: String?
+        var key: String?
+        var development = false
+        var addUser: String?
+        var iterations = 600_000
+
+        var index = 0
+        func value(_ option: String, inline: String?) throws(BackendConfigurationError) -> String {
+            if let inline { return inline }
+            index += 1
+            guard index < arguments.count else { throw .usage("\(option) needs a value\n\n\(usage)") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let option = String(parts[0])
+            let inline = argument.hasPrefix("--") && parts.count == 2 ? String(parts[1]) : nil
+            switch option {
+            case "--help", "-h": return .help
+            case "--dev": development = true
+            case "--listen": listen = try value(option, inline: inline)
+            case "--app":
+                let text = try value(option, inline: inline)
+                let (name, appKey) = try parseApp(text)
+                guard !apps.contains(where: { $0.name == name }) else { throw .invalidApp("\(name) is given twice") }
+                guard !apps.contains(where: { $0.key == appKey }) else { throw .invalidApp("two apps share one app key") }
+                apps.append((name, appKey, []))
+            case "--tester":
+                let text = try value(option, inline: inline)
+                guard !apps.isEmpty else { throw .invalidTester("give the --app it belongs to before it") }
+                let entry = try parseTester(text, nowUnixSeconds: nowUnixSeconds, hashing: hashing)
+                guard !apps[apps.count - 1].testers.contains(where: { $0.id == entry.id }) else {
+                    throw .invalidTester("the id \(entry.id) is listed twice for \(apps[apps.count - 1].name); ids are unique in the list (16.7)")
+                }
+                guard apps[apps.count - 1].testers.count < Limits.spec.maxTesters else {
+                    throw .invalidTester("an app lists at most \(Limits.spec.maxTesters) testers")
+                }
+                apps[apps.count - 1].testers.append(entry)
+            case "--live-origin": origin = try value(option, inline: inline)
+            case "--interval":
+                let text = try value(option, inline: inline)
+                guard let seconds = Int(text), (15...120).contains(seconds) else {
+                    throw .usage("--interval is 15 to 120 seconds, not \(text)")
+                }
+                interval = seconds
+            case "--accounts": accounts = try value(option, inline: inline)
+            case "--tls-cert": certificate = try value(option, inline: inline)
+            case "--tls-key": key = try value(option, inline: inline)
+            case "--add-user": addUser = try value(option, inline: inline)
+            case "--iterations":
+                let text = try value(option, inline: inline)
+                guard let count = Int(text), (1000...10_000_000).contains(count) else {
+                    throw .usage("--iterations is 1000 to 10000000, not \(text)")
+                }
+                iterations = count
+            default:
+                throw .usage("unknown argument \(argument)\n\n\(usage)")
+            }
+            index += 1
+        }
+
+        if let addUser {
+            guard let accounts else { throw .usage("--add-user needs --accounts FILE") }
+            let fields = addUser.split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count == 2, Account.isValidName(String(fields[0])) else {
+                throw .usage("--add-user is USER:ROLE, the user 1 to 64 letters, digits, '.', '_', '-' or '@'")
+            }
+            guard let role = AccountRole(rawValue: String(fields[1])) else { throw .usage("the role is viewer or admin") }
+            return .addUser(accountsPath: accounts, user: String(fields[0]), role: role, iterations: iterations)
+        }
+
+        guard !apps.isEmpty else { throw .usage("give at least one --app NAME:APPKEY\n\n\(usage)") }
+        guard let originText = origin else { throw .usage("give --live-origin\n\n\(usage)") }
+        guard let liveOrigin = LiveOrigin(originText) else {
+            throw .invalidOrigin(
+                "\(originText) is not https://host[:port] (lowercase, no path, user, query or fragment) nor a loopback http:// origin")
+        }
+        let (host, port) = try parseListen(listen)
+        var tls: HTTPServer.TLSFiles?
+        switch (certificate, key) {
+        case (nil, nil): tls = nil
+        case (let certificate?, let key?): tls = HTTPServer.TLSFiles(certificateFile: certificate, privateKeyFile: key)
+        default: throw .usage("--tls-cert and --tls-key go together")
+        }
+        let configuration = DevBackendConfiguration(
+            listenHost: host, listenPort: port,
+            hub: HubConfiguration(
+                origin: liveOrigin, interval: .seconds(interval),
+                apps: apps.map { HubApp(name: $0.name, appKey: $0.key, testers: $0.testers) }),
+            accountsPath: accounts, tls: tls, development: development)
+        try configuration.validate()
+        return .run(configuration)
+    }
+
+    static func parseApp(_ text: String) throws(BackendConfigurationError) -> (String, String) {
+        let fields = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard fields.count == 2 else { throw .invalidApp("expected NAME:APPKEY") }
+        let name = String(fields[0])
+        let key = String(fields[1])
+        guard isIdentifier(name, max: 128) else {
+            throw .invalidApp("an app name is 1 to 128 letters, digits, '.', '_' or '-'")
+        }
+        guard (8...256).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            throw .invalidApp("the app key of \(name) must be 8 to 256 printable ASCII characters without spaces")
+        }
+        return (name, key)
+    }
+
+    /// `ID:INSTALLATION_ID[:EXPIRES]`. The proof is computed here only to hash it into the match,
+    /// and then dropped: the backend keeps the match (16.7). In a real deployment the team
+    /// computes the match elsewhere and the backend never sees an installation id at all.
+    static func parseTester(
+        _ text: String, nowUnixSeconds: Int64, hashing: some SHA256Hashing
+    ) throws(BackendConfigurationError) -> TesterEntry {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count == 2 || fields.count == 3 else { throw .invalidTester("expected ID:INSTALLATION_ID[:EXPIRES]") }
+        let id = fields[0]
+        let install = fields[1]
+        guard isIdentifier(id, max: 64) else {
+            throw .invalidTester("a tester id is 1 to 64 letters, digits, '.', '_' or '-'")
+        }
+        guard !install.isEmpty, install.utf8.count <= 256 else { throw .invalidTester("the installation id is empty or too long") }
+        var expires = nowUnixSeconds + 90 * 86_400
+        if fields.count == 3 {
+            guard let given = Int64(fields[2]) else { throw .invalidTester("EXPIRES is Unix seconds, not \(fields[2])") }
+            guard given > nowUnixSeconds else { throw .invalidTester("the entry \(id) has already expired") }
+            expires = given
+        }
+        let match = TesterProof(entryID: id, installationID: install, hashing: hashing).match(hashing: hashing)
+        return TesterEntry(id: id, match: match, expiresAt: expires)
+    }
+
+    static func parseListen(_ text: String) throws(BackendConfigurationError) -> (String, Int) {
+        let host: String
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw .invalidListen("expected [IPV6]:PORT")
+            }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw .invalidListen("expected HOST:PORT") }
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw .invalidListen("the port is 0 to 65535, not \(portText)")
+        }
+        guard !host.isEmpty else { throw .invalidListen("no address in \(text)") }
+        return (host, port)
+    }
+
+    static func isIdentifier(_ text: String, max: Int) -> Bool {
+        guard (1...max).contains(text.utf8.count) else { return false }
+        return text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+public import ApsioNet
+
+/// How the development backend runs: where it listens, what it serves, who may sign in.
+public struct DevBackendConfiguration: Sendable {
+    public var listenHost: String
+    public var listenPort: Int
+    public var hub: HubConfiguration
+    public var accountsPath: String?
+    public var tls: HTTPServer.TLSFiles?
+    /// Local development: allows a loopback `http://` live origin when listening on loopback.
+    public var development: Bool
+
+    public init(
+        listenHost: String = "127.0.0.1", listenPort: Int = 8787, hub: HubConfiguration, accountsPath: String? = nil,
+        tls: HTTPServer.TLSFiles? = nil, development: Bool = false
+    ) {
+        self.listenHost = listenHost
+        self.listenPort = listenPort
+        self.hub = hub
+        self.accountsPath = accountsPath
+        self.tls = tls
+        self.development = development
+    }
+
+    public static let loopbackListenHosts: Set<String> = ["127.0.0.1", "::1"]
+
+    /// The rule of 16.7: only an `https://` origin is ever published, except a loopback
+    /// `http://` one for local development, and then only when the backend itself listens on
+    /// loopback, so no device elsewhere can be pointed at plain HTTP.
+    public func validate() throws(BackendConfigurationError) {
+        guard hub.origin.scheme == .http else { return }
+        guard development else {
+            throw .plainOriginRefused(origin: hub.origin.text, reason: "it is not https:// and --dev was not given")
+        }
+        guard Self.loopbackListenHosts.contains(listenHost) else {
+            throw .plainOriginRefused(origin: hub.origin.text, reason: "--dev listens on loopback only, not \(listenHost)")
+        }
+    }
+}

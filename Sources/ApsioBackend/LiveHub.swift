@@ -1,0 +1,268 @@
+public import ApsioCore
+
+/// The backend side of spec 16.4 and 16.7, one value for every app: requests in, answers out,
+/// no I/O and no clock. The caller passes the time with each request, calls `tick(now:)` at
+/// `nextDeadline`, and delivers the answers of held requests that `takeReleases()` hands back.
+///
+/// What it keeps: each app's tester entries (matches only), each device's presence (token,
+/// tester id, what its hello said), its live session, its viewers with the events they have not
+/// fetched yet, and its pending commands. A hello's proof is checked and dropped; the live stream
+/// (frames and command results) lives in the viewers' queues only while its session runs.
+public struct LiveHub: Sendable {
+    public let limits: Limits
+    public let backendLimits: BackendLimits
+    public private(set) var configuration: HubConfiguration
+    let hashing: any SHA256Hashing
+    private var random: any RandomBytesSource
+
+    private var appsByKey: [String: Int] = [:]
+    private var appsByName: [String: Int] = [:]
+    var devices: [DeviceKey: HubDevice] = [:]
+    /// Device token → device, so `frames` and `results` find their device before reading the body.
+    var tokens: [String: DeviceKey] = [:]
+
+    enum Held: Sendable {
+        case next(DeviceKey)
+        case stream(DeviceKey, viewer: String)
+    }
+    var holds: [HoldID: (held: Held, until: MonotonicInstant)] = [:]
+    private var lastHoldNumber: UInt64 = 0
+    private var lastSessionNumber: UInt64 = 0
+    private var lastEventSeq: UInt64 = 0
+    private var releases: [HubRelease] = []
+
+    public init(
+        configuration: HubConfiguration, hashing: some SHA256Hashing, random: some RandomBytesSource,
+        limits: Limits = .spec, backendLimits: BackendLimits = .default
+    ) {
+        self.configuration = configuration
+        self.hashing = hashing
+        self.random = random
+        self.limits = limits
+        self.backendLimits = backendLimits
+        for (index, app) in configuration.apps.enumerated() {
+            appsByKey[app.appKey] = index
+            appsByName[app.name] = index
+        }
+    }
+
+    // MARK: - What the outside may read
+
+    /// The app an `Apsio-App-Key` names, if any.
+    public func app(forKey key: String?) -> HubApp? {
+        key.flatMap { appsByKey[$0] }.map { configuration.apps[$0] }
+    }
+
+    public func app(named name: String) -> HubApp? {
+        appsByName[name].map { configuration.apps[$0] }
+    }
+
+    /// Whether the device holds a token now.
+    public func hasPresence(_ key: DeviceKey) -> Bool { devices[key]?.presence != nil }
+    public func isInSession(_ key: DeviceKey) -> Bool { devices[key]?.session != nil }
+    public func viewerCount(_ key: DeviceKey) -> Int { devices[key]?.viewers.count ?? 0 }
+    public var heldRequestCount: Int { holds.count }
+
+    /// The answers of held requests released since the last call, for the caller to deliver.
+    public mutating func takeReleases() -> [HubRelease] {
+        defer { releases = [] }
+        return releases
+    }
+
+    /// The earliest moment something is due on the hub's own: a hold's end, a session's end or
+    /// silence, a presence, a viewer or a command running out.
+    public var nextDeadline: MonotonicInstant? {
+        var earliest = holds.values.map(\.until).min()
+        func consider(_ instant: MonotonicInstant?) {
+            guard let instant else { return }
+            earliest = min(earliest ?? instant, instant)
+        }
+        for device in devices.values {
+            // Presence and commands last through their instant and go just after it.
+            if let presence = device.presence { consider(presence.expires(limits: limits) + .milliseconds(1)) }
+            if let session = device.session {
+                consider(session.lastActivity + limits.silentSessionTimeout)
+                consider(session.untilMono)
+                if device.heldNext != nil {
+                    for command in device.commands where !command.resolved {
+                        consider(command.lastSentAt.map { $0 + backendLimits.commandRedelivery })
+                    }
+                }
+            }
+            for viewer in device.viewers.values { consider(viewer.lastSeen + backendLimits.viewerTimeout) }
+            for command in device.commands { consider(command.forgetAt(limits: limits) + .milliseconds(1)) }
+        }
+        return earliest.map { max($0, .origin) }
+    }
+
+    // MARK: - Time
+
+    /// Applies everything due by `now`: held requests answered at the end of their hold (`next`
+    /// with 204), sessions ended by `until`, silence or an expired tester, presences, viewers and
+    /// commands forgotten.
+    public mutating func tick(now: LiveNow) {
+        for (id, hold) in holds where hold.until <= now.mono {
+            switch hold.held {
+            case .next(let key):
+                devices[key]?.heldNext = nil
+                release(id, .noContent)
+            case .stream(let key, let viewer):
+                devices[key]?.viewers[viewer]?.heldStream = nil
+                release(id, streamReply(key, viewer: viewer, now: now))
+            }
+        }
+        for key in Array(devices.keys) {
+            expire(key, now: now)
+        }
+    }
+
+    /// Ends or forgets what ran out for one device.
+    mutating func expire(_ key: DeviceKey, now: LiveNow) {
+        guard var device = devices[key] else { return }
+        if let session = device.session, let presence = device.presence {
+            if let until = session.untilMono, now.mono >= until {
+                endSession(key, reason: "until", deviceStop: .stop("ended"), now: now)
+            } else if now.mono >= session.lastActivity + limits.silentSessionTimeout {
+                endSession(key, reason: "silent", deviceStop: .stop("ended"), now: now)
+            } else if app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) == nil {
+                endSession(key, reason: "tester_removed", deviceStop: .stop("tester_removed"), now: now)
+            } else if device.heldNext != nil, !dueCommands(key, now: now).isEmpty {
+                answerHeldNext(key, now: now)
+            }
+            device = devices[key] ?? device
+        }
+        if let presence = device.presence, now.mono > presence.expires(limits: limits) {
+            dropPresence(key, now: now)
+            device = devices[key] ?? device
+        }
+        for (id, viewer) in device.viewers where now.mono >= viewer.lastSeen + backendLimits.viewerTimeout {
+            removeViewer(key, viewer: id, now: now)
+        }
+        guard var device = devices[key] else { return }
+        device.commands.removeAll { now.mono > $0.forgetAt(limits: limits) }
+        store(device, key)
+    }
+
+    // MARK: - Shared steps
+
+    mutating func hold(_ key: DeviceKey, viewer: String? = nil, until: MonotonicInstant) -> HoldID {
+        lastHoldNumber += 1
+        let id = HoldID(value: lastHoldNumber)
+        holds[id] = (viewer.map { .stream(key, viewer: $0) } ?? .next(key), until)
+        return id
+    }
+
+    mutating func release(_ id: HoldID, _ reply: HubReply) {
+        guard holds.removeValue(forKey: id) != nil else { return }
+        releases.append(HubRelease(hold: id, reply: reply))
+    }
+
+    /// The caller of a held request went away: forget it without an answer.
+    public mutating func cancelHold(_ id: HoldID) {
+        guard let hold = holds.removeValue(forKey: id) else { return }
+        switch hold.held {
+        case .next(let key):
+            if devices[key]?.heldNext == id { devices[key]?.heldNext = nil }
+        case .stream(let key, let viewer):
+            if devices[key]?.viewers[viewer]?.heldStream == id { devices[key]?.viewers[viewer]?.heldStream = nil }
+        }
+    }
+
+    mutating func store(_ device: HubDevice, _ key: DeviceKey) {
+        devices[key] = device.isEmpty ? nil : device
+    }
+
+    mutating func randomHex(bytes count: Int) -> String {
+        Hex.lowercase(random.bytes(count))
+    }
+
+    mutating func nextSessionNumber() -> UInt64 {
+        lastSessionNumber += 1
+        return lastSessionNumber
+    }
+
+    /// Adds an event to the stream of every viewer of the device (or one viewer), and answers
+    /// their held stream polls.
+    mutating func broadcast(
+        _ key: DeviceKey, type: String, liveDataOfSession: UInt64? = nil, to only: String? = nil, now: LiveNow,
+        _ fields: (inout JSONWriter) -> Void
+    ) {
+        guard var device = devices[key], !device.viewers.isEmpty else { return }
+        lastEventSeq += 1
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("seq"); writer.uint(lastEventSeq)
+        writer.key("type"); writer.string(type)
+        writer.key("at"); writer.int(now.wallUnixMs)
+        writer.key("app"); writer.string(key.app)
+        writer.key("install"); writer.string(key.install)
+        fields(&writer)
+        writer.endObject()
+        let event = StreamEvent(
+            seq: lastEventSeq, liveDataOfSession: liveDataOfSession, json: String(decoding: writer.bytes, as: UTF8.self))
+        var waiting: [String] = []
+        for id in Array(device.viewers.keys) where only == nil || only == id {
+            device.viewers[id]!.append(event, limits: backendLimits)
+            if device.viewers[id]!.heldStream != nil { waiting.append(id) }
+        }
+        devices[key] = device
+        for id in waiting { answerHeldStream(key, viewer: id, now: now) }
+    }
+
+    /// How a session's end reaches the device that held it.
+    enum DeviceStop: Equatable {
+        /// `next` answers with this `stop`.
+        case stop(String)
+        /// The token is gone: a held `next` is answered 401.
+        case tokenGone
+    }
+
+    /// Ends the device's live session: the device's held `next` learns why, the viewers get
+    /// `session_ended`, and every frame and result of the session is dropped from their queues.
+    mutating func endSession(_ key: DeviceKey, reason: String, deviceStop: DeviceStop, now: LiveNow) {
+        guard var device = devices[key], let session = device.session else { return }
+        device.session = nil
+        if reason == SessionEndReason.until.rawValue || reason == SessionEndReason.sessionBytes.rawValue {
+            device.capsReached = true
+        }
+        switch deviceStop {
+        case .stop(let stop): device.lastStop = stop
+        case .tokenGone: device.lastStop = nil
+        }
+        for id in Array(device.viewers.keys) { device.viewers[id]!.dropLiveData(ofSession: session.number) }
+        devices[key] = device
+        if let held = device.heldNext {
+            devices[key]?.heldNext = nil
+            switch deviceStop {
+            case .stop(let stop): release(held, .ok(nextBody(key, commands: [], stop: stop, now: now)))
+            case .tokenGone: release(held, HubReply.error(401, "token", "the device token was replaced"))
+            }
+        }
+        broadcast(key, type: "session_ended", now: now) { writer in
+            writer.key("reason"); writer.string(reason)
+        }
+    }
+
+    /// The device's presence ran out: its token goes, and its session with it.
+    mutating func dropPresence(_ key: DeviceKey, now: LiveNow) {
+        endSession(key, reason: "silent", deviceStop: .tokenGone, now: now)
+        guard var device = devices[key], let presence = device.presence else { return }
+        tokens[presence.token] = nil
+        device.presence = nil
+        devices[key] = device
+        broadcast(key, type: "device_gone", now: now) { _ in }
+        if let device = devices[key] { store(device, key) }
+    }
+
+    mutating func setToken(_ token: String, for key: DeviceKey, replacing old: String?) {
+        if let old { tokens[old] = nil }
+        tokens[token] = key
+    }
+
+    func deviceKey(forToken token: String?) -> DeviceKey? {
+        guard let token, Hex.isLowercase(token, length: limits.deviceTokenHexLength) else { return nil }
+        return tokens[token]
+    }
+
+    var deviceCount: Int { devices.count }
+}

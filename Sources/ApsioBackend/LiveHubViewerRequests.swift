@@ -1,0 +1,275 @@
+public import ApsioCore
+
+/// What signed-in people do: list present devices, join and leave a device's live view, renew
+/// its session, send commands, and fetch their stream. The HTTP layer has already checked that
+/// the caller is a person (16.7); the hub checks who may send commands.
+extension LiveHub {
+    /// The devices present now whose tester still counts, as `GET /api/devices` lists them.
+    public func devicesJSON(now: LiveNow) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("devices")
+        writer.beginArray()
+        for key in devices.keys.sorted(by: { ($0.app, $0.install) < ($1.app, $1.install) }) {
+            guard let device = devices[key], let presence = device.presence,
+                app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil,
+                now.mono <= presence.expires(limits: limits)
+            else { continue }
+            writer.beginObject()
+            writer.key("app"); writer.string(key.app)
+            writer.key("install"); writer.string(key.install)
+            writer.key("tester"); writer.string(presence.tester)
+            writer.key("model"); writer.string(presence.model)
+            writer.key("os"); writer.string(presence.os)
+            writer.key("release"); writer.string(presence.release)
+            writer.key("session_id")
+            if let session = presence.session { writer.string(session) } else { writer.null() }
+            // The hello's reason says why it cannot start a session; none means in the foreground and able to.
+            writer.key("foreground"); writer.string(presence.reason == "inactive" ? "interrupted" : "active")
+            writer.key("reason")
+            if let reason = presence.reason { writer.string(reason) } else { writer.null() }
+            writer.key("last_hello"); writer.int(presence.lastHelloUnixMs)
+            writer.key("viewers"); writer.int(Int64(device.viewers.count))
+            writer.key("caps_reached"); writer.bool(device.capsReached)
+            writer.key("session"); writeSession(device.session, now: now, into: &writer)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `POST /api/devices/{install}/watch`: joins the device's viewers, which starts a session at
+    /// its next hello without a reason; from a viewer already watching, renews the session's
+    /// 30 minutes. Either way a viewer acted, so hellos count the viewers again after a cap (16.3).
+    public mutating func watch(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return failure.reply
+        }
+        expire(key, now: now)
+        guard var device = devices[key], let presence = device.presence,
+            self.app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil
+        else { return Self.noTesterDevice }
+
+        device.capsReached = false
+        if device.viewers[viewer.signIn] != nil {
+            device.viewers[viewer.signIn]!.lastSeen = now.mono
+            if var session = device.session, session.untilMono != nil {
+                session.untilMono = now.mono + limits.sessionLength
+                session.untilUnixMs = now.wallUnixMs + Self.milliseconds(limits.sessionLength)
+                device.session = session
+            }
+            devices[key] = device
+            // The device keeps its end by `remaining_ms`: tell it now, not at the end of its hold.
+            answerHeldNext(key, now: now)
+            if let until = device.session?.untilUnixMs {
+                broadcast(key, type: "renewed", now: now) { writer in
+                    writer.key("until"); writer.int(until)
+                    writer.key("by"); writer.string(viewer.user)
+                }
+            }
+        } else {
+            guard device.viewers.count < backendLimits.maxViewersPerDevice else {
+                return .error(429, "too_many_viewers", "this device has as many viewers as it may have")
+            }
+            device.viewers[viewer.signIn] = HubViewer(identity: viewer, now: now.mono)
+            devices[key] = device
+            broadcastViewers(key, now: now)
+        }
+        return watchReply(key, now: now)
+    }
+
+    /// `DELETE /api/devices/{install}/watch`: leaves. The last viewer leaving ends the session
+    /// with `stop: viewers_left`.
+    public mutating func leave(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return failure.reply
+        }
+        guard devices[key]?.viewers[viewer.signIn] != nil else { return Self.notWatching }
+        removeViewer(key, viewer: viewer.signIn, now: now)
+        return .ok(Array(#"{"watching":false}"#.utf8))
+    }
+
+    /// A sign-in ended: its viewer leaves every device.
+    public mutating func signedOut(_ signIn: String, now: LiveNow) {
+        for key in Array(devices.keys) where devices[key]?.viewers[signIn] != nil {
+            removeViewer(key, viewer: signIn, now: now)
+        }
+    }
+
+    /// `POST /api/devices/{install}/commands` with `{"name": …}`: only from people allowed to
+    /// change the project's settings, and only for a device in a live session (16.7).
+    public mutating func command(
+        _ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8], now: LiveNow
+    ) -> HubReply {
+        guard viewer.mayChangeSettings else {
+            return .error(403, "forbidden", "only people allowed to change the project's settings can send commands")
+        }
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return failure.reply
+        }
+        expire(key, now: now)
+        guard var device = devices[key], device.viewers[viewer.signIn] != nil else { return Self.notWatching }
+        guard device.session != nil else {
+            return .error(409, "not_live", "the device is not in a live session")
+        }
+        guard let request = JSONBody.object(body), let nameText = request["name"]?.stringValue else {
+            return Self.unreadable("a command is {\"name\": …}")
+        }
+        let command = LiveCommand(id: "-", name: nameText, args: request["args"])
+        guard let name = command.known else {
+            return Self.unreadable("commands are screenshot, diagnostics and raise_log_level, with empty args")
+        }
+        let pending = device.commands.filter { !$0.resolved && now.mono < $0.createdAt + limits.commandMemory }
+        guard pending.count < backendLimits.maxPendingCommandsPerDevice else {
+            return .error(429, "too_many_commands", "this device has as many pending commands as it may have")
+        }
+        let id = randomHex(bytes: 16)
+        device.commands.append(PendingCommand(id: id, name: name, by: viewer.user, createdAt: now.mono))
+        device.viewers[viewer.signIn]!.lastSeen = now.mono
+        devices[key] = device
+        broadcast(key, type: "command", now: now) { writer in
+            writer.key("command")
+            writer.beginObject()
+            writer.key("id"); writer.string(id)
+            writer.key("name"); writer.string(name.rawValue)
+            writer.key("by"); writer.string(viewer.user)
+            writer.endObject()
+        }
+        answerHeldNext(key, now: now)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("id"); writer.string(id)
+        writer.key("name"); writer.string(name.rawValue)
+        writer.endObject()
+        return HubReply(status: 202, json: writer.bytes)
+    }
+
+    /// `GET /api/devices/{install}/stream?after=SEQ`: the viewer's events after `after`, which
+    /// also acknowledges (and forgets) the ones up to it. With none waiting, held up to 25 s.
+    public mutating func stream(
+        _ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?, now: LiveNow
+    ) -> HubStep {
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return .reply(failure.reply)
+        }
+        expire(key, now: now)
+        guard var device = devices[key], device.viewers[viewer.signIn] != nil else { return .reply(Self.notWatching) }
+        device.viewers[viewer.signIn]!.lastSeen = now.mono
+        if let after { device.viewers[viewer.signIn]!.acknowledge(through: after) }
+        let previous = device.viewers[viewer.signIn]!.heldStream
+        device.viewers[viewer.signIn]!.heldStream = nil
+        devices[key] = device
+        if let previous { release(previous, streamReply(key, viewer: viewer.signIn, now: now)) }
+        let waiting = devices[key]!.viewers[viewer.signIn]!
+        if !waiting.events.isEmpty || waiting.dropped > 0 {
+            return .reply(streamReply(key, viewer: viewer.signIn, now: now))
+        }
+        let id = hold(key, viewer: viewer.signIn, until: now.mono + backendLimits.streamHoldTime)
+        devices[key]!.viewers[viewer.signIn]!.heldStream = id
+        return .held(id)
+    }
+
+    // MARK: - Steps
+
+    mutating func removeViewer(_ key: DeviceKey, viewer: String, now: LiveNow) {
+        guard var device = devices[key], let removed = device.viewers.removeValue(forKey: viewer) else { return }
+        devices[key] = device
+        if let held = removed.heldStream { release(held, .ok(Array(#"{"events":[],"watching":false}"#.utf8))) }
+        if device.viewers.isEmpty, device.session != nil {
+            endSession(key, reason: "viewers_left", deviceStop: .stop("viewers_left"), now: now)
+        } else {
+            broadcastViewers(key, now: now)
+        }
+        if let device = devices[key] { store(device, key) }
+    }
+
+    mutating func broadcastViewers(_ key: DeviceKey, now: LiveNow) {
+        let count = devices[key]?.viewers.count ?? 0
+        broadcast(key, type: "viewers", now: now) { writer in
+            writer.key("viewers"); writer.int(Int64(count))
+        }
+    }
+
+    mutating func answerHeldStream(_ key: DeviceKey, viewer: String, now: LiveNow) {
+        guard let held = devices[key]?.viewers[viewer]?.heldStream else { return }
+        devices[key]!.viewers[viewer]!.heldStream = nil
+        release(held, streamReply(key, viewer: viewer, now: now))
+    }
+
+    /// The events waiting for a viewer, which stay until a later poll acknowledges them (so an
+    /// answer lost on the way is fetched again), and how many fell off the queue meanwhile.
+    mutating func streamReply(_ key: DeviceKey, viewer: String, now: LiveNow) -> HubReply {
+        guard let device = devices[key], let waiting = device.viewers[viewer] else {
+            return .ok(Array(#"{"events":[],"watching":false}"#.utf8))
+        }
+        devices[key]!.viewers[viewer]!.dropped = 0
+        var writer = JSONWriter(reservingCapacity: waiting.eventBytes + 256)
+        writer.beginObject()
+        writer.key("events")
+        writer.beginArray()
+        for event in waiting.events { writer.raw(event.json.utf8) }
+        writer.endArray()
+        writer.key("last_seq"); writer.uint(waiting.events.last?.seq ?? 0)
+        writer.key("dropped"); writer.int(Int64(waiting.dropped))
+        writer.key("watching"); writer.bool(true)
+        writer.key("viewers"); writer.int(Int64(device.viewers.count))
+        writer.key("session"); writeSession(device.session, now: now, into: &writer)
+        writer.endObject()
+        return .ok(writer.bytes)
+    }
+
+    func watchReply(_ key: DeviceKey, now: LiveNow) -> HubReply {
+        let device = devices[key]
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("watching"); writer.bool(true)
+        writer.key("app"); writer.string(key.app)
+        writer.key("install"); writer.string(key.install)
+        writer.key("viewers"); writer.int(Int64(device?.viewers.count ?? 0))
+        writer.key("session"); writeSession(device?.session, now: now, into: &writer)
+        writer.endObject()
+        return .ok(writer.bytes)
+    }
+
+    func writeSession(_ session: HubSession?, now: LiveNow, into writer: inout JSONWriter) {
+        guard let session else { writer.null(); return }
+        writer.beginObject()
+        writer.key("state"); writer.string(session.state)
+        if let reason = session.pauseReason { writer.key("reason"); writer.string(reason) }
+        writer.key("until")
+        if let until = session.untilUnixMs { writer.int(until) } else { writer.null() }
+        writer.key("remaining_ms")
+        if let until = session.untilMono { writer.int(max(0, Self.milliseconds(until - now.mono))) } else { writer.null() }
+        writer.key("bytes"); writer.int(Int64(session.bytes))
+        writer.endObject()
+    }
+
+    struct Refusal: Error { let reply: HubReply }
+
+    /// The device an install names: with `app`, exactly; without it, the one app whose device it is.
+    func resolve(app: String?, install: String) -> Result<DeviceKey, Refusal> {
+        if let app {
+            guard self.app(named: app) != nil else { return .failure(Refusal(reply: .error(404, "no_such_app", "no app of that name"))) }
+            return .success(DeviceKey(app: app, install: install))
+        }
+        let matches = devices.keys.filter { $0.install == install }
+        switch matches.count {
+        case 0: return .failure(Refusal(reply: Self.noTesterDevice))
+        case 1: return .success(matches[0])
+        default:
+            return .failure(Refusal(reply: .error(409, "ambiguous", "several apps have that install; name one with ?app=")))
+        }
+    }
+
+    static let noTesterDevice = HubReply.error(404, "no_device", "no tester's device with that install is present")
+    static let notWatching = HubReply.error(404, "not_watching", "you are not watching that device; POST …/watch first")
+}

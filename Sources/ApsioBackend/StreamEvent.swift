@@ -1,0 +1,9 @@
+/// One event waiting in a viewer's stream: already written as a JSON object, with its sequence
+/// number. Live data (frames, results) carries its session so it can be dropped when the session
+/// ends: the live stream lives in memory only, and only while its session does (16.7).
+struct StreamEvent: Sendable {
+    let seq: UInt64
+    /// Set for frames and command results, the live data 16.7 forbids keeping.
+    let liveDataOfSession: UInt64?
+    let json: String
+}

@@ -1,0 +1,103 @@
+// apsio-devbackend: the development backend of live inspection (spec 16.4 and 16.7).
+// Everything it does lives in ApsioBackend; this file reads the command line and the clock,
+// runs until SIGINT or SIGTERM, and turns failures into one line and an exit code.
+import ApsioBackend
+import ApsioCore
+import ApsioNet
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandleOutput.standardError.write("apsio-devbackend: \(message)\n")
+    exit(code)
+}
+
+enum FileHandleOutput {
+    case standardOutput, standardError
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var written = 0
+        let fd: Int32 = self == .standardOutput ? 1 : 2
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
+    }
+}
+
+/// A password from standard input, one line, never from the command line (where `ps` shows it).
+func readPassword() -> String {
+    var bytes: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+        bytes.append(byte)
+        if bytes.count > 1024 { fail("a password is at most 1024 bytes", code: 2) }
+    }
+    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func addUser(accountsPath: String, user: String, role: AccountRole, iterations: Int) {
+    var accounts = AccountsFile()
+    if access(accountsPath, F_OK) == 0 {
+        do { accounts = try AccountsFile.load(path: accountsPath) } catch { fail(error.description, code: 1) }
+    }
+    if isatty(0) == 1 { FileHandleOutput.standardError.write("password for \(user): ") }
+    let password = readPassword()
+    guard password.utf8.count >= 8 else { fail("a password has at least 8 bytes", code: 2) }
+    accounts.set(Account(user: user, role: role, password: PasswordHash(password: password, iterations: iterations)))
+    do { try accounts.save(path: accountsPath) } catch { fail(error.description, code: 1) }
+    FileHandleOutput.standardOutput.write("\(user) (\(role.rawValue)) written to \(accountsPath)\n")
+}
+
+/// Returns at the first SIGINT or SIGTERM.
+func waitForTermination() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let (signals, continuation) = AsyncStream<Int32>.makeStream()
+    let sources = [SIGINT, SIGTERM].map { number in
+        let source = DispatchSource.makeSignalSource(signal: number)
+        source.setEventHandler { continuation.yield(number) }
+        source.resume()
+        return source
+    }
+    for await _ in signals { break }
+    for source in sources { source.cancel() }
+}
+
+let command: DevBackendCommand
+do {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    command = try DevBackendCommandLine.parse(
+        Array(CommandLine.arguments.dropFirst()), nowUnixSeconds: Int64(now.tv_sec), hashing: OpenSSLSHA256())
+} catch {
+    fail(error.description, code: 2)
+}
+
+switch command {
+case .help:
+    FileHandleOutput.standardOutput.write(DevBackendCommandLine.usage + "\n")
+case .addUser(let path, let user, let role, let iterations):
+    addUser(accountsPath: path, user: user, role: role, iterations: iterations)
+case .run(let configuration):
+    guard let accountsPath = configuration.accountsPath else { fail("give --accounts FILE (create it with --add-user)", code: 2) }
+    let accounts: AccountsFile
+    do { accounts = try AccountsFile.load(path: accountsPath) } catch { fail(error.description, code: 1) }
+    let backend: DevBackend
+    do { backend = try DevBackend(configuration: configuration, accounts: accounts) } catch { fail(error.description, code: 2) }
+    let port: Int
+    do { port = try await backend.start() } catch { fail(error.description, code: 1) }
+    let scheme = configuration.tls == nil ? "http" : "https"
+    let host = configuration.listenHost.contains(":") ? "[\(configuration.listenHost)]" : configuration.listenHost
+    FileHandleOutput.standardOutput.write(
+        "apsio-devbackend listening on \(scheme)://\(host):\(port); live origin \(configuration.hub.origin); "
+            + "\(configuration.hub.apps.count) app(s), \(accounts.accounts.count) account(s)\n")
+    await waitForTermination()
+    await backend.stop()
+}
