@@ -16,6 +16,10 @@ enum DNSResolver {
     /// Addresses for a TCP connection to `host`:`port`, in getaddrinfo's order. Throws `Failure`,
     /// `TransportError.timedOut` or `CancellationError`.
     static func resolve(host: String, port: Int, timeout: Duration) async throws -> [SocketAddress] {
+        // An address literal needs no lookup: getaddrinfo with AI_NUMERICHOST answers at once
+        // without reading a file or asking a server, so it runs here instead of waiting for a
+        // thread of the lookup queue (which a busy process may not have free for a while).
+        if isAddressLiteral(host) { return try lookUp(host: host, port: port, numeric: true).get() }
         let once = OneShot<[SocketAddress]>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -32,12 +36,18 @@ enum DNSResolver {
         }
     }
 
-    private static func lookUp(host: String, port: Int) -> Result<[SocketAddress], any Error> {
+    private static func isAddressLiteral(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    private static func lookUp(host: String, port: Int, numeric: Bool = false) -> Result<[SocketAddress], any Error> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
-        hints.ai_flags = AI_NUMERICSERV
+        hints.ai_flags = AI_NUMERICSERV | (numeric ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, String(port), &hints, &list)
         guard code == 0 else {
