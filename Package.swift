@@ -53,6 +53,8 @@ let package = Package(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
+        // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
+        .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
         .target(

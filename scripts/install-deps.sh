@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need, when any is missing.
 # Safe to run again: it does nothing when everything is there.
+# Also makes .build/python-otlp, a Python environment with the OTLP protobuf definitions.
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
     dbus python3-dbusmock                             # a private system bus with mock services
     openssl gzip binutils                             # test certificates, gzip and readelf
     gcc libc6-dev                                     # tiny ELF files with and without a build-id
+    python3 python3-venv                              # the OTLP wire check (below)
 )
 
 missing=()
@@ -17,10 +19,24 @@ for package in "${packages[@]}"; do
         missing+=("$package")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    echo "Installing: ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-sudo=()
-[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-echo "Installing: ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The OTLP encoder's tests parse its output with the OpenTelemetry protobuf definitions
+# (google.protobuf.json_format), which Debian does not package: a virtual environment of Debian's
+# own python3, under the build directory, holds them. Pinned, so every machine checks against the
+# same definitions; nothing is fetched when they are already there.
+otlp_python_packages=(opentelemetry-proto==1.45.2 protobuf==7.36.2)
+venv="$(cd "$(dirname "$0")/.." && pwd)/.build/python-otlp"
+if ! "$venv/bin/python3" -c 'import opentelemetry.proto.collector.logs.v1.logs_service_pb2' 2>/dev/null \
+    || ! "$venv/bin/python3" -m pip freeze 2>/dev/null | grep -qx "${otlp_python_packages[0]}"; then
+    echo "Installing into $venv: ${otlp_python_packages[*]}"
+    mkdir -p "$(dirname "$venv")"
+    /usr/bin/python3 -m venv "$venv"
+    "$venv/bin/python3" -m pip install --quiet --disable-pip-version-check "${otlp_python_packages[@]}"
+fi

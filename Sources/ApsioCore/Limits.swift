@@ -60,6 +60,28 @@ public struct Limits: Sendable, Equatable {
     /// 402 and 403 pause hellos this long when the answer has no `Retry-After` (1.5).
     public var defaultRefusalPause: Duration = .seconds(3600)
 
+    // LINUX-PROFILE §12: the policy. The spec fixes the refresh bounds; the rest are the
+    // project's own bounds on what a backend can make the device hold.
+    public var defaultPolicyRefresh: Duration = .seconds(300)
+    public var minPolicyRefresh: Duration = .seconds(60)
+    public var maxPolicyRefresh: Duration = .seconds(3600)
+    /// A policy body larger than this is refused before it is read.
+    public var maxPolicyBytes = 1 << 20
+    /// Arrays and objects nested deeper than this in a body a peer sent are refused.
+    public var maxJSONDepth = 32
+    /// A tester entry's `id` is sent back in every hello; one longer than this is not an id.
+    public var maxTesterIDBytes = 256
+
+    // LINUX-PROFILE §11: redaction.
+    /// A private key printed line by line spans journal entries; after this many entries without
+    /// its END line the block is taken as over, so a key never closed cannot blank an app's log.
+    public var maxPrivateKeyLines = 256
+
+    // LINUX-PROFILE §9: sampling.
+    /// Sessions whose sampling decision is remembered; an older one is decided again, the same
+    /// way unless the rate changed meanwhile.
+    public var maxRememberedSessions = 256
+
     public init() {}
 
     /// The numbers as the spec gives them.

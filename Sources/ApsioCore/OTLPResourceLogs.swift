@@ -1,0 +1,30 @@
+/// One `ResourceLogs`: an app's Resource with one session, and that session's records.
+public struct OTLPResourceLogs: Sendable, Equatable {
+    public var resource: OTLPResource
+    public var records: [IngestRecord]
+
+    public init(resource: OTLPResource, records: [IngestRecord]) {
+        self.resource = resource
+        self.records = records
+    }
+
+    /// One group per session of `records` (LINUX-PROFILE §1), in the order each session first
+    /// appears, records in their order; `app`'s own `sessionID` is replaced by each group's.
+    /// Records of no session form a group whose Resource has no `session.id`.
+    public static func grouped(app: OTLPResource, records: [IngestRecord]) -> [OTLPResourceLogs] {
+        var groups: [OTLPResourceLogs] = []
+        var indexBySession: [String?: Int] = [:]
+        for entry in records {
+            let session = entry.record.sessionID
+            if let index = indexBySession[session] {
+                groups[index].records.append(entry)
+            } else {
+                var resource = app
+                resource.sessionID = session
+                indexBySession[session] = groups.count
+                groups.append(OTLPResourceLogs(resource: resource, records: [entry]))
+            }
+        }
+        return groups
+    }
+}

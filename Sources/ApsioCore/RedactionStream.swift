@@ -1,0 +1,36 @@
+/// Redaction of one app's records in the order they were written, which catches what one
+/// record alone cannot: a private key printed to stdout reaches the journal one line an entry,
+/// so after an entry that opens `-----BEGIN … PRIVATE KEY-----`, each following body is key
+/// material up to the entry with the END line.
+///
+/// Fail closed: an unrelated line that interleaves inside a block is blanked too (better than
+/// letting a line of key through because it carried a prefix). A block that never closes ends
+/// after `Limits.maxPrivateKeyLines` entries.
+public struct RedactionStream: Sendable {
+    public let redactor: Redactor
+    private let maxKeyLines: Int
+    /// Entries redacted as key material since the block opened; nil outside a block.
+    private var keyLines: Int?
+
+    public init(redactor: Redactor, limits: Limits = .spec) {
+        self.redactor = redactor
+        maxKeyLines = limits.maxPrivateKeyLines
+    }
+
+    public var isInsidePrivateKey: Bool { keyLines != nil }
+
+    public mutating func redact(_ record: LogRecord) -> LogRecord {
+        var record = record
+        let continuing = keyLines != nil
+        let (body, open) = redactor.redact(record.body, continuingPrivateKey: continuing)
+        record.body = body
+        if open {
+            let lines = continuing ? (keyLines ?? 0) + 1 : 0
+            keyLines = lines < maxKeyLines ? lines : nil
+        } else {
+            keyLines = nil
+        }
+        redactor.redactAttributes(&record.attributes)
+        return record
+    }
+}

@@ -1,0 +1,195 @@
+import ApsioCore
+import Testing
+
+/// The encoder's output read back with the core's JSON reader. The protobuf schema's own reading
+/// of it is `OTLPProtobufCheckTests`.
+@Suite struct OTLPLogsEncoderTests {
+    let encoder = OTLPLogsEncoder(hashing: sha256)
+    static let install = "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
+    static let session = "0b5c2a8e-3f1d-4c1d-9f00-5e6d7c8b9a01"
+    static let resource = OTLPResource(
+        serviceName: "com.example.nginx", serviceVersion: "1.22.1-9", appBuildID: "3c2f5e",
+        facts: ResourceFacts(osName: "Debian GNU/Linux", osVersion: "12", hostName: "edge-7"),
+        installationID: install, sessionID: session)
+
+    func record(
+        _ body: String = "GET /", cursor: String? = "s=abc;i=1", session: String? = OTLPLogsEncoderTests.session,
+        attributes: [Attribute] = []
+    ) -> LogRecord {
+        LogRecord(
+            timeUnixNano: 1_764_000_000_123_456_789, severity: JournalSeverity(priority: 6), body: body,
+            attributes: attributes, sessionID: session, journalCursor: cursor)
+    }
+
+    func decode(_ groups: [OTLPResourceLogs]) throws -> JSONValue {
+        try JSONParser().parse(encoder.encode(groups))
+    }
+
+    func records(_ json: JSONValue, group: Int = 0) -> [JSONValue] {
+        json["resourceLogs"]?.arrayValue?[group]["scopeLogs"]?.arrayValue?[0]["logRecords"]?.arrayValue ?? []
+    }
+
+    /// Attributes as key → the value object, e.g. `["stringValue": "x"]`.
+    func attributes(_ list: JSONValue?) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for item in list?.arrayValue ?? [] {
+            if let key = item["key"]?.stringValue { out[key] = item["value"] }
+        }
+        return out
+    }
+
+    func keys(_ list: JSONValue?) -> [String] {
+        (list?.arrayValue ?? []).compactMap { $0["key"]?.stringValue }
+    }
+
+    func uid(_ input: String) -> String {
+        Hex.lowercase(sha256.sha256(Array(input.utf8)).prefix(16))
+    }
+
+    @Test func writesTheOTLPShape() throws {
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [IngestRecord(record(), mark: .sessionRate(0.5))])])
+        let group = json["resourceLogs"]?.arrayValue?.first
+        #expect(json["resourceLogs"]?.arrayValue?.count == 1)
+        #expect(keys(group?["resource"]?["attributes"]) == [
+            "service.name", "service.version", "app.build_id", "os.name", "os.version", "app.installation.id",
+            "host.name", "session.id",
+        ])
+        let scope = group?["scopeLogs"]?.arrayValue?.first?["scope"]
+        #expect(scope == .object(["name": .string("apsiod"), "version": .string(ApsioVersion.current)]))
+        let logRecord = records(json).first
+        #expect(logRecord?["timeUnixNano"] == .string("1764000000123456789"))
+        #expect(logRecord?["observedTimeUnixNano"] == .string("1764000000123456789"))
+        #expect(logRecord?["severityNumber"] == .number(9))
+        #expect(logRecord?["severityText"] == .string("INFO"))
+        #expect(logRecord?["body"] == .object(["stringValue": .string("GET /")]))
+        #expect(logRecord?["traceId"] == nil)
+        let attrs = attributes(logRecord?["attributes"])
+        #expect(attrs["log.record.uid"] == .object(["stringValue": .string(uid(Self.install + ":s=abc;i=1"))]))
+        #expect(attrs["apsio.sampling.session.rate"] == .object(["doubleValue": .number(0.5)]))
+        #expect(attrs["session.id"] == nil)  // the Resource says it
+    }
+
+    @Test func eachAttributeTypeHasItsMapping() throws {
+        let attributesIn: [Attribute] = [
+            .string("s", "x"), .int("i", .max), .int("n", -3), .double("d", 1.5), .double("w", 3), .bool("b", false),
+            .double("nan", .nan), .double("inf", .infinity), .double("ninf", -.infinity),
+        ]
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [IngestRecord(record(attributes: attributesIn), mark: .unsampled)])])
+        let attrs = attributes(records(json).first?["attributes"])
+        #expect(attrs["s"] == .object(["stringValue": .string("x")]))
+        #expect(attrs["i"] == .object(["intValue": .string("9223372036854775807")]))
+        #expect(attrs["n"] == .object(["intValue": .string("-3")]))
+        #expect(attrs["d"] == .object(["doubleValue": .number(1.5)]))
+        #expect(attrs["w"] == .object(["doubleValue": .number(3)]))
+        #expect(attrs["b"] == .object(["boolValue": .bool(false)]))
+        #expect(attrs["nan"] == .object(["doubleValue": .string("NaN")]))
+        #expect(attrs["inf"] == .object(["doubleValue": .string("Infinity")]))
+        #expect(attrs["ninf"] == .object(["doubleValue": .string("-Infinity")]))
+        #expect(attrs["apsio.sampling.session.rate"] == nil && attrs["apsio.sampling.released"] == nil)
+    }
+
+    @Test func bodiesAndStringAttributesAreCutAtACharacterBoundary() throws {
+        let body = String(repeating: "a", count: 4095) + "é" + String(repeating: "b", count: 900)  // é straddles 4096
+        let value = String(repeating: "€", count: 400)  // 1200 bytes; 341 whole euros are 1023
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [IngestRecord(record(body, attributes: [.string("v", value)]), mark: .unsampled)])])
+        let logRecord = records(json).first
+        #expect(logRecord?["body"]?["stringValue"]?.stringValue == String(repeating: "a", count: 4095))
+        #expect(attributes(logRecord?["attributes"])["v"]?["stringValue"]?.stringValue == String(repeating: "€", count: 341))
+    }
+
+    @Test func sessionIDIsOnTheRecordOnlyWhenItDiffers() throws {
+        let late = "77777777-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [
+            IngestRecord(record(), mark: .unsampled), IngestRecord(record(session: late), mark: .unsampled),
+        ])])
+        #expect(attributes(records(json)[0]["attributes"])["session.id"] == nil)
+        #expect(attributes(records(json)[1]["attributes"])["session.id"] == .object(["stringValue": .string(late)]))
+    }
+
+    /// A record that describes another instance (2.5) keeps its own `session.id` attribute.
+    @Test func aRecordsOwnSessionAttributeIsNotWrittenTwice() throws {
+        let other = "88888888-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [
+            IngestRecord(record(session: nil, attributes: [.string("session.id", other)]), mark: .unsampled),
+        ])])
+        #expect(keys(records(json)[0]["attributes"]).filter { $0 == "session.id" }.count == 1)
+    }
+
+    @Test func attributesTheEncoderSetsAreNotTakenFromTheRecord() throws {
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [
+            IngestRecord(
+                record(attributes: [.string("log.record.uid", "forged"), .string("apsio.sampling.released", "live"), .string("k", "v")]),
+                mark: .sessionRate(1)),
+        ])])
+        let list = records(json)[0]["attributes"]
+        #expect(keys(list) == ["k", "log.record.uid", "apsio.sampling.session.rate"])
+        #expect(attributes(list)["log.record.uid"]?["stringValue"] == .string(uid(Self.install + ":s=abc;i=1")))
+    }
+
+    @Test func releasedRecordsSayLive() throws {
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [IngestRecord(record(), mark: .releasedLive)])])
+        let attrs = attributes(records(json)[0]["attributes"])
+        #expect(attrs["apsio.sampling.released"] == .object(["stringValue": .string("live")]))
+        #expect(attrs["apsio.sampling.session.rate"] == nil)
+    }
+
+    @Test func theUIDOfAJournalEntryIsItsInstallAndCursor() {
+        let uid = encoder.recordUID(record(cursor: "s=739ad463348b4ceca5a9e69c95a3c93f;i=4ece7"), namespace: Self.install)
+        #expect(uid == self.uid(Self.install + ":s=739ad463348b4ceca5a9e69c95a3c93f;i=4ece7"))
+        #expect(Hex.isLowercase(uid, length: 32))
+    }
+
+    @Test func withoutAnInstallationIDTheUIDUsesTheServiceName() throws {
+        var resource = Self.resource
+        resource.installationID = nil
+        let json = try decode([OTLPResourceLogs(resource: resource, records: [IngestRecord(record(), mark: .unsampled)])])
+        let resourceKeys = keys(json["resourceLogs"]?.arrayValue?[0]["resource"]?["attributes"])
+        #expect(!resourceKeys.isEmpty && !resourceKeys.contains("app.installation.id"))
+        #expect(attributes(records(json)[0]["attributes"])["log.record.uid"]?["stringValue"]
+            == .string(uid("com.example.nginx:s=abc;i=1")))
+    }
+
+    /// A record that is no journal entry gets the same uid each time it is sent, and another
+    /// record another uid.
+    @Test func theUIDOfARecordWithoutACursorFollowsItsContent() {
+        let diagnostics = record("diagnostics", cursor: nil, attributes: [.string("apsio.live.command.id", "c1")])
+        let uid = encoder.recordUID(diagnostics, namespace: Self.install)
+        #expect(uid == encoder.recordUID(diagnostics, namespace: Self.install))
+        var second = diagnostics
+        second.attributes = [.string("apsio.live.command.id", "c2")]
+        #expect(uid != encoder.recordUID(second, namespace: Self.install))
+        var later = diagnostics
+        later.timeUnixNano += 1
+        #expect(uid != encoder.recordUID(later, namespace: Self.install))
+        #expect(uid != encoder.recordUID(diagnostics, namespace: "other-install"))
+        #expect(Hex.isLowercase(uid, length: 32))
+    }
+
+    @Test func observedTimeIsTheCallersWhenGiven() throws {
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [
+            IngestRecord(record(), mark: .unsampled, observedTimeUnixNano: 1_764_000_001_000_000_000),
+        ])])
+        #expect(records(json)[0]["observedTimeUnixNano"] == .string("1764000001000000000"))
+    }
+
+    @Test func groupsFollowSessionsInTheOrderTheyAppear() {
+        let a = "aaaaaaaa-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let b = "bbbbbbbb-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let entries = [record("1", session: b), record("2", session: a), record("3", session: nil), record("4", session: b)]
+            .map { IngestRecord($0, mark: .unsampled) }
+        let groups = OTLPResourceLogs.grouped(app: Self.resource, records: entries)
+        #expect(groups.map(\.resource.sessionID) == [b, a, nil])
+        #expect(groups.map { $0.records.map(\.record.body) } == [["1", "4"], ["2"], ["3"]])
+        #expect(groups[2].resource.attributes.allSatisfy { $0.key != "session.id" })
+    }
+
+    @Test func emptyGroupsAreLeftOutAndAnEmptyRequestIsValid() throws {
+        #expect(String(decoding: encoder.encode([]), as: UTF8.self) == #"{"resourceLogs":[]}"#)
+        let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [])])
+        #expect(json["resourceLogs"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func neverADeviceID() {
+        #expect(!Self.resource.attributes.contains { $0.key == "device.id" })
+    }
+}
