@@ -43,8 +43,10 @@ public final class RecordQueue {
         self.bounds = bounds
         head = QueuePosition(epoch: 0, segment: 1, offset: 0, ordinal: 0)
         try Self.io { () throws(SystemError) in try FileSystem.makeDirectory(directory, mode: 0o700) }
+        // A daemon that restarts may find its predecessor still letting go: wait a moment for it,
+        // then refuse rather than share the queue.
         guard let lock = try Self.io({ () throws(SystemError) in
-            try FileLock.acquire(directory + "/lock", mode: 0o600, timeout: .zero)
+            try FileLock.acquire(directory + "/lock", mode: 0o600, timeout: .seconds(2))
         }) else { throw .busy(directory: directory) }
         self.lock = lock
         try recover()

@@ -53,7 +53,8 @@ public final class HTTPClient: Sendable {
             var progress = Progress()
             do {
                 let response = try await exchange(
-                    bytes, isHead: request.method == "HEAD", over: transport, deadline: deadline, progress: &progress)
+                    bytes, isHead: request.method == "HEAD", over: transport, deadline: deadline, timeout: timeout,
+                    progress: &progress)
                 if response.reusable {
                     pool.put(transport, for: key, now: .now)
                 } else {
@@ -137,10 +138,11 @@ public final class HTTPClient: Sendable {
 
     private func exchange(
         _ bytes: [UInt8], isHead: Bool, over transport: Transport, deadline: ContinuousClock.Instant,
-        progress: inout Progress
+        timeout: Duration, progress: inout Progress
     ) async throws -> (response: HTTPResponse, reusable: Bool) {
+        // `timeout` is the whole exchange's, as the caller set it: the error names that, not
+        // whatever was left of it once connected.
         let limits = options.limits
-        let timeout = deadline - ContinuousClock.now
         do {
             try await transport.write(bytes, until: deadline)
             progress.requestWritten = true
@@ -166,7 +168,7 @@ public final class HTTPClient: Sendable {
             return (response, parser.connectionReusable)
         } catch let error as TransportError {
             switch error {
-            case .timedOut: throw HTTPClientError.timedOut(.exchange, after: max(timeout, .zero))
+            case .timedOut: throw HTTPClientError.timedOut(.exchange, after: timeout)
             case .reset(let reason), .system(let reason), .tls(let reason, _):
                 throw HTTPClientError.connectionFailed(reason: reason)
             }

@@ -44,7 +44,7 @@ import Testing
         _ = try await live.send(LiveHTTPRequest(method: .post, path: "/v1/live/frames", gzipBody: body, token: token))
 
         let requests = seen.requests.withLock { $0 }
-        #expect(requests.count == 2)
+        try #require(requests.count == 2)
         #expect(requests.allSatisfy { $0.headers["Apsio-App-Key"] == "apsio_app_secret_key" })
         #expect(requests[0].headers["Apsio-Live-Token"] == nil)
         #expect(requests[1].headers["Apsio-Live-Token"] == token.secretHex)
