@@ -65,7 +65,9 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ApsioAgentTests",
-            dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioTestSupport"],
+            dependencies: [
+                "ApsioAgent", "ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),

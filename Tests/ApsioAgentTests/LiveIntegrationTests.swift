@@ -26,7 +26,8 @@ import Testing
         let app: AppRuntime
         private var tasks: [Task<Void, Never>] = []
 
-        init() async throws {
+        /// `makeTransport`: the live channel's network; the scripted backend when nil.
+        init(makeTransport: (@Sendable (LiveOrigin) -> any LiveTransport)? = nil, origin: String = "http://127.0.0.1:9") async throws {
             bus = try DBusMockFixture()
             try await bus.startTemplate("systemd", busName: SystemdMock.systemd)
             try await SystemdMock.addUnit(bus, LiveIntegrationTests.unit)
@@ -43,7 +44,7 @@ import Testing
                 app: AppDescription(
                     name: "demo", unit: LiveIntegrationTests.unit, installationID: LiveIntegrationTests.install,
                     serviceName: "com.example.demo", model: "Test Box", os: "Debian GNU/Linux 12", release: "2.0.1"),
-                dayBytes: DayBytes(day: 0, bytes: 0), clock: clock, hashing: sha, makeTransport: { _ in backend },
+                dayBytes: DayBytes(day: 0, bytes: 0), clock: clock, hashing: sha, makeTransport: makeTransport ?? { _ in backend },
                 indicator: { indicator.live($0.event) }, submitDiagnostics: { _ in (0, 0) },
                 saveDayBytes: { try? apps.saveDayBytes($0, for: name) })
             await app.start()
@@ -61,7 +62,7 @@ import Testing
 
             let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: sha)
             await app.live.configure(
-                origin: LiveOrigin("http://127.0.0.1:9"),
+                origin: LiveOrigin(origin),
                 testers: [TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)])
             await app.live.send(.consent(true))
         }
@@ -90,8 +91,11 @@ import Testing
     }
 
     /// Runs `body` on a fresh simulated host, and stops every process it started either way.
-    func withHost(_ body: (Host) async throws -> Void) async throws {
-        let host = try await Host()
+    static func withHost(
+        makeTransport: (@Sendable (LiveOrigin) -> any LiveTransport)? = nil, origin: String = "http://127.0.0.1:9",
+        _ body: (Host) async throws -> Void
+    ) async throws {
+        let host = try await Host(makeTransport: makeTransport, origin: origin)
         do {
             try await body(host)
         } catch {
@@ -102,7 +106,7 @@ import Testing
     }
 
     @Test func journalLinesReachTheViewerAFrozenUnitPausesAStoppedOneCloses() async throws {
-        try await withHost { host in
+        try await Self.withHost { host in
         try await host.startSession()
         #expect(host.backend.requests(to: "/v1/live/frames").first?.body?["state"] == .string("live"))
 
@@ -141,7 +145,7 @@ import Testing
     }
 
     @Test func commandsTokensAndTurningItOff() async throws {
-        try await withHost { host in
+        try await Self.withHost { host in
         try await host.startSession()
 
         // A command, then the same id again: run once, answered from memory the second time.
@@ -190,7 +194,7 @@ import Testing
 
     /// "It MUST keep the day's count across launches, on disk"
     @Test func theDaysBytesAreOnDiskWhenTheDaemonStops() async throws {
-        try await withHost { host in
+        try await Self.withHost { host in
             try await host.startSession()
             let spent = await host.app.live.dayBytes
             #expect(spent.bytes > 0)
@@ -200,7 +204,7 @@ import Testing
     }
 
     @Test func aTokenlessHelloAnswerEndsTheSession() async throws {
-        try await withHost { host in
+        try await Self.withHost { host in
         try await host.startSession()
         host.backend.answerHellos(.status(200, body: .object(["viewers": .number(1)]), retryAfter: nil))
         host.clock.advance(by: .seconds(30))

@@ -1,0 +1,99 @@
+import ApsioAgent
+import ApsioBackend
+import ApsioCore
+import ApsioNet
+import Foundation
+import Synchronization
+@testable import ApsioTestSupport
+import Testing
+
+/// The device and the development backend over loopback HTTP: a person signs in and watches, the
+/// unit's journal lines reach that person's stream, and a screenshot comes back.
+@Suite(.serialized) struct DevBackendEndToEndTests {
+    static let appKey = "apsio_app_end_to_end"
+
+    @Test func aPersonWatchesTheUnitLiveAndTakesAScreenshot() async throws {
+        let sha = OpenSSLSHA256()
+        let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: sha)
+        let entry = TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)
+        let accounts = AccountsFile(accounts: [
+            Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000))
+        ])
+        let configuration = DevBackendConfiguration(
+            listenHost: "127.0.0.1", listenPort: 0,
+            hub: HubConfiguration(
+                origin: LiveOrigin("http://127.0.0.1:8787")!,
+                apps: [HubApp(name: "demo", appKey: Self.appKey, testers: [entry])]),
+            development: true)
+        let patient = HTTPClient.Options(limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120)))
+        let backend = try DevBackend(configuration: configuration, accounts: accounts)
+        let port = try await backend.start()
+        let client = try HTTPClient(options: patient)
+        let endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
+
+        @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
+            var headers: HTTPHeaders = [:]
+            if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
+            if body != nil { headers.add("Content-Type", "application/json") }
+            let response = try await client.send(
+                HTTPRequest(method: method, path: path, headers: headers, body: body.map(JSONWriter.encode) ?? []), to: endpoint)
+            return (response.status, JSONValueEncoding.decode(response.body) ?? .null)
+        }
+
+        do {
+            let transportClient = try HTTPClient(options: patient)
+            try await LiveIntegrationTests.withHost(
+                makeTransport: { origin in
+                    HTTPLiveTransport(client: transportClient, origin: origin, appKey: AppKey(Self.appKey))
+                },
+                origin: "http://127.0.0.1:\(port)"
+            ) { host in
+                let install = LiveIntegrationTests.install
+                try await SystemdMock.update(host.bus, LiveIntegrationTests.unit, [["ActiveState", "s", "active"]])
+                await host.app.live.send(.allowed(true))
+
+                // The device says hello; a person signs in and watches it.
+                let login = try await api("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
+                let ann = try #require(login.1["token"]?.stringValue)
+                try await eventually("the device present") {
+                    let devices = try? await api("GET", "/api/devices", ann)
+                    return devices?.1["devices"]?.arrayValue?.contains { $0["install"]?.stringValue == install } ?? false
+                }
+                #expect(try await api("POST", "/api/devices/\(install)/watch", ann).0 == 200)
+
+                // The next hello finds a viewer and starts the session.
+                host.clock.advance(by: .seconds(30))
+                try await eventually("the session started") { await host.app.live.isInSession }
+
+                // The unit writes; the person's stream shows the lines.
+                try await host.journal.write([host.journal.entry(unit: LiveIntegrationTests.unit, message: "order 1234 shipped")])
+                // The stream hands each event once: keep all of them.
+                let seen = Mutex<[JSONValue]>([])
+                try await eventually("the line in the stream") {
+                    host.clock.advance(by: .seconds(1))
+                    guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
+                    let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
+                    return events.contains { event in
+                        event["frames"]?["lines"]?.arrayValue?.contains { $0["body"] == .string("order 1234 shipped") }
+                            ?? event["lines"]?.arrayValue?.contains { $0["body"] == .string("order 1234 shipped") } ?? false
+                    }
+                }
+
+                // A screenshot: the device runs it, shows a notice, and the result reaches the stream.
+                let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
+                #expect((200..<300).contains(command.0))
+                try await eventually("the screenshot's result in the stream") {
+                    host.clock.advance(by: .milliseconds(300))
+                    guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
+                    let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
+                    return events.contains { $0["type"] == .string("result") }
+                }
+                try await eventually("the notice on the machine") { host.indicator.received.contains(.notice(.screenshot)) }
+            }
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+}
