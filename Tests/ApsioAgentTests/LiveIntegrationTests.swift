@@ -193,13 +193,25 @@ import Testing
     }
 
     /// "It MUST keep the day's count across launches, on disk"
-    @Test func theDaysBytesAreOnDiskWhenTheDaemonStops() async throws {
+    @Test func theDaysBytesAreOnDiskAndNoSecretIsWhenTheDaemonStops() async throws {
         try await Self.withHost { host in
             try await host.startSession()
             let spent = await host.app.live.dayBytes
             #expect(spent.bytes > 0)
             await host.app.stop()
             #expect(try host.state.apps.dayBytes(for: AppName("demo")) == spent)
+
+            // Neither the proof nor the token is in any file the runtime wrote.
+            let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: OpenSSLSHA256())
+            let root = host.journal.path + "/state"
+            let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+            #expect(!files.isEmpty)
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: root + "/" + file) else { continue }
+                let text = String(decoding: data, as: UTF8.self)
+                #expect(!text.contains(proof.secretHex), "\(file) holds the proof")
+                #expect(!text.contains(LiveIntegrationTests.token), "\(file) holds the token")
+            }
         }
     }
 
