@@ -31,7 +31,7 @@ let package = Package(
         // Pure rules and state machines: no C, no I/O, no clock reads.
         .target(name: "ApsioCore", swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
-        .target(name: "ApsioPOSIX", swiftSettings: strict),
+        .target(name: "ApsioPOSIX", dependencies: ["ApsioCore"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
         .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "COpenSSL"], swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
-        .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore"], swiftSettings: strict),
+        .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),

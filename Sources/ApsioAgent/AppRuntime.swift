@@ -1,3 +1,4 @@
+public import ApsioPOSIX
 public import ApsioCore
 import ApsioPlatform
 

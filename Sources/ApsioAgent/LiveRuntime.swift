@@ -1,3 +1,4 @@
+public import ApsioPOSIX
 public import ApsioCore
 
 /// Carries out one app's live channel: feeds the pure `LiveChannel` its events, performs the

@@ -1,3 +1,4 @@
+public import ApsioPOSIX
 public import ApsioCore
 import ApsioNet
 
@@ -8,7 +9,7 @@ public actor BackendService {
     private var hub: LiveHub
     private var signIns: SignInSessions
     private var ingestLog: IngestLog
-    private let clock: any BackendClock
+    private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
     private var waiters: [HoldID: CheckedContinuation<HubReply, Never>] = [:]
     private var passwordChecks = 0
@@ -17,7 +18,7 @@ public actor BackendService {
     private nonisolated let appKeys: Set<String>
 
     public init(
-        configuration: HubConfiguration, clock: any BackendClock = SystemBackendClock(),
+        configuration: HubConfiguration, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default
     ) {

@@ -1,3 +1,4 @@
+public import ApsioPOSIX
 public import ApsioCore
 public import ApsioNet
 
@@ -12,7 +13,7 @@ public final class DevBackend: Sendable {
     public static let sessionCookie = "apsio_session"
 
     public init(
-        configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any BackendClock = SystemBackendClock(),
+        configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits = DevBackend.serverLimits
     ) throws(BackendConfigurationError) {

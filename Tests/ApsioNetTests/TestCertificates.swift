@@ -1,3 +1,4 @@
+@testable import ApsioTestSupport
 import Foundation
 
 /// Certificates made with the `openssl` command for one test: a test CA, a server certificate for

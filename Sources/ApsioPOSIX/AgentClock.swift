@@ -3,7 +3,7 @@ public import ApsioCore
 internal import Glibc
 #endif
 
-/// The two clocks the agent reads, behind one protocol so a test runs a 30-minute session in
+/// The two clocks the agent and the development backend read, behind one protocol so a test runs a 30-minute session in
 /// microseconds: the monotonic one for durations, the wall one for timestamps and the UTC day.
 public protocol AgentClock: Sendable {
     func now() -> LiveNow
