@@ -13,7 +13,7 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A message broke a limit or did not have the shape D-Bus promised.
     case malformed(String)
     /// A libsystemd call failed where no peer was involved.
-    case library(call: String, errno: Int32)
+    case libsystemd(call: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -27,7 +27,7 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
             message.isEmpty ? name : "\(name): \(message)"
         case .malformed(let what):
             "malformed D-Bus message: \(what)"
-        case .library(let call, let code):
+        case .libsystemd(let call, let code):
             "\(call) failed: \(Self.reason(code))"
         }
     }

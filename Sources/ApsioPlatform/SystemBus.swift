@@ -39,7 +39,7 @@ public final class SystemBus: Sendable {
         self.address = text
         var bus: OpaquePointer?
         var result = sd_bus_new(&bus)
-        guard result >= 0, let bus else { throw .library(call: "sd_bus_new", errno: -result) }
+        guard result >= 0, let bus else { throw .libsystemd(call: "sd_bus_new", errno: -result) }
         result = sd_bus_set_address(bus, text)
         if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
         // A peer could otherwise fill our descriptor table by passing fds in signals.
@@ -56,7 +56,7 @@ public final class SystemBus: Sendable {
         guard paired == 0 else {
             let code = errno
             sd_bus_close_unref(bus)
-            throw .library(call: "socketpair", errno: code)
+            throw .libsystemd(call: "socketpair", errno: code)
         }
         wakeReader = OwnedFileDescriptor(taking: pair[0])
         wakeWriter = OwnedFileDescriptor(taking: pair[1])
@@ -279,7 +279,7 @@ public final class SystemBus: Sendable {
     private static func failure(_ call: String, _ result: Int32) -> BusError {
         let code = -result
         if code == ENOTCONN || code == ECONNRESET { return .disconnected(errno: code) }
-        return .library(call: call, errno: code)
+        return .libsystemd(call: call, errno: code)
     }
 
     // MARK: - Matches
