@@ -27,6 +27,8 @@ public actor AppRuntime {
     private let network: NetworkTypeReader
     private var sampler: Task<Void, Never>?
     private var hostEvents: Task<Void, Never>?
+    /// Until when `raise_log_level` releases records from DEBUG up through ingest (16.6); memory only.
+    public private(set) var logLevelRaisedUntilUnixMs: Int64?
 
     public init(
         app: AppDescription, dayBytes: DayBytes, clock: any AgentClock, hashing: any SHA256Hashing,
@@ -147,6 +149,8 @@ public actor AppRuntime {
         case .dayBytes(let bytes):
             unsavedDayBytes = bytes
             flushDayBytes(force: false)
+        case .logLevel(let until):
+            logLevelRaisedUntilUnixMs = until
         default:
             break
         }

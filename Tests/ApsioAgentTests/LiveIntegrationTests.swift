@@ -216,6 +216,22 @@ import Testing
         }
     }
 
+    /// "raise_log_level: for 30 minutes, in memory only ... ends when consent ... withdraws it"
+    @Test func aRaisedLogLevelReachesTheAppAndEndsWithConsent() async throws {
+        try await Self.withHost { host in
+            try await host.startSession()
+            host.backend.releaseNext(.status(200, body: .object([
+                "commands": .array([.object(["id": .string("r1"), "name": .string("raise_log_level"), "args": .object([:])])]),
+                "viewers": .number(1),
+            ]), retryAfter: nil))
+            try await eventually("the level raised") { await host.app.logLevelRaisedUntilUnixMs != nil }
+            let until = try #require(await host.app.logLevelRaisedUntilUnixMs)
+            #expect(until == host.clock.now().wallUnixMs + 1_800_000)
+            await host.app.live.send(.consent(false))
+            try await eventually("the level restored") { await host.app.logLevelRaisedUntilUnixMs == nil }
+        }
+    }
+
     @Test func aTokenlessHelloAnswerEndsTheSession() async throws {
         try await Self.withHost { host in
         try await host.startSession()
