@@ -82,6 +82,20 @@ public struct Limits: Sendable, Equatable {
     /// way unless the rate changed meanwhile.
     public var maxRememberedSessions = 256
 
+    // LINUX-PROFILE §1 and §4: delivery to `POST {Backend}/v1/logs`. The spec fixes the backoff's
+    // ends and the Low Power Mode spacing; the batch bounds are the project's own.
+    /// A batch goes once this many bytes wait; it is also the most one batch asks for.
+    public var ingestBatchBytes = 512 * 1024
+    /// A batch goes once its oldest record has waited this long, however few bytes wait.
+    public var ingestBatchAge: Duration = .seconds(5)
+    /// The most records one batch asks for.
+    public var ingestBatchRecords = 1000
+    /// 429, 5xx, 3xx and network failures retry after this, doubling up to `ingestRetryMaximum`.
+    public var ingestRetryInitial: Duration = .seconds(1)
+    public var ingestRetryMaximum: Duration = .seconds(5 * 60)
+    /// Under Low Power Mode a batch goes at most this often (4.4).
+    public var lowPowerUploadSpacing: Duration = .seconds(5 * 60)
+
     public init() {}
 
     /// The numbers as the spec gives them.
