@@ -12,16 +12,16 @@ struct JournalEntryMapper {
 
     /// The entry's priority as the floor compares it: journald's default (info) when absent or not
     /// one digit 0–7, as the severity map treats it.
-    static func priority(of fields: JournalEntryFields) -> Int {
+    static func priority(of fields: borrowing JournalEntryFields) -> Int {
         fields.priority ?? JournalSeverity.defaultPriority
     }
 
     /// An entry the unit's processes wrote.
     mutating func logRecord(
-        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+        _ fields: borrowing JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
     ) -> LogRecord {
         var attributes: [Attribute] = []
-        attributes.reserveCapacity(12 + fields.user.count)
+        attributes.reserveCapacity(12 + fields.userCount)
         appendInteger(&attributes, "process.pid", fields.integer(.pid))
         appendString(&attributes, "process.executable.name", fields.string(.comm))
         appendString(&attributes, "process.executable.path", fields.string(.exe))
@@ -45,7 +45,7 @@ struct JournalEntryMapper {
     /// process, never about systemd-coredump itself (whose `_PID`, `_COMM` and `CODE_*` the entry
     /// also carries).
     func coredumpRecord(
-        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+        _ fields: borrowing JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
     ) -> LogRecord {
         var attributes: [Attribute] = []
         let signalName = fields.string(.coredumpSignalName)
@@ -85,7 +85,7 @@ struct JournalEntryMapper {
 
     // MARK: Parts
 
-    private func appendUserFields(_ attributes: inout [Attribute], _ fields: JournalEntryFields) {
+    private func appendUserFields(_ attributes: inout [Attribute], _ fields: borrowing JournalEntryFields) {
         fields.forEachUserField { name, value in attributes.append(.string(name, value)) }
     }
 

@@ -38,7 +38,7 @@ struct JournalRouter {
         ]
     }
 
-    func route(_ fields: JournalEntryFields) -> Route? {
+    func route(_ fields: borrowing JournalEntryFields) -> Route? {
         if let index = fields.withBytes(.systemdUnit, index(of:)), let index { return .unit(index) }
         guard fields.has(.messageID, equalTo: JournalEntryMapper.coredumpMessageID),
             let index = fields.withBytes(.coredumpUnit, index(of:)), let index,

@@ -98,4 +98,36 @@ import Testing
         #expect(ownKeys == (1...10).map { "FIELD_\($0)" })
         #expect(record.attributes["FIELD_1"] == .string("v1"))
     }
+
+    @Test func anEntryWithEveryFieldAtItsLargestIsCutNotRefused() async throws {
+        // Two-byte characters, so that every cut falls inside one.
+        let long = String(repeating: "é", count: 1500)
+        let known = [
+            "MESSAGE_ID", "CODE_FILE", "CODE_LINE", "CODE_FUNC", "TID", "SYSLOG_IDENTIFIER", "SYSLOG_FACILITY",
+            "_PID", "_COMM", "_EXE", "_UID", "_SYSTEMD_INVOCATION_ID", "COREDUMP_UNIT", "COREDUMP_EXE", "COREDUMP_COMM",
+            "COREDUMP_PID", "COREDUMP_UID", "COREDUMP_SIGNAL", "COREDUMP_SIGNAL_NAME", "COREDUMP_TIMESTAMP",
+            "COREDUMP_RLIMIT", "COREDUMP_FILENAME", "COREDUMP_TRUNCATED", "COREDUMP_PACKAGE_NAME",
+            "COREDUMP_PACKAGE_VERSION",
+        ]
+        // Names as long as journald allows.
+        let own = (1...80).map { index in "F\(index)_" + String(repeating: "X", count: 64 - "F\(index)_".count) }
+        let record = try await firstRecord { journal in
+            var entry = journal.entry(
+                unit: "nginx.service", message: String(repeating: "é", count: 5000),
+                extra: (known + own).map { ($0, .text(long)) })
+            // The fixture's own trusted fields come first, and the first value is the one kept.
+            for name in known { entry = entry.replacing(name, with: .text(long)) }
+            entry.fields += known.map { ($0, .text("again")) }
+            return entry
+        }
+        #expect(record.body == String(repeating: "é", count: 2048))
+        let cut = String(repeating: "é", count: 512)
+        #expect(record.attributes["code.filepath"] == .string(cut))
+        #expect(record.attributes["MESSAGE_ID"] == .string(cut))
+        #expect(record.attributes["process.pid"] == nil, "not a number")
+        // MESSAGE_ID is one of the 64 own fields forwarded.
+        let ownKeys = record.attributes.map(\.key).filter { $0.hasPrefix("F") }
+        #expect(ownKeys == Array(own.prefix(63)))
+        #expect(record.attributes.filter { $0.key.hasPrefix("F") }.allSatisfy { $0.value == .string(cut) })
+    }
 }
