@@ -143,13 +143,16 @@ enum JournalField: Int, CaseIterable {
                     index = (index + 1) & (slots.count - 1)
                 }
             }
+            // Most names not in the table are journald's other trusted fields: settled here,
+            // without a call.
+            if name[0] == UInt8(ascii: "_") { return .dropped }
             return Self.unlisted(name)
         }
 
-        /// A name not in the table: the app's own when journald could have written it as such.
+        /// A name not in the table and not a trusted field: the app's own when journald could have
+        /// written it as such.
         private static func unlisted(_ name: UnsafeRawBufferPointer) -> Kind {
             let first = name[0]
-            if first == UInt8(ascii: "_") { return .dropped }
             if name.count > coredumpPrefixLength,
                 Words(UnsafeRawBufferPointer(rebasing: name[..<coredumpPrefixLength])) == coredumpPrefix
             {
