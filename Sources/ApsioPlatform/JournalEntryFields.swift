@@ -79,10 +79,10 @@ struct JournalEntryFields: ~Copyable {
 
     /// One `FIELD=value` as sd-journal gives it.
     mutating func add(_ field: UnsafeRawBufferPointer) {
-        guard let nameLength = JournalField.nameLength(in: field) else { return }
+        guard let (nameLength, kind) = names.split(field) else { return }
         let name = UnsafeRawBufferPointer(start: field.baseAddress, count: nameLength)
         let value = UnsafeRawBufferPointer(rebasing: field[(nameLength + 1)...])
-        switch names.classify(name, in: field) {
+        switch kind {
         case .dropped:
             return
         case .known(let which):
@@ -174,7 +174,9 @@ struct JournalEntryFields: ~Copyable {
     }
 
     private static func text(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) -> String {
-        UTF8Cut.cut(String(decoding: bytes, as: UTF8.self), maxBytes: maxBytes)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding turns a byte into at most three (U+FFFD): most values cannot need a cut.
+        return bytes.count <= maxBytes / 3 ? text : UTF8Cut.cut(text, maxBytes: maxBytes)
     }
 
     static func equal(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {

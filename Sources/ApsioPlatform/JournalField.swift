@@ -56,36 +56,11 @@ enum JournalField: Int, CaseIterable {
     /// journald's own limit on a field name.
     static let maxNameLength = 64
 
-    /// Where `NAME=value` splits: the length of the name, or nil when no `=` comes within a name's
-    /// longest (such a field is never forwarded). Runs for every field of every entry, so it looks
-    /// at eight bytes at a time rather than calling `memchr`.
-    @inline(__always)
-    static func nameLength(in field: UnsafeRawBufferPointer) -> Int? {
-        let end = min(field.count, maxNameLength + 1)
-        var offset = 0
-        while offset < end, field.count - offset >= 8 {
-            let word = UInt64(littleEndian: field.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            // A byte of `word ^ "========"` is zero where `word` has `=`; the lowest such byte is
-            // found exactly (the bit trick may flag bytes above it, never below).
-            let equals = word ^ 0x3D3D_3D3D_3D3D_3D3D
-            let zeros = (equals &- 0x0101_0101_0101_0101) & ~equals & 0x8080_8080_8080_8080
-            if zeros != 0 {
-                let index = offset + zeros.trailingZeroBitCount / 8
-                return index < end ? index : nil
-            }
-            offset += 8
-        }
-        while offset < end {
-            if field[offset] == UInt8(ascii: "=") { return offset }
-            offset += 1
-        }
-        return nil
-    }
-
     /// Classifies a field name given as raw bytes, without making a String. `field` is the whole
     /// `NAME=value` the name starts, which lets the name be read as whole words past its end.
     static func classify(_ name: UnsafeRawBufferPointer, in field: UnsafeRawBufferPointer? = nil) -> Kind {
-        names.classify(name, in: field ?? name)
+        guard !name.isEmpty, name.count <= maxNameLength else { return .dropped }
+        return names.kind(of: name, words: Words(name, readable: field ?? name))
     }
 
     /// The table `classify` reads. The reader keeps its own copy, so that the loop over every
@@ -121,20 +96,46 @@ enum JournalField: Int, CaseIterable {
             self.slots = slots
         }
 
-        /// From the first word and the length only: one multiplication. Names that share both
-        /// (`COREDUMP_PID`, `COREDUMP_UID`) sit next to each other and are told apart by their words.
+        /// Splits `NAME=value` and classifies the name in one pass over its words: this runs for
+        /// every field of every entry. nil when no `=` comes within a name's longest (such a field
+        /// is never forwarded).
         @inline(__always)
-        private static func slot(_ words: Words, length: Int) -> Int {
-            let hash = (words.first ^ (UInt64(length) << 56)) &* 0x9E37_79B9_7F4A_7C15
-            return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits))
+        func split(_ field: UnsafeRawBufferPointer) -> (nameLength: Int, kind: Kind)? {
+            let end = min(field.count, maxNameLength + 1)
+            var words = Words()
+            var offset = 0
+            while offset < end {
+                var word: UInt64 = 0
+                if field.count - offset >= 8 {
+                    word = UInt64(littleEndian: field.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                } else {
+                    // Zero padding never reads as `=`.
+                    for index in offset..<field.count { word |= UInt64(field[index]) << (UInt64(index - offset) * 8) }
+                }
+                // A byte of `word ^ "========"` is zero where `word` has `=`; the lowest such byte
+                // is found exactly (the bit trick may flag bytes above it, never below).
+                let equals = word ^ 0x3D3D_3D3D_3D3D_3D3D
+                let zeros = (equals &- 0x0101_0101_0101_0101) & ~equals & 0x8080_8080_8080_8080
+                let found = zeros != 0
+                let inWord = found ? zeros.trailingZeroBitCount / 8 : 8
+                if inWord < 8 { word &= (1 << (UInt64(inWord) * 8)) - 1 }
+                words.set(word, at: offset)
+                if found {
+                    let length = offset + inWord
+                    guard length < end else { return nil }
+                    let name = UnsafeRawBufferPointer(start: field.baseAddress, count: length)
+                    return (length, length == 0 ? .dropped : kind(of: name, words: words))
+                }
+                offset += 8
+            }
+            return nil
         }
 
+        /// `words` holds the name's first 24 bytes, zero-padded.
         @inline(__always)
-        func classify(_ name: UnsafeRawBufferPointer, in readable: UnsafeRawBufferPointer) -> Kind {
+        fileprivate func kind(of name: UnsafeRawBufferPointer, words: Words) -> Kind {
             let count = name.count
-            guard count > 0, count <= maxNameLength else { return .dropped }
             if count <= Words.capacity {
-                let words = Words(name, readable: readable)
                 var index = Self.slot(words, length: count)
                 while true {
                     let slot = slots[index]
@@ -147,6 +148,14 @@ enum JournalField: Int, CaseIterable {
             // without a call.
             if name[0] == UInt8(ascii: "_") { return .dropped }
             return Self.unlisted(name)
+        }
+
+        /// From the first word and the length only: one multiplication. Names that share both
+        /// (`COREDUMP_PID`, `COREDUMP_UID`) sit next to each other and are told apart by their words.
+        @inline(__always)
+        private static func slot(_ words: Words, length: Int) -> Int {
+            let hash = (words.first ^ (UInt64(length) << 56)) &* 0x9E37_79B9_7F4A_7C15
+            return Int(truncatingIfNeeded: hash >> UInt64(64 - slotBits))
         }
 
         /// A name not in the table and not a trusted field: the app's own when journald could have
@@ -169,9 +178,9 @@ enum JournalField: Int, CaseIterable {
         }
     }
 
-    /// A name of up to 24 bytes as three little-endian words, zero-padded: every name the table
+    /// A name's first 24 bytes as three little-endian words, zero-padded: every name the table
     /// holds fits.
-    private struct Words: Equatable {
+    fileprivate struct Words: Equatable {
         static let capacity = 24
         var first: UInt64 = 0, second: UInt64 = 0, third: UInt64 = 0
 
@@ -183,14 +192,23 @@ enum JournalField: Int, CaseIterable {
 
         /// `readable` starts where `bytes` does and may go on past it: whole words are loaded
         /// where it allows, and the bytes past the name masked off.
-        @inline(__always)
         init(_ bytes: UnsafeRawBufferPointer, readable: UnsafeRawBufferPointer) {
             first = Self.word(bytes, readable, at: 0)
             if bytes.count > 8 { second = Self.word(bytes, readable, at: 8) }
             if bytes.count > 16 { third = Self.word(bytes, readable, at: 16) }
         }
 
+        /// The word of the name that starts `offset` bytes in; words past the third are not kept.
         @inline(__always)
+        mutating func set(_ word: UInt64, at offset: Int) {
+            switch offset {
+            case 0: first = word
+            case 8: second = word
+            case 16: third = word
+            default: break
+            }
+        }
+
         private static func word(_ bytes: UnsafeRawBufferPointer, _ readable: UnsafeRawBufferPointer, at offset: Int)
             -> UInt64
         {
