@@ -173,6 +173,32 @@ struct JournalEntryFields: ~Copyable {
         }
     }
 
+    /// Writes to `buffer` the bytes of `known` (present or not) and of the app's own fields, each
+    /// after its length, and returns how many it wrote; nil when they do not fit in `capacity`.
+    /// Two entries that write the same bytes have the same values in all of these fields.
+    func writeSource(of known: [JournalField], to buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        var written = 0
+        func write(length: Int, from start: UnsafeRawPointer?) -> Bool {
+            let total = 4 + max(0, length)
+            guard capacity - written >= total else { return false }
+            buffer.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
+            if length > 0, let start { (buffer + written + 4).copyMemory(from: start, byteCount: length) }
+            written += total
+            return true
+        }
+        func write(_ span: Span) -> Bool {
+            write(length: span.count, from: bytes + span.start)
+        }
+        for field in known {
+            guard contains(field) ? write(self.known[field.rawValue]) : write(length: -1, from: nil) else { return nil }
+        }
+        guard write(length: userCount, from: nil) else { return nil }
+        for index in 0..<userCount {
+            guard write(user[index].name), write(user[index].value) else { return nil }
+        }
+        return written
+    }
+
     private static func text(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) -> String {
         let text = String(decoding: bytes, as: UTF8.self)
         // Decoding turns a byte into at most three (U+FFFD): most values cannot need a cut.

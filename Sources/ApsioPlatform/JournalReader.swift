@@ -125,7 +125,7 @@ struct JournalReader: ~Copyable {
         let realtime = try journal.realtimeMicroseconds()
         let record = isCoredump
             ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
-            : mapper.logRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
+            : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)
         for appIndex in appsByUnit[unitIndex] where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
             records.append(JournalRecord(appID: apps[appIndex].id, record: record))
         }

@@ -130,4 +130,35 @@ import Testing
         #expect(ownKeys == Array(own.prefix(63)))
         #expect(record.attributes.filter { $0.key.hasPrefix("F") }.allSatisfy { $0.value == .string(cut) })
     }
+
+    @Test func eachLineKeepsItsOwnAttributesWhenTheUnitsLinesDifferInOneField() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "a", extra: [("CODE_LINE", .text("10")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "nginx.service", message: "b", extra: [("CODE_LINE", .text("10")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "worker.service", message: "other unit", extra: [("CODE_LINE", .text("99"))]),
+            journal.entry(unit: "nginx.service", message: "c", extra: [("CODE_LINE", .text("11")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "nginx.service", message: "d", extra: [("CODE_LINE", .text("11")), ("REQUEST_ID", .text("r-2"))]),
+            // The same bytes as d's own field, split differently.
+            journal.entry(unit: "nginx.service", message: "f", extra: [("CODE_LINE", .text("11")), ("REQUEST", .text("_IDr-2"))]),
+            journal.entry(unit: "nginx.service", message: "e", extra: [("CODE_LINE", .text("11"))]),
+            journal.entry(unit: "nginx.service", message: "g", extra: [("REQUEST_ID", .text("r-2"))]),
+        ])
+        let worker = JournalApp(id: "worker", unit: "worker.service", start: .oldest)
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.app, worker])
+        let records = try await drain(follower).records
+        func own(_ body: String) -> [String] {
+            let attributes = records.first { $0.record.body == body }?.record.attributes ?? []
+            return attributes.filter { ["code.lineno", "REQUEST_ID", "REQUEST", "systemd.unit"].contains($0.key) }
+                .map { "\($0.key)=\($0.value)" }
+        }
+        #expect(own("a") == ["code.lineno=int(10)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-1\")"])
+        #expect(own("b") == own("a"))
+        #expect(own("other unit") == ["code.lineno=int(99)", "systemd.unit=string(\"worker.service\")"])
+        #expect(own("c") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-1\")"])
+        #expect(own("d") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-2\")"])
+        #expect(own("e") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")"])
+        #expect(own("f") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST=string(\"_IDr-2\")"])
+        #expect(own("g") == ["systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-2\")"])
+    }
 }
