@@ -4,21 +4,44 @@ internal import Glibc
 #endif
 
 /// The fields of one journal entry that a record may use, copied out of sd-journal's buffers (which
-/// are valid only until the next field is read) into one reusable byte buffer.
+/// are valid only until the next field is read) into memory the reader allocates once.
 ///
 /// Only what can reach a record is copied, and only as far as a record can use it: a body is cut
 /// to 4096 bytes and an attribute to 1024, so copying a few bytes more than that is enough to cut
 /// at the same character boundary as cutting the whole value would. No String is made here: the
 /// follower decides first whether any app wants the entry.
-struct JournalEntryFields {
-    private(set) var storage: [UInt8] = []
-    /// Where each known field's bytes are in `storage`, valid where its bit in `present` is set:
-    /// forgetting an entry is then one store.
-    private var known: [Range<Int>] = Array(repeating: 0..<0, count: JournalField.allCases.count)
+///
+/// Not copyable: it owns its memory, and every entry of a reader goes through the same buffer
+/// (this runs for every field of every entry, so the copy is a `memcpy` into memory that is
+/// already there, not an array append).
+struct JournalEntryFields: ~Copyable {
+    /// Where one copied value sits in `bytes`.
+    private struct Span {
+        var start = 0
+        var count = 0
+    }
+
+    private struct UserField {
+        var name: Span
+        var value: Span
+    }
+
+    /// Every field copied so far for this entry, back to back. Sized for the largest entry a record
+    /// can use (each known field at its limit, each of the app's own fields with its name): it is
+    /// never grown.
+    private let bytes: UnsafeMutableRawPointer
+    private let capacity: Int
+    private var used = 0
+    /// Where each known field is, valid where its bit in `present` is set: forgetting an entry is
+    /// then one store.
+    private let known: UnsafeMutablePointer<Span>
     private var present: UInt64 = 0
-    private(set) var user: [(name: Range<Int>, value: Range<Int>)] = []
+    private let user: UnsafeMutablePointer<UserField>
+    /// The app's own fields kept in this entry, at most `maxUserFields`.
+    private(set) var userCount = 0
     /// The app's own fields beyond `maxUserFields` in this entry; not forwarded.
     private(set) var userFieldsOverLimit = 0
+    private let names = JournalField.names
 
     let maxBodyBytes: Int
     let maxAttributeBytes: Int
@@ -29,28 +52,37 @@ struct JournalEntryFields {
     static let cutSlack = 4
 
     init(limits: Limits = .spec, maxUserFields: Int = 64) {
-        maxBodyBytes = limits.maxBodyBytes
-        maxAttributeBytes = limits.maxAttributeStringBytes
-        self.maxUserFields = maxUserFields
-        storage.reserveCapacity(2 * (maxBodyBytes + Self.cutSlack))
+        maxBodyBytes = max(0, limits.maxBodyBytes)
+        maxAttributeBytes = max(0, limits.maxAttributeStringBytes)
+        self.maxUserFields = max(0, maxUserFields)
+        let attributeRoom = maxAttributeBytes + Self.cutSlack
+        capacity = (maxBodyBytes + Self.cutSlack) + (JournalField.allCases.count - 1) * attributeRoom
+            + self.maxUserFields * (JournalField.maxNameLength + attributeRoom)
+        bytes = .allocate(byteCount: max(1, capacity), alignment: 8)
+        known = .allocate(capacity: JournalField.allCases.count)
+        known.initialize(repeating: Span(), count: JournalField.allCases.count)
+        user = .allocate(capacity: max(1, self.maxUserFields))
+    }
+
+    deinit {
+        bytes.deallocate()
+        known.deallocate()
+        user.deallocate()
     }
 
     mutating func reset() {
-        storage.removeAll(keepingCapacity: true)
+        used = 0
         present = 0
-        user.removeAll(keepingCapacity: true)
+        userCount = 0
         userFieldsOverLimit = 0
     }
 
     /// One `FIELD=value` as sd-journal gives it.
     mutating func add(_ field: UnsafeRawBufferPointer) {
-        guard let base = field.baseAddress, field.count > 0,
-            let equals = memchr(base, Int32(UInt8(ascii: "=")), field.count)
-        else { return }
-        let nameLength = base.distance(to: UnsafeRawPointer(equals))
-        let name = UnsafeRawBufferPointer(start: base, count: nameLength)
+        guard let (nameLength, kind) = names.split(field) else { return }
+        let name = UnsafeRawBufferPointer(start: field.baseAddress, count: nameLength)
         let value = UnsafeRawBufferPointer(rebasing: field[(nameLength + 1)...])
-        switch JournalField.classify(name, in: field) {
+        switch kind {
         case .dropped:
             return
         case .known(let which):
@@ -68,42 +100,40 @@ struct JournalEntryFields {
     }
 
     private mutating func addUser(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        for existing in user where withBytes(existing.name, { Self.equal(name, $0) }) { return }
-        guard user.count < maxUserFields else {
+        for index in 0..<userCount where Self.equal(name, bytes(user[index].name)) { return }
+        guard userCount < maxUserFields else {
             userFieldsOverLimit += 1
             return
         }
-        let nameRange = append(name, upTo: name.count)
-        user.append((nameRange, append(value, upTo: maxAttributeBytes + Self.cutSlack)))
+        let nameSpan = append(name, upTo: name.count)
+        user[userCount] = UserField(name: nameSpan, value: append(value, upTo: maxAttributeBytes + Self.cutSlack))
+        userCount += 1
     }
 
-    private mutating func append(_ bytes: UnsafeRawBufferPointer, upTo limit: Int) -> Range<Int> {
-        let start = storage.count
-        storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(limit)))
-        return start..<storage.count
+    private mutating func append(_ source: UnsafeRawBufferPointer, upTo limit: Int) -> Span {
+        let count = min(source.count, limit)
+        // Each known field is copied once and each of the app's own at most `maxUserFields` times,
+        // within the limits `capacity` was sized for.
+        precondition(used + count <= capacity, "an entry's fields outgrew the buffer sized for them")
+        if count > 0, let base = source.baseAddress { (bytes + used).copyMemory(from: base, byteCount: count) }
+        defer { used += count }
+        return Span(start: used, count: count)
+    }
+
+    private func bytes(_ span: Span) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: bytes + span.start, count: span.count)
     }
 
     // MARK: Reading
-    //
-    // Everything below reads the copied bytes through pointers: this runs for every entry, and the
-    // generic paths over array slices cost more than the reading itself.
 
     func contains(_ field: JournalField) -> Bool {
         present & (1 << field.rawValue) != 0
     }
 
-    private func range(_ field: JournalField) -> Range<Int>? {
-        contains(field) ? known[field.rawValue] : nil
-    }
-
     /// Calls `body` with the field's bytes; nil when the entry does not have the field.
     func withBytes<R>(_ field: JournalField, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        guard let range = range(field) else { return nil }
-        return withBytes(range, body)
-    }
-
-    private func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        guard contains(field) else { return nil }
+        return body(bytes(known[field.rawValue]))
     }
 
     func has(_ field: JournalField, equalTo expected: [UInt8]) -> Bool {
@@ -113,12 +143,12 @@ struct JournalEntryFields {
     /// The value decoded as UTF-8 (invalid bytes become U+FFFD, never dropped) and cut to the
     /// attribute limit at a character boundary.
     func string(_ field: JournalField) -> String? {
-        range(field).map { text($0, maxBytes: maxAttributeBytes) }
+        withBytes(field) { Self.text($0, maxBytes: maxAttributeBytes) }
     }
 
     /// `MESSAGE` decoded and cut to the body limit.
     var body: String? {
-        range(.message).map { text($0, maxBytes: maxBodyBytes) }
+        withBytes(.message) { Self.text($0, maxBytes: maxBodyBytes) }
     }
 
     /// A decimal integer field (`_PID`, `CODE_LINE`…); nil when it is not one.
@@ -137,13 +167,42 @@ struct JournalEntryFields {
     /// The app's own fields in entry order, names as journald has them (A–Z, 0–9, `_`: ASCII, so
     /// decoding cannot alter them), values decoded and cut like any string attribute.
     func forEachUserField(_ body: (String, String) -> Void) {
-        for (name, value) in user {
-            body(text(name, maxBytes: Int.max), text(value, maxBytes: maxAttributeBytes))
+        for index in 0..<userCount {
+            let field = user[index]
+            body(Self.text(bytes(field.name), maxBytes: Int.max), Self.text(bytes(field.value), maxBytes: maxAttributeBytes))
         }
     }
 
-    private func text(_ range: Range<Int>, maxBytes: Int) -> String {
-        withBytes(range) { UTF8Cut.cut(String(decoding: $0, as: UTF8.self), maxBytes: maxBytes) }
+    /// Writes to `buffer` the bytes of `known` (present or not) and of the app's own fields, each
+    /// after its length, and returns how many it wrote; nil when they do not fit in `capacity`.
+    /// Two entries that write the same bytes have the same values in all of these fields.
+    func writeSource(of known: [JournalField], to buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
+        var written = 0
+        func write(length: Int, from start: UnsafeRawPointer?) -> Bool {
+            let total = 4 + max(0, length)
+            guard capacity - written >= total else { return false }
+            buffer.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
+            if length > 0, let start { (buffer + written + 4).copyMemory(from: start, byteCount: length) }
+            written += total
+            return true
+        }
+        func write(_ span: Span) -> Bool {
+            write(length: span.count, from: bytes + span.start)
+        }
+        for field in known {
+            guard contains(field) ? write(self.known[field.rawValue]) : write(length: -1, from: nil) else { return nil }
+        }
+        guard write(length: userCount, from: nil) else { return nil }
+        for index in 0..<userCount {
+            guard write(user[index].name), write(user[index].value) else { return nil }
+        }
+        return written
+    }
+
+    private static func text(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding turns a byte into at most three (U+FFFD): most values cannot need a cut.
+        return bytes.count <= maxBytes / 3 ? text : UTF8Cut.cut(text, maxBytes: maxBytes)
     }
 
     static func equal(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {

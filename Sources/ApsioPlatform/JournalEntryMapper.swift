@@ -4,48 +4,76 @@ import ApsioCore
 /// for journald's well-known and trusted fields, the app's own fields under their journald names,
 /// and nothing that identifies the machine or carries a command line (docs/journal.md).
 /// Bodies and attributes come out of `JournalEntryFields` already cut to the limits it was made with.
-struct JournalEntryMapper {
+///
+/// Not copyable, as the attribute memo it owns is not.
+struct JournalEntryMapper: ~Copyable {
     private var sessions = JournalSessionCache()
+    private var attributeMemo = JournalAttributeMemo()
 
     /// systemd-coredump's `MESSAGE_ID` (SD_MESSAGE_COREDUMP).
     static let coredumpMessageID = Array("fc2e22bc6ee647b6b90729ab34a250b1".utf8)
 
     /// The entry's priority as the floor compares it: journald's default (info) when absent or not
     /// one digit 0–7, as the severity map treats it.
-    static func priority(of fields: JournalEntryFields) -> Int {
+    static func priority(of fields: borrowing JournalEntryFields) -> Int {
         fields.priority ?? JournalSeverity.defaultPriority
     }
 
-    /// An entry the unit's processes wrote.
+    /// An entry the unit's processes wrote. `unitIndex` names the unit among the reader's, for
+    /// sharing the attributes of the unit's previous record when they come out the same.
     mutating func logRecord(
-        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+        _ fields: borrowing JournalEntryFields, unit: String, unitIndex: Int, realtimeMicroseconds: UInt64,
+        cursor: String
     ) -> LogRecord {
-        var attributes: [Attribute] = []
-        attributes.reserveCapacity(12 + fields.user.count)
-        appendInteger(&attributes, "process.pid", fields.integer(.pid))
-        appendString(&attributes, "process.executable.name", fields.string(.comm))
-        appendString(&attributes, "process.executable.path", fields.string(.exe))
-        appendInteger(&attributes, "process.user.id", fields.integer(.uid))
-        appendInteger(&attributes, "thread.id", fields.integer(.threadID))
-        appendString(&attributes, "code.filepath", fields.string(.codeFile))
-        appendInteger(&attributes, "code.lineno", fields.integer(.codeLine))
-        appendString(&attributes, "code.function", fields.string(.codeFunc))
-        appendString(&attributes, "syslog.identifier", fields.string(.syslogIdentifier))
-        appendInteger(&attributes, "syslog.facility", fields.integer(.syslogFacility))
-        attributes.append(.string("systemd.unit", unit))
-        appendUserFields(&attributes, fields)
-
+        let attributes = attributeMemo.attributes(unit: unitIndex, fields: fields, sources: Self.fieldAttributeSources) {
+            Self.logAttributes(fields, unit: unit)
+        }
         let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
         return LogRecord(
             timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severity: JournalSeverity(priority: fields.priority),
             body: fields.body ?? "", attributes: attributes, sessionID: session, journalCursor: cursor)
     }
 
+    private enum ValueType {
+        case integer, string
+    }
+
+    /// The attributes a log record takes from its entry's known fields, in record order;
+    /// `systemd.unit` and the app's own fields follow. A record's attributes depend on these
+    /// fields, the app's own fields and the unit alone, which is what lets `attributeMemo` share them.
+    private static let fieldAttributes: [(field: JournalField, key: String, type: ValueType)] = [
+        (.pid, "process.pid", .integer),
+        (.comm, "process.executable.name", .string),
+        (.exe, "process.executable.path", .string),
+        (.uid, "process.user.id", .integer),
+        (.threadID, "thread.id", .integer),
+        (.codeFile, "code.filepath", .string),
+        (.codeLine, "code.lineno", .integer),
+        (.codeFunc, "code.function", .string),
+        (.syslogIdentifier, "syslog.identifier", .string),
+        (.syslogFacility, "syslog.facility", .integer),
+    ]
+    private static let fieldAttributeSources = fieldAttributes.map(\.field)
+
+    private static func logAttributes(_ fields: borrowing JournalEntryFields, unit: String) -> [Attribute] {
+        var attributes: [Attribute] = []
+        attributes.reserveCapacity(fieldAttributes.count + 1 + fields.userCount)
+        for (field, key, type) in fieldAttributes {
+            switch type {
+            case .integer: if let value = fields.integer(field) { attributes.append(.int(key, value)) }
+            case .string: if let value = fields.string(field) { attributes.append(.string(key, value)) }
+            }
+        }
+        attributes.append(.string("systemd.unit", unit))
+        fields.forEachUserField { name, value in attributes.append(.string(name, value)) }
+        return attributes
+    }
+
     /// systemd-coredump's entry about a crash of the unit: an `errors` record about the crashed
     /// process, never about systemd-coredump itself (whose `_PID`, `_COMM` and `CODE_*` the entry
     /// also carries).
     func coredumpRecord(
-        _ fields: JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
+        _ fields: borrowing JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
     ) -> LogRecord {
         var attributes: [Attribute] = []
         let signalName = fields.string(.coredumpSignalName)
@@ -84,10 +112,6 @@ struct JournalEntryMapper {
     }
 
     // MARK: Parts
-
-    private func appendUserFields(_ attributes: inout [Attribute], _ fields: JournalEntryFields) {
-        fields.forEachUserField { name, value in attributes.append(.string(name, value)) }
-    }
 
     private func appendString(_ attributes: inout [Attribute], _ key: String, _ value: String?) {
         if let value { attributes.append(.string(key, value)) }

@@ -11,7 +11,9 @@ internal import Glibc
 /// Each app resumes at its own cursor although there is one reader: reading starts at the
 /// earliest of the apps' starting points and, until it passes an app's point, leaves that app's
 /// entries out (`JournalPosition` says where an entry sits).
-struct JournalReader {
+///
+/// Not copyable, as the entry buffer it owns is not.
+struct JournalReader: ~Copyable {
     private struct AppState {
         let id: String
         let minPriority: Int
@@ -109,20 +111,25 @@ struct JournalReader {
         case .coredump(let index): (unitIndex, isCoredump) = (index, true)
         }
 
-        var record: LogRecord?
+        // The apps that get the record, found before it is made: most entries go to one app, and
+        // the record is then moved into the batch rather than copied.
         let priority = JournalEntryMapper.priority(of: fields)
+        func takes(_ app: AppState) -> Bool { isCoredump || priority <= app.minPriority }
+        var lastTaker: Int?
         for appIndex in appsByUnit[unitIndex] where !apps[appIndex].pending {
             apps[appIndex].batchCursor = cursor
-            guard isCoredump || priority <= apps[appIndex].minPriority else { continue }
-            if record == nil {
-                let unit = router.units[unitIndex]
-                let realtime = try journal.realtimeMicroseconds()
-                record = isCoredump
-                    ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
-                    : mapper.logRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
-            }
-            if let record { records.append(JournalRecord(appID: apps[appIndex].id, record: record)) }
+            if takes(apps[appIndex]) { lastTaker = appIndex }
         }
+        guard let lastTaker else { return }
+        let unit = router.units[unitIndex]
+        let realtime = try journal.realtimeMicroseconds()
+        let record = isCoredump
+            ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
+            : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)
+        for appIndex in appsByUnit[unitIndex] where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
+            records.append(JournalRecord(appID: apps[appIndex].id, record: record))
+        }
+        records.append(JournalRecord(appID: apps[lastTaker].id, record: record))
     }
 
     /// Apps whose starting point the reading has now passed get their entries from here on.

@@ -8,18 +8,20 @@ import Glibc
 #endif
 
 func usage() -> Never {
-    let text = "usage: apsio-bench-journal --dir DIR --unit UNIT [--unit UNIT…]\n"
+    let text = "usage: apsio-bench-journal --dir DIR --unit UNIT [--unit UNIT…] [--digest]\n"
     _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     exit(2)
 }
 
 var directory: String?
 var units: [String] = []
+var digesting = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--dir": directory = arguments.next()
     case "--unit": if let unit = arguments.next() { units.append(unit) }
+    case "--digest": digesting = true
     default: usage()
     }
 }
@@ -41,6 +43,18 @@ func statusKiB(_ name: String) -> Int {
     return -1
 }
 
+/// FNV-1a over every record as text: two builds that map the same files the same way print the
+/// same digest, which is how a faster mapping is checked to change nothing (`--digest`; slow).
+struct RecordDigest {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ text: String) {
+        for byte in text.utf8 {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+    }
+}
+
 func cpuSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -56,12 +70,15 @@ var bodyBytes = 0
 var attributes = 0
 var peakAnonKiB = 0
 var batches = 0
+var digest = RecordDigest()
 while let batch = try await follower.nextAvailable() {
     records += batch.records.count
     for routed in batch.records {
         bodyBytes += routed.record.body.utf8.count
         attributes += routed.record.attributes.count
+        if digesting { digest.add("\(routed)") }
     }
+    if digesting { digest.add("\(batch.cursors.sorted { $0.key < $1.key })") }
     batches += 1
     // A batch is bounded, so memory is flat; sample it now and then rather than only at the end.
     if batches % 512 == 0 { peakAnonKiB = max(peakAnonKiB, statusKiB("RssAnon")) }
@@ -75,5 +92,5 @@ let report: [String] = [
     "records_per_cpu_s=\(Int(rate))", "rss_anon_kib=\(statusKiB("RssAnon"))",
     "rss_anon_peak_sampled_kib=\(peakAnonKiB)", "vm_hwm_kib=\(statusKiB("VmHWM"))",
     "body_bytes=\(bodyBytes)", "attributes=\(attributes)",
-]
+] + (digesting ? ["digest=\(String(digest.value, radix: 16))"] : [])
 print(report.joined(separator: " "))

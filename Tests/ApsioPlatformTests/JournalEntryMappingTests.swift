@@ -99,4 +99,67 @@ import Testing
         #expect(ownKeys == (1...10).map { "FIELD_\($0)" })
         #expect(record.attributes["FIELD_1"] == .string("v1"))
     }
+
+    @Test func anEntryWithEveryFieldAtItsLargestIsCutNotRefused() async throws {
+        // Two-byte characters, so that every cut falls inside one.
+        let long = String(repeating: "é", count: 1500)
+        let known = [
+            "MESSAGE_ID", "CODE_FILE", "CODE_LINE", "CODE_FUNC", "TID", "SYSLOG_IDENTIFIER", "SYSLOG_FACILITY",
+            "_PID", "_COMM", "_EXE", "_UID", "_SYSTEMD_INVOCATION_ID", "COREDUMP_UNIT", "COREDUMP_EXE", "COREDUMP_COMM",
+            "COREDUMP_PID", "COREDUMP_UID", "COREDUMP_SIGNAL", "COREDUMP_SIGNAL_NAME", "COREDUMP_TIMESTAMP",
+            "COREDUMP_RLIMIT", "COREDUMP_FILENAME", "COREDUMP_TRUNCATED", "COREDUMP_PACKAGE_NAME",
+            "COREDUMP_PACKAGE_VERSION",
+        ]
+        // Names as long as journald allows.
+        let own = (1...80).map { index in "F\(index)_" + String(repeating: "X", count: 64 - "F\(index)_".count) }
+        let record = try await firstRecord { journal in
+            var entry = journal.entry(
+                unit: "nginx.service", message: String(repeating: "é", count: 5000),
+                extra: (known + own).map { ($0, .text(long)) })
+            // The fixture's own trusted fields come first, and the first value is the one kept.
+            for name in known { entry = entry.replacing(name, with: .text(long)) }
+            entry.fields += known.map { ($0, .text("again")) }
+            return entry
+        }
+        #expect(record.body == String(repeating: "é", count: 2048))
+        let cut = String(repeating: "é", count: 512)
+        #expect(record.attributes["code.filepath"] == .string(cut))
+        #expect(record.attributes["MESSAGE_ID"] == .string(cut))
+        #expect(record.attributes["process.pid"] == nil, "not a number")
+        // MESSAGE_ID is one of the 64 own fields forwarded.
+        let ownKeys = record.attributes.map(\.key).filter { $0.hasPrefix("F") }
+        #expect(ownKeys == Array(own.prefix(63)))
+        #expect(record.attributes.filter { $0.key.hasPrefix("F") }.allSatisfy { $0.value == .string(cut) })
+    }
+
+    @Test func eachLineKeepsItsOwnAttributesWhenTheUnitsLinesDifferInOneField() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "a", extra: [("CODE_LINE", .text("10")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "nginx.service", message: "b", extra: [("CODE_LINE", .text("10")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "worker.service", message: "other unit", extra: [("CODE_LINE", .text("99"))]),
+            journal.entry(unit: "nginx.service", message: "c", extra: [("CODE_LINE", .text("11")), ("REQUEST_ID", .text("r-1"))]),
+            journal.entry(unit: "nginx.service", message: "d", extra: [("CODE_LINE", .text("11")), ("REQUEST_ID", .text("r-2"))]),
+            // The same bytes as d's own field, split differently.
+            journal.entry(unit: "nginx.service", message: "f", extra: [("CODE_LINE", .text("11")), ("REQUEST", .text("_IDr-2"))]),
+            journal.entry(unit: "nginx.service", message: "e", extra: [("CODE_LINE", .text("11"))]),
+            journal.entry(unit: "nginx.service", message: "g", extra: [("REQUEST_ID", .text("r-2"))]),
+        ])
+        let worker = JournalApp(id: "worker", unit: "worker.service", start: .oldest)
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.app, worker])
+        let records = try await drain(follower).records
+        func own(_ body: String) -> [String] {
+            let attributes = records.first { $0.record.body == body }?.record.attributes ?? []
+            return attributes.filter { ["code.lineno", "REQUEST_ID", "REQUEST", "systemd.unit"].contains($0.key) }
+                .map { "\($0.key)=\($0.value)" }
+        }
+        #expect(own("a") == ["code.lineno=int(10)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-1\")"])
+        #expect(own("b") == own("a"))
+        #expect(own("other unit") == ["code.lineno=int(99)", "systemd.unit=string(\"worker.service\")"])
+        #expect(own("c") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-1\")"])
+        #expect(own("d") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-2\")"])
+        #expect(own("e") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")"])
+        #expect(own("f") == ["code.lineno=int(11)", "systemd.unit=string(\"nginx.service\")", "REQUEST=string(\"_IDr-2\")"])
+        #expect(own("g") == ["systemd.unit=string(\"nginx.service\")", "REQUEST_ID=string(\"r-2\")"])
+    }
 }
