@@ -47,23 +47,20 @@ enum SmallFile {
     /// The names in a directory, `.` and `..` left out, sorted so that "the first" means the same
     /// on every read. At most `limit` names.
     static func names(in path: String, limit: Int) throws(PlatformFileError) -> [String] {
-        let fd = try open(path, flags: O_RDONLY | O_DIRECTORY)
-        guard let directory = fdopendir(fd) else {
-            let number = Glibc.errno
-            _ = Glibc.close(fd)
-            throw PlatformFileError(path: path, reason: .system(errno: number))
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while names.count < limit, let entry = readdir(directory) {
-            let name = entryName(entry)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        try entries(in: path, limit: limit) { _, _ in true }
     }
 
     /// The subdirectories of a directory (cgroups below a cgroup), sorted, at most `limit`.
     static func subdirectories(of path: String, limit: Int) throws(PlatformFileError) -> [String] {
+        try entries(in: path, limit: limit) { name, type in
+            type == UInt8(DT_DIR) || (type == UInt8(DT_UNKNOWN) && isDirectory(join(path, name)))
+        }
+    }
+
+    /// The entries of a directory that `keep` accepts (by name and `d_type`), sorted, at most `limit`.
+    private static func entries(
+        in path: String, limit: Int, keep: (String, UInt8) -> Bool
+    ) throws(PlatformFileError) -> [String] {
         let fd = try open(path, flags: O_RDONLY | O_DIRECTORY)
         guard let directory = fdopendir(fd) else {
             let number = Glibc.errno
@@ -74,11 +71,7 @@ enum SmallFile {
         var names: [String] = []
         while names.count < limit, let entry = readdir(directory) {
             let name = entryName(entry)
-            if name == "." || name == ".." { continue }
-            let type = entry.pointee.d_type
-            if type == UInt8(DT_DIR) || (type == UInt8(DT_UNKNOWN) && isDirectory(join(path, name))) {
-                names.append(name)
-            }
+            if name != "." && name != "..", keep(name, entry.pointee.d_type) { names.append(name) }
         }
         return names.sorted()
     }
