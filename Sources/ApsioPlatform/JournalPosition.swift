@@ -40,39 +40,6 @@ struct JournalPosition: Equatable {
         self.xorHash = xorHash
     }
 
-    /// The entry's wall-clock time in microseconds (`t=`), the value `sd_journal_get_realtime_usec`
-    /// reads from the same entry: taken from the cursor the reader fetches anyway, it spares a
-    /// call into sd-journal for every record. nil when the cursor has no readable `t=`.
-    static func realtimeMicroseconds(inCursor cursor: String) -> UInt64? {
-        cursor.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
-            var index = 0
-            while index + 2 < bytes.count {
-                let startsPart = index == 0 || bytes[index - 1] == UInt8(ascii: ";")
-                if startsPart, bytes[index] == UInt8(ascii: "t"), bytes[index + 1] == UInt8(ascii: "=") {
-                    return hex(bytes[(index + 2)...].prefix { $0 != UInt8(ascii: ";") })
-                }
-                index += 1
-            }
-            return nil
-        } ?? nil
-    }
-
-    private static func hex(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
-        var value: UInt64 = 0
-        for digit in digits {
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(nibble)
-        }
-        return value
-    }
-
     /// Whether this entry comes after `other` in the order sd-journal reads them.
     func isAfter(_ other: JournalPosition) -> Bool {
         if seqnumID == other.seqnumID, seqnum != other.seqnum { return seqnum > other.seqnum }

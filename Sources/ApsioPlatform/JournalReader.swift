@@ -122,12 +122,7 @@ struct JournalReader: ~Copyable {
         }
         guard let lastTaker else { return }
         let unit = router.units[unitIndex]
-        let realtime: UInt64
-        if let fromCursor = JournalPosition.realtimeMicroseconds(inCursor: cursor) {
-            realtime = fromCursor
-        } else {
-            realtime = try journal.realtimeMicroseconds()
-        }
+        let realtime = try journal.realtimeMicroseconds()
         let record = isCoredump
             ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
             : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)

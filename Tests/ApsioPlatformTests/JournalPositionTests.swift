@@ -42,16 +42,4 @@ import Testing
         #expect(JournalPosition(cursor: "") == nil)
         #expect(JournalPosition(cursor: "s=a;i=1;b=b;m=1;t=1;x=1") != nil)
     }
-
-    @Test func wallClockTimeIsReadFromTheCursorsOwnPart() {
-        let cursor = "s=9f1d0b2c3a4e4f6a8b7c6d5e4f3a2b1c;i=2a;b=6c1f0b4e2a9d4c7e8b3f5a1d2e4c6b80;"
-            + "m=4c4b40;t=60a241d2d5a3f;x=b1a7e5c3d9f20e41"
-        #expect(JournalPosition.realtimeMicroseconds(inCursor: cursor) == 0x60a241d2d5a3f)
-        // `t=` is found as a part of its own, not inside another part's value.
-        #expect(JournalPosition.realtimeMicroseconds(inCursor: "t=1f;x=at=2") == 0x1f)
-        #expect(JournalPosition.realtimeMicroseconds(inCursor: "s=at=1;t=2") == 2)
-        for unreadable in ["s=1;i=2", "t=", "t=xyz;x=1", "t=10000000000000000", "", "x=1;t"] {
-            #expect(JournalPosition.realtimeMicroseconds(inCursor: unreadable) == nil, "\(unreadable)")
-        }
-    }
 }
