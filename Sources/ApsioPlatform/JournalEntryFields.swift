@@ -169,7 +169,8 @@ struct JournalEntryFields: ~Copyable {
     func forEachUserField(_ body: (String, String) -> Void) {
         for index in 0..<userCount {
             let field = user[index]
-            body(Self.text(bytes(field.name), maxBytes: Int.max), Self.text(bytes(field.value), maxBytes: maxAttributeBytes))
+            let name = Self.text(bytes(field.name), maxBytes: Int.max)
+            body(name, Self.text(bytes(field.value), maxBytes: maxAttributeBytes))
         }
     }
 
