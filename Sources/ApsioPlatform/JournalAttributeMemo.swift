@@ -1,7 +1,4 @@
 import ApsioCore
-#if canImport(Glibc)
-internal import Glibc
-#endif
 
 /// The attributes of each unit's last log record, with the field bytes they were made from.
 ///
@@ -11,9 +8,11 @@ internal import Glibc
 /// again, which saves allocating it, making its strings, and freeing them all later. Records stay
 /// values: an array shared this way is copied by whoever changes it.
 ///
-/// Not copyable: it owns the buffer each entry's source bytes are written to.
+/// Not copyable: it owns the buffer a source is written to before it is kept.
 struct JournalAttributeMemo: ~Copyable {
     private struct Last {
+        /// The pieces `JournalEntryFields.forEachSourcePiece` gave, each length as 4 bytes
+        /// (little-endian) before its bytes.
         var source: [UInt8]
         var attributes: [Attribute]
     }
@@ -22,8 +21,8 @@ struct JournalAttributeMemo: ~Copyable {
     private var lastByUnit: [Last?] = []
     private let scratch: UnsafeMutableRawPointer
 
-    /// Sources longer than this (many or long own fields) are not compared or kept, so that the
-    /// memory held stays small whatever the entries carry.
+    /// Sources longer than this (many or long own fields) are not kept, so that the memory held
+    /// stays small whatever the entries carry.
     static let maxSourceBytes = 4096
 
     init() {
@@ -38,14 +37,58 @@ struct JournalAttributeMemo: ~Copyable {
         unit: Int, fields: borrowing JournalEntryFields, sources: [JournalField], make: () -> [Attribute]
     ) -> [Attribute] {
         if lastByUnit.count <= unit { lastByUnit += repeatElement(nil, count: unit + 1 - lastByUnit.count) }
-        guard let count = fields.writeSource(of: sources, to: scratch, capacity: Self.maxSourceBytes) else {
-            lastByUnit[unit] = nil
-            return make()
-        }
-        let source = UnsafeRawBufferPointer(start: scratch, count: count)
-        if let last = lastByUnit[unit], JournalEntryFields.equal(source, last.source) { return last.attributes }
+        if let last = lastByUnit[unit], Self.matches(last.source, fields, sources) { return last.attributes }
         let attributes = make()
-        lastByUnit[unit] = Last(source: Array(source), attributes: attributes)
+        lastByUnit[unit] = source(fields, sources).map { Last(source: $0, attributes: attributes) }
         return attributes
+    }
+
+    /// Compared piece by piece where they are, rather than written out first: this runs for
+    /// every record.
+    private static func matches(_ stored: [UInt8], _ fields: borrowing JournalEntryFields, _ sources: [JournalField])
+        -> Bool
+    {
+        stored.withUnsafeBytes { stored in
+            var offset = 0
+            let same = fields.forEachSourcePiece(of: sources) { length, bytes in
+                guard stored.count - offset >= 4 + bytes.count,
+                    UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) == length,
+                    equal(UnsafeRawBufferPointer(rebasing: stored[(offset + 4)..<(offset + 4 + bytes.count)]), bytes)
+                else { return false }
+                offset += 4 + bytes.count
+                return true
+            }
+            return same && offset == stored.count
+        }
+    }
+
+    /// The source as bytes to keep; nil when it is longer than `maxSourceBytes`.
+    private func source(_ fields: borrowing JournalEntryFields, _ sources: [JournalField]) -> [UInt8]? {
+        var written = 0
+        let fits = fields.forEachSourcePiece(of: sources) { length, bytes in
+            guard Self.maxSourceBytes - written >= 4 + bytes.count else { return false }
+            scratch.storeBytes(of: length.littleEndian, toByteOffset: written, as: UInt32.self)
+            if let base = bytes.baseAddress { (scratch + written + 4).copyMemory(from: base, byteCount: bytes.count) }
+            written += 4 + bytes.count
+            return true
+        }
+        return fits ? Array(UnsafeRawBufferPointer(start: scratch, count: written)) : nil
+    }
+
+    /// Most pieces are a few bytes: compared a word at a time here, without a call.
+    private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        var index = 0
+        while left.count - index >= 8 {
+            guard left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index += 8
+        }
+        while index < left.count {
+            guard left[index] == right[index] else { return false }
+            index += 1
+        }
+        return true
     }
 }

@@ -169,34 +169,30 @@ struct JournalEntryFields: ~Copyable {
     func forEachUserField(_ body: (String, String) -> Void) {
         for index in 0..<userCount {
             let field = user[index]
-            body(Self.text(bytes(field.name), maxBytes: Int.max), Self.text(bytes(field.value), maxBytes: maxAttributeBytes))
+            let name = Self.text(bytes(field.name), maxBytes: Int.max)
+            body(name, Self.text(bytes(field.value), maxBytes: maxAttributeBytes))
         }
     }
 
-    /// Writes to `buffer` the bytes of `known` (present or not) and of the app's own fields, each
-    /// after its length, and returns how many it wrote; nil when they do not fit in `capacity`.
-    /// Two entries that write the same bytes have the same values in all of these fields.
-    func writeSource(of known: [JournalField], to buffer: UnsafeMutableRawPointer, capacity: Int) -> Int? {
-        var written = 0
-        func write(length: Int, from start: UnsafeRawPointer?) -> Bool {
-            let total = 4 + max(0, length)
-            guard capacity - written >= total else { return false }
-            buffer.storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, toByteOffset: written, as: UInt32.self)
-            if length > 0, let start { (buffer + written + 4).copyMemory(from: start, byteCount: length) }
-            written += total
-            return true
+    /// Calls `piece` with each part of the source of `known` (present or not) and of the app's own
+    /// fields, in order, until it returns false (and then returns false): a length (all ones for
+    /// an absent field, the number of own fields before them) with the bytes it counts. Two
+    /// entries with the same pieces have the same values in all of these fields.
+    func forEachSourcePiece(
+        of known: [JournalField], _ piece: (_ length: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool
+    ) -> Bool {
+        func span(_ span: Span) -> Bool {
+            piece(UInt32(truncatingIfNeeded: span.count), bytes(span))
         }
-        func write(_ span: Span) -> Bool {
-            write(length: span.count, from: bytes + span.start)
-        }
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
         for field in known {
-            guard contains(field) ? write(self.known[field.rawValue]) : write(length: -1, from: nil) else { return nil }
+            guard contains(field) ? span(self.known[field.rawValue]) : piece(UInt32.max, none) else { return false }
         }
-        guard write(length: userCount, from: nil) else { return nil }
+        guard piece(UInt32(truncatingIfNeeded: userCount), none) else { return false }
         for index in 0..<userCount {
-            guard write(user[index].name), write(user[index].value) else { return nil }
+            guard span(user[index].name), span(user[index].value) else { return false }
         }
-        return written
+        return true
     }
 
     private static func text(_ bytes: UnsafeRawBufferPointer, maxBytes: Int) -> String {

@@ -25,9 +25,9 @@ struct JournalEntryMapper: ~Copyable {
         _ fields: borrowing JournalEntryFields, unit: String, unitIndex: Int, realtimeMicroseconds: UInt64,
         cursor: String
     ) -> LogRecord {
-        let attributes = attributeMemo.attributes(unit: unitIndex, fields: fields, sources: Self.fieldAttributeSources) {
-            Self.logAttributes(fields, unit: unit)
-        }
+        let attributes = attributeMemo.attributes(
+            unit: unitIndex, fields: fields, sources: Self.fieldAttributeSources
+        ) { Self.logAttributes(fields, unit: unit) }
         let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
         return LogRecord(
             timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severity: JournalSeverity(priority: fields.priority),

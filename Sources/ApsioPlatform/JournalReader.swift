@@ -126,7 +126,8 @@ struct JournalReader: ~Copyable {
         let record = isCoredump
             ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
             : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)
-        for appIndex in appsByUnit[unitIndex] where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
+        for appIndex in appsByUnit[unitIndex]
+        where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
             records.append(JournalRecord(appID: apps[appIndex].id, record: record))
         }
         records.append(JournalRecord(appID: apps[lastTaker].id, record: record))

@@ -3,7 +3,9 @@
 interleaved round by round so that a busy machine slows each alike, and prints the figures:
 CPU seconds (user + system, from wait4), entries per CPU-second, the peak anonymous memory
 (RssAnon sampled from /proc/PID/status while it runs) and the peak resident set (ru_maxrss, which
-also counts the journal files' mapped pages), with the follower's rate over journalctl's."""
+also counts the journal files' mapped pages), with the follower's rate over journalctl's. With
+--before, another build of the benchmark (an earlier commit's) runs in the same rounds too, so that
+a change is measured against what it replaces under the same load."""
 import argparse, os, statistics, subprocess, sys, time
 
 def run(command, stdout=subprocess.DEVNULL):
@@ -38,6 +40,7 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--bench", required=True)
     parser.add_argument("--cloop")
+    parser.add_argument("--before", help="an earlier build of apsio-bench-journal, run in the same rounds")
     parser.add_argument("--units", nargs="+", required=True)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
@@ -53,6 +56,8 @@ def main():
             bench = [args.bench, "--dir", args.dir]
             for unit in units:
                 bench += ["--unit", unit]
+            if args.before:
+                commands["follower before"] = ([args.before, *bench[1:]], None)
             commands["follower (apsio-bench-journal)"] = (bench, None)
             for name, (command, stdout) in commands.items():
                 results.setdefault((scope, name), []).append(run(command, stdout))
@@ -79,9 +84,12 @@ def main():
             print(f"| {scope} | {name} | {entries:,} | {cpu:.2f} | {rate:,.0f} | {anon / 1024:.1f} MiB | {maxrss / 1024:.0f} MiB | {ratio} |")
     print()
     print("CPU seconds per round (journalctl / follower):")
+    followers = ["follower before", "follower (apsio-bench-journal)"] if args.before else ["follower (apsio-bench-journal)"]
     for scope, _ in scopes:
         j = [r["cpu"] for r in results[(scope, "journalctl -o export")]]
-        f = [r["cpu"] for r in results[(scope, "follower (apsio-bench-journal)")]]
-        print(f"- {scope}: " + ", ".join(f"{a:.2f}/{b:.2f} ({a / b:.2f}×)" for a, b in zip(j, f)))
+        for name in followers:
+            f = [r["cpu"] for r in results[(scope, name)]]
+            label = f"{scope}, before" if name == "follower before" else scope
+            print(f"- {label}: " + ", ".join(f"{a:.2f}/{b:.2f} ({a / b:.2f}×)" for a, b in zip(j, f)))
 
 main()

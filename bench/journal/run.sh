@@ -7,6 +7,7 @@
 #   bench/journal/run.sh                  # 1,000,000 entries, 4 units, 5 rounds
 #   N=200000 ROUNDS=3 bench/journal/run.sh
 #   JOURNAL_DIR=/var/tmp/jb bench/journal/run.sh   # keep (or reuse) the generated files there
+#   BEFORE=/path/to/older/apsio-bench-journal bench/journal/run.sh   # compare with an earlier build
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
@@ -35,9 +36,12 @@ if command -v cc >/dev/null 2>&1; then
     cloop=(--cloop "$work/cloop")
 fi
 
+before=()
+if [ -n "${BEFORE:-}" ]; then before=(--before "$BEFORE"); fi
+
 units=()
 for ((u = 0; u < UNITS; u++)); do units+=("bench$u.service"); done
 
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
-python3 "$here/measure.py" --dir "$dir" --bench "$bench" "${cloop[@]}" --rounds "$ROUNDS" --units "${units[@]}"
+python3 "$here/measure.py" --dir "$dir" --bench "$bench" "${cloop[@]}" "${before[@]}" --rounds "$ROUNDS" --units "${units[@]}"
