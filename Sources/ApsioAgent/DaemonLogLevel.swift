@@ -1,0 +1,33 @@
+/// syslog priorities the daemon logs at, by the names `--log-level` and `LogLevel=` take.
+public enum DaemonLogLevel: Int, Sendable, CaseIterable {
+    case err = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    public init?(name: String) {
+        switch name {
+        case "err", "error": self = .err
+        case "warning": self = .warning
+        case "notice": self = .notice
+        case "info": self = .info
+        case "debug": self = .debug
+        default: return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .err: "err"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+
+    /// Whether an entry at this level is logged when `minimum` is the least severe level wanted
+    /// (syslog counts down: 3 is more severe than 7).
+    public func isLogged(atMinimum minimum: DaemonLogLevel) -> Bool { rawValue <= minimum.rawValue }
+}

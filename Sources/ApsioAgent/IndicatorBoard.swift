@@ -1,0 +1,53 @@
+public import ApsioCore
+
+/// Who is watching which app, from the live runtimes' notices (16.2). Pure: the daemon feeds it
+/// events with the wall-clock time and carries its changes to `apsioctl`, `STATUS=`, the motd file
+/// and the terminals.
+public struct IndicatorBoard: Sendable, Equatable {
+    public struct Watch: Sendable, Equatable {
+        public var viewers: Int
+        /// When viewing started (Unix ms), for "since 14:02".
+        public var sinceUnixMs: Int64
+    }
+
+    public enum Change: Sendable, Equatable {
+        case viewingStarted(app: String, viewers: Int)
+        case viewersChanged(app: String, viewers: Int)
+        case viewingEnded(app: String)
+        case command(app: String, LiveCommandName)
+    }
+
+    public private(set) var watched: [String: Watch] = [:]
+
+    public init() {}
+
+    /// The apps being viewed, by name, for the motd file and `STATUS=`.
+    public var watchedApps: [String] { watched.keys.sorted() }
+
+    public mutating func apply(_ event: AppLiveEvent, nowUnixMs: Int64) -> [Change] {
+        let app = event.app
+        switch event.event {
+        case .viewers(let count) where count > 0:
+            if var watch = watched[app] {
+                guard watch.viewers != count else { return [] }
+                watch.viewers = count
+                watched[app] = watch
+                return [.viewersChanged(app: app, viewers: count)]
+            }
+            watched[app] = Watch(viewers: count, sinceUnixMs: nowUnixMs)
+            return [.viewingStarted(app: app, viewers: count)]
+        case .viewers, .sessionEnded:
+            // No viewer left, or the session is over whatever the last count said: nobody watches.
+            return watched.removeValue(forKey: app) == nil ? [] : [.viewingEnded(app: app)]
+        case .notice(let command):
+            return [.command(app: app, command)]
+        case .sessionStarted, .logLevel, .dayBytes:
+            return []
+        }
+    }
+
+    /// An app removed from the configuration is no longer watched.
+    public mutating func forget(_ app: String) -> [Change] {
+        watched.removeValue(forKey: app) == nil ? [] : [.viewingEnded(app: app)]
+    }
+}

@@ -1,0 +1,40 @@
+import ApsioPlatform
+
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Writes one line to every logged-in terminal, as `wall` does: the indicator's announcement when
+/// viewing starts and for each command (16.2). A terminal that would block is skipped, never waited
+/// for: a stuck terminal must not stall the daemon.
+public struct TerminalAnnouncer: Sendable {
+    public let utmpPath: String
+    /// Where the terminal devices are (`/dev`); tests point it at their own directory.
+    public let deviceDirectory: String
+
+    public init(utmpPath: String = "/run/utmp", deviceDirectory: String = "/dev") {
+        self.utmpPath = utmpPath
+        self.deviceDirectory = deviceDirectory
+    }
+
+    /// Returns how many terminals took the whole line.
+    @discardableResult
+    public func announce(_ text: String) -> Int {
+        // Terminal control characters from an app name must not reach a terminal: they could move
+        // the cursor or retitle the window.
+        let visible = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        let bytes = Array(("\r\n" + visible + "\r\n").utf8)
+        var reached = 0
+        for line in LoggedInTerminals.read(utmpPath: utmpPath) {
+            let path = deviceDirectory + "/" + line
+            let fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            // Only terminals: a regular file named like one in utmp is not written.
+            guard isatty(fd) == 1 else { continue }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written == bytes.count { reached += 1 }
+        }
+        return reached
+    }
+}
