@@ -50,7 +50,7 @@ let package = Package(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
         .executableTarget(
-            name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
+            name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.

@@ -4,7 +4,7 @@
 import ApsioBackend
 import ApsioCore
 import ApsioNet
-import Dispatch
+import ApsioPOSIX
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,17 +57,8 @@ func addUser(accountsPath: String, user: String, role: AccountRole, iterations: 
 
 /// Returns at the first SIGINT or SIGTERM.
 func waitForTermination() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let (signals, continuation) = AsyncStream<Int32>.makeStream()
-    let sources = [SIGINT, SIGTERM].map { number in
-        let source = DispatchSource.makeSignalSource(signal: number)
-        source.setEventHandler { continuation.yield(number) }
-        source.resume()
-        return source
-    }
-    for await _ in signals { break }
-    for source in sources { source.cancel() }
+    let signals = ProcessSignals([SIGINT, SIGTERM])
+    for await _ in signals.events { break }
 }
 
 let command: DevBackendCommand
