@@ -20,6 +20,8 @@ public actor AppRuntime {
 
     private var unitState: UnitState?
     private var lowPower = false
+    /// The families the app file leaves on, less those the policy turns off (15.3).
+    private var families: Set<LogFamily>
     private var frames: ProcessFrameReader
     private let footprint: MemoryFootprintReader
     private let thermal: ThermalReader
@@ -39,6 +41,7 @@ public actor AppRuntime {
     ) {
         self.saveDayBytes = saveDayBytes
         self.app = app
+        families = app.families
         self.clock = clock
         self.indicator = indicator
         self.submitDiagnostics = submitDiagnostics
@@ -95,9 +98,14 @@ public actor AppRuntime {
 
     /// Records of this app, after redaction; the live channel gets those of families that are on.
     public func records(_ records: [LogRecord]) async {
-        for record in records where app.families.contains(record.family) {
+        for record in records where families.contains(record.family) {
             await live.send(.record(record))
         }
+    }
+
+    /// The policy turned families on or off; those the app file leaves off stay off.
+    public func policyFamilies(_ onByPolicy: Set<LogFamily>) {
+        families = app.families.intersection(onByPolicy)
     }
 
     // MARK: - Commands
