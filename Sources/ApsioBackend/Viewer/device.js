@@ -75,7 +75,9 @@ export function renderFrame(frame) {
     body.append(row);
   }
   table.append(body);
-  box.append(table);
+  const wrap = element('div', 'table-wrap');
+  wrap.append(table);
+  box.append(wrap);
   if (frame.omitted_processes > 0) box.append(element('p', 'muted', `${frame.omitted_processes} more processes not listed.`));
   if (Array.isArray(frame.sockets) && frame.sockets.length > 0) {
     const listening = frame.sockets.filter(isObject).map((s) => `${s.transport} ${s.address}:${s.port}`);
