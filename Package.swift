@@ -42,9 +42,14 @@ let package = Package(
             name: "ApsioAgent", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
             swiftSettings: strict),
 
-        // The development backend of spec 16.7: policy, ingest sink, live hub, viewer API.
+        // The development backend of spec 16.7: policy, ingest sink, live hub, viewer API, and the
+        // viewer's pages: plain files in Sources/ApsioBackend/Viewer, compiled into the binary by
+        // the EmbedViewerAssets plugin so that `apsio-devbackend` alone serves them.
         .target(
-            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
+            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], exclude: ["Viewer"],
+            swiftSettings: strict, plugins: ["EmbedViewerAssets"]),
+        .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
+        .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
 
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),

@@ -11,6 +11,8 @@ packages=(
     openssl gzip binutils                             # test certificates, gzip and readelf
     gcc libc6-dev                                     # tiny ELF files with and without a build-id
     python3 python3-venv                              # the OTLP wire check (below)
+    chromium chromium-driver python3-selenium         # the viewer's browser test (scripts/test-browser.sh)
+    fonts-dejavu-core                                 # legible text in the browser test's screenshot
 )
 
 missing=()

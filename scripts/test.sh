@@ -8,4 +8,5 @@ scripts/install-deps.sh
 
 swift build --build-tests
 swift test --skip-build
+scripts/test-browser.sh
 scripts/check-release.sh

@@ -143,6 +143,12 @@ public actor BackendService {
         return reply
     }
 
+    public func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+        let reply = hub.watchState(viewer, app: app, install: install, now: clock.now())
+        deliver()
+        return reply
+    }
+
     public func leave(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
         let reply = hub.leave(viewer, app: app, install: install, now: clock.now())
         deliver()

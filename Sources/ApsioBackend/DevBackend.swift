@@ -26,6 +26,7 @@ public final class DevBackend: Sendable {
         var router = HTTPRouter()
         Self.addDeviceRoutes(&router, service: service)
         Self.addViewerRoutes(&router, service: service, accounts: accounts, secureCookie: configuration.tls != nil)
+        Self.addViewerPages(&router)
         server = HTTPServer(
             bind: configuration.listenHost, port: configuration.listenPort, tls: configuration.tls, limits: serverLimits,
             router: router)

@@ -66,7 +66,7 @@ extension DevBackend {
         let install = String(parts[0])
         let allowed: [String]
         switch parts[1] {
-        case "watch": allowed = ["DELETE", "POST"]
+        case "watch": allowed = ["DELETE", "GET", "POST"]
         case "commands": allowed = ["POST"]
         case "stream": allowed = ["GET"]
         default: return response(.error(404, "no_such_route", "no such route"))
@@ -80,6 +80,7 @@ extension DevBackend {
         return await asViewer(request, service: service) { viewer in
             switch (parts[1], request.method) {
             case ("watch", "POST"): return await service.watch(viewer, app: app, install: install)
+            case ("watch", "GET"): return await service.watchState(viewer, app: app, install: install)
             case ("watch", _): return await service.leave(viewer, app: app, install: install)
             case ("commands", _): return await service.command(viewer, app: app, install: install, body: request.body)
             default:

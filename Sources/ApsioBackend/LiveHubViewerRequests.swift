@@ -81,6 +81,22 @@ extension LiveHub {
         return watchReply(key, now: now)
     }
 
+    /// `GET /api/devices/{install}/watch`: whether this person watches the device, its viewers and
+    /// its session, without joining or renewing anything: a page that reloads learns where it
+    /// stands before it acts, so a reload never renews a session behind the person's back.
+    public mutating func watchState(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return failure.reply
+        }
+        expire(key, now: now)
+        guard let device = devices[key], let presence = device.presence,
+            self.app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil
+        else { return Self.noTesterDevice }
+        return watchReply(key, watching: device.viewers[viewer.signIn] != nil, now: now)
+    }
+
     /// `DELETE /api/devices/{install}/watch`: leaves. The last viewer leaving ends the session
     /// with `stop: viewers_left`.
     public mutating func leave(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
@@ -227,11 +243,11 @@ extension LiveHub {
         return .ok(writer.bytes)
     }
 
-    func watchReply(_ key: DeviceKey, now: LiveNow) -> HubReply {
+    func watchReply(_ key: DeviceKey, watching: Bool = true, now: LiveNow) -> HubReply {
         let device = devices[key]
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("watching"); writer.bool(true)
+        writer.key("watching"); writer.bool(watching)
         writer.key("app"); writer.string(key.app)
         writer.key("install"); writer.string(key.install)
         writer.key("viewers"); writer.int(Int64(device?.viewers.count ?? 0))

@@ -304,3 +304,31 @@ import Testing
         #expect(h.watch().status == 404)
     }
 }
+
+/// `GET /api/devices/{install}/watch`: what a page asks when it opens or reloads.
+@Suite struct HubWatchStateTests {
+    @Test func askingWhetherOneWatchesJoinsNothingAndRenewsNothing() throws {
+        var h = HubHarness()
+        let token = try h.presentToken()
+        let before = json(h.hub.watchState(HubHarness.admin, app: nil, install: HubHarness.install, now: h.now))
+        #expect(before["watching"] == .bool(false) && before["viewers"]?.numberValue == 0)
+        #expect(h.hub.viewerCount(h.key) == 0)
+
+        _ = h.watch()
+        _ = h.hello(token: token)
+        _ = h.frames(token)
+        let until = json(h.watch(HubHarness.watcher))["session"]?["until"]
+        h.stayLive(token, for: .seconds(600))
+        let state = json(h.hub.watchState(HubHarness.admin, app: nil, install: HubHarness.install, now: h.now))
+        #expect(state["watching"] == .bool(true) && state["viewers"]?.numberValue == 2)
+        #expect(state["session"]?["until"] == until, "asking is not renewing")
+        #expect(state["session"]?["remaining_ms"]?.numberValue == 1_200_000)
+        #expect(h.events().ofType("renewed").isEmpty)
+    }
+
+    @Test func aDeviceThatIsNotPresentIs404() {
+        var h = HubHarness()
+        let reply = h.hub.watchState(HubHarness.admin, app: nil, install: HubHarness.install, now: h.now)
+        #expect(reply.status == 404 && json(reply)["error"] == .string("no_device"))
+    }
+}

@@ -1,0 +1,66 @@
+// How the viewer writes times, sizes and severities.
+
+const severityNames = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
+
+/** OpenTelemetry's severity number (1–24) as its short name: 1–4 TRACE … 21–24 FATAL. */
+export function severityName(number) {
+  const n = Math.min(Math.max(Math.trunc(Number(number)) || 1, 1), 24);
+  return severityNames[Math.floor((n - 1) / 4)];
+}
+
+export function severityClass(number) {
+  return `sev-${severityName(number).toLowerCase()}`;
+}
+
+function pad(value, width = 2) {
+  return String(value).padStart(width, '0');
+}
+
+/** Unix milliseconds as the viewer's local time of day, to the millisecond. */
+export function clockTime(unixMs) {
+  const date = new Date(Number(unixMs));
+  if (Number.isNaN(date.getTime())) return '--:--:--';
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+export function shortTime(unixMs) {
+  const date = new Date(Number(unixMs));
+  if (Number.isNaN(date.getTime())) return '--:--';
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+export function ago(unixMs, nowMs = Date.now()) {
+  const seconds = Math.max(0, Math.round((nowMs - Number(unixMs)) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  return `${Math.floor(minutes / 60)} h ago`;
+}
+
+export function bytes(value) {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return '—';
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let scaled = n / 1024;
+  let unit = 0;
+  while (scaled >= 1024 && unit < units.length - 1) { scaled /= 1024; unit += 1; }
+  return `${scaled.toFixed(scaled < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+/** Milliseconds left as m:ss (or h:mm:ss). */
+export function remaining(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+}
+
+/** A new element with a class and text: text always through textContent, never parsed as HTML. */
+export function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}

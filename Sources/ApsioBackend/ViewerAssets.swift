@@ -1,0 +1,44 @@
+import ApsioCore
+import ApsioNet
+
+/// The viewer's pages as the binary carries them (`Sources/ApsioBackend/Viewer`, embedded at build
+/// time by the EmbedViewerAssets plugin), each with its content type and an ETag of its bytes.
+public struct ViewerAsset: Sendable, Equatable {
+    public let name: String
+    public let contentType: String
+    public let body: [UInt8]
+    /// A strong validator: the first 16 bytes of the SHA-256 of the body, so a reload after an
+    /// upgrade never keeps a stale script beside a new page.
+    public let etag: String
+}
+
+public enum ViewerAssets {
+    /// The page every viewer route starts from.
+    public static let indexName = "index.html"
+
+    /// Every embedded asset by file name.
+    public static let all: [String: ViewerAsset] = {
+        let hashing = OpenSSLSHA256()
+        var assets: [String: ViewerAsset] = [:]
+        for file in files {
+            let body = Array(file.text.utf8)
+            assets[file.name] = ViewerAsset(
+                name: file.name, contentType: contentType(of: file.name), body: body,
+                etag: "\"" + Hex.lowercase(hashing.sha256(body).prefix(16)) + "\"")
+        }
+        return assets
+    }()
+
+    /// Nothing inline runs, and the pages talk only to the backend that served them.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    static func contentType(of name: String) -> String {
+        if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
+        if name.hasSuffix(".js") { return "text/javascript; charset=utf-8" }
+        if name.hasSuffix(".css") { return "text/css; charset=utf-8" }
+        if name.hasSuffix(".svg") { return "image/svg+xml" }
+        return "application/octet-stream"
+    }
+}
