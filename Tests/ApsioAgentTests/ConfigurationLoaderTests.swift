@@ -210,3 +210,13 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
         #expect(loaded.apps.map(\.unit) == ["example.service"])
     }
 }
+
+@Suite struct AppConsentTests {
+    @Test func theOperatorsOverrideWinsOverTheAppFile() {
+        #expect(AppConsent.effective(file: nil, override: nil) == nil)
+        #expect(AppConsent.effective(file: .granted, override: nil) == .granted)
+        #expect(AppConsent.effective(file: .granted, override: .denied) == .denied)
+        #expect(AppConsent.effective(file: nil, override: .granted) == .granted)
+        #expect(AppConsent.effective(file: .denied, override: .granted) == .granted)
+    }
+}
