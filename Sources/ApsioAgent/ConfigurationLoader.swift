@@ -1,0 +1,125 @@
+internal import ApsioCore
+internal import ApsioPOSIX
+
+/// Reads the configuration directory (`/etc/apsio`, `--config-dir`): `apsiod.conf` and every
+/// `apps.d/*.conf`, in name order.
+///
+/// Never throws: a configuration with problems still runs what is sound. A bad app file leaves
+/// that app out; a bad key of `apsiod.conf` keeps its default. Each problem names the file and
+/// line to fix. Only `*.conf` files are read, so `*.conf.example`, dotfiles, editor backups
+/// (`nginx.conf~`, `.nginx.conf.swp`) and dpkg leftovers (`nginx.conf.dpkg-old`) are not apps.
+public struct ConfigurationLoader: Sendable {
+    public let directory: String
+    public var limits: ConfigurationLimits
+
+    public static let defaultDirectory = "/etc/apsio"
+
+    public init(directory: String = ConfigurationLoader.defaultDirectory, limits: ConfigurationLimits = .standard) {
+        self.directory = directory
+        self.limits = limits
+    }
+
+    public var daemonFile: String { directory + "/apsiod.conf" }
+    public var appsDirectory: String { directory + "/apps.d" }
+
+    public func load() -> Configuration {
+        var configuration = Configuration()
+        configuration.daemon = loadDaemon(problems: &configuration.problems)
+        configuration.apps = loadApps(problems: &configuration.problems)
+        return configuration
+    }
+
+    private func loadDaemon(problems: inout [ConfigurationProblem]) -> DaemonConfiguration {
+        let path = daemonFile
+        // No apsiod.conf is the defaults: every key in it is optional.
+        guard let parsed = parse(path, problems: &problems) else { return DaemonConfiguration() }
+        var found = parsed.problems
+        let daemon = DaemonConfigurationSchema.read(parsed) { line, message in
+            found.append(UnitFileProblem(line: line, message: message))
+        }
+        problems += Self.inLineOrder(found, path: path)
+        return daemon
+    }
+
+    private func loadApps(problems: inout [ConfigurationProblem]) -> [AppConfiguration] {
+        let names: [String]
+        do {
+            guard let listed = try FileSystem.names(in: appsDirectory) else { return [] }
+            names = listed.filter(Self.isAppFileName)
+        } catch {
+            problems.append(ConfigurationProblem(
+                path: appsDirectory, line: nil,
+                message: "cannot be listed: \(ConfigurationFile.reason(error)); no app is served"))
+            return []
+        }
+        if names.count > limits.maxAppFiles {
+            problems.append(ConfigurationProblem(
+                path: appsDirectory, line: nil,
+                message: "holds \(names.count) app files; only the first \(limits.maxAppFiles) in name order are read"))
+        }
+
+        var apps: [AppConfiguration] = []
+        for fileName in names.prefix(limits.maxAppFiles) {
+            let path = appsDirectory + "/" + fileName
+            let stem = String(fileName.dropLast(".conf".count))
+            guard let name = try? AppName(stem) else {
+                problems.append(ConfigurationProblem(
+                    path: path, line: nil,
+                    message: "\"\(stem)\" is not an app name: rename the file with letters, digits, '.', '_' and '-' only"))
+                continue
+            }
+            guard let parsed = parse(path, problems: &problems) else { continue }
+            let (app, fileProblems) = AppFileSchema.read(parsed, name: name, path: path) { keyPath throws(AppKeyFileError) in
+                try AppKeyFile.read(keyPath)
+            }
+            problems += Self.inLineOrder(fileProblems, path: path)
+            guard let app else { continue }
+            if let other = apps.first(where: { $0.unit == app.unit }) {
+                let line = parsed.entries.first { $0.section == AppFileSchema.section && $0.key == "Unit" }?.line
+                problems.append(ConfigurationProblem(
+                    path: path, line: line,
+                    message: "\(app.unit) is already watched by \(other.path); one app file a unit, so this one is not served"))
+                continue
+            }
+            apps.append(app)
+        }
+        return apps
+    }
+
+    /// The file parsed, or nil when it is missing or could not be read (a problem then says why).
+    private func parse(_ path: String, problems: inout [ConfigurationProblem]) -> UnitFile? {
+        let contents: ConfigurationFile.Contents?
+        do {
+            contents = try ConfigurationFile.read(path, limit: limits.file.maxBytes)
+        } catch {
+            let message =
+                switch error {
+                case .system(let system): "cannot be read: \(ConfigurationFile.reason(system))"
+                case .notRegularFile: "is not a regular file"
+                case .tooLarge(let limit): "is larger than \(limit) bytes, more than a configuration file holds"
+                }
+            problems.append(ConfigurationProblem(path: path, line: nil, message: message))
+            return nil
+        }
+        guard let contents else {
+            if path != daemonFile {
+                problems.append(ConfigurationProblem(path: path, line: nil, message: "disappeared while it was read"))
+            }
+            return nil
+        }
+        // Its own problems are the caller's: an app file's decide whether the app loads.
+        return UnitFileParser.parse(contents.bytes, limits: limits.file)
+    }
+
+    /// A file's problems as an editor lists them: the whole-file ones first, then by line, each
+    /// line's in the order found.
+    private static func inLineOrder(_ problems: [UnitFileProblem], path: String) -> [ConfigurationProblem] {
+        problems.enumerated()
+            .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+            .map { ConfigurationProblem(path: path, line: $0.element.line, message: $0.element.message) }
+    }
+
+    static func isAppFileName(_ name: String) -> Bool {
+        name.hasSuffix(".conf") && !name.hasPrefix(".") && name.count > ".conf".count
+    }
+}

@@ -1,0 +1,69 @@
+import ApsioCore
+
+/// Reads `apsiod.conf`. A bad value is reported and its key keeps the default, so a typo in the
+/// daemon's file never stops every app from being served.
+enum DaemonConfigurationSchema {
+    static let schema = ConfigSchema(sections: [
+        ("Daemon", [.single("LogLevel")]),
+        ("Indicator", [.single("MotdFile"), .single("AnnounceTerminals")]),
+        ("Queue", [.single("MaxSize"), .single("MaxAge")]),
+    ])
+
+    /// The queue bounds an operator may set: below these a queue cannot ride out a short outage,
+    /// above them it would fill the disk of a small box unnoticed.
+    static let queueSizeRange = (1 << 20)...(64 << 30)
+    static let queueAgeRange = Duration.seconds(3600)...Duration.seconds(365 * 86_400)
+
+    static func read(_ file: UnitFile, report: (Int?, String) -> Void) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        let values = schema.collect(file, report: report)
+
+        if let entry = values.single("Daemon", "LogLevel"), !entry.value.isEmpty {
+            if let level = DaemonLogLevel(name: entry.value) {
+                configuration.logLevel = level
+            } else {
+                report(entry.line, choiceMessage("LogLevel", entry.value, DaemonLogLevel.allCases.map(\.name)))
+            }
+        }
+
+        if let entry = values.single("Indicator", "MotdFile") {
+            if entry.value.isEmpty {
+                configuration.motdFile = nil
+            } else if let path = ConfigValue.absoluteFilePath(entry.value) {
+                configuration.motdFile = path
+            } else {
+                report(entry.line, "MotdFile=\(entry.value) is not an absolute file path (like \(DaemonConfiguration.defaultMotdFile)); leave it empty to turn the motd file off")
+            }
+        }
+        if let entry = values.single("Indicator", "AnnounceTerminals"), !entry.value.isEmpty {
+            if let announce = ConfigValue.boolean(entry.value) {
+                configuration.announceTerminals = announce
+            } else {
+                report(entry.line, "AnnounceTerminals=\(entry.value) is not \(ConfigValue.booleanHint)")
+            }
+        }
+
+        if let entry = values.single("Queue", "MaxSize"), !entry.value.isEmpty {
+            if let size = ConfigValue.size(entry.value), queueSizeRange.contains(size) {
+                configuration.queue.maxBytes = size
+            } else {
+                report(entry.line, "MaxSize=\(entry.value) is not a size from 1M to 64G (bytes, or with a K, M or G suffix)")
+            }
+        }
+        if let entry = values.single("Queue", "MaxAge"), !entry.value.isEmpty {
+            if let age = ConfigValue.timeSpan(entry.value), queueAgeRange.contains(age) {
+                configuration.queue.maxAge = age
+            } else {
+                report(entry.line, "MaxAge=\(entry.value) is not a time from 1h to 365d (like 7d, 36h or 1w 2d)")
+            }
+        }
+        return configuration
+    }
+
+    /// "X=v is not one of a, b, c; did you mean b?"
+    static func choiceMessage(_ key: String, _ value: String, _ choices: [String]) -> String {
+        var message = "\(key)=\(value) is not one of " + choices.joined(separator: ", ")
+        if let guess = ClosestName.to(value, among: choices) { message += "; did you mean \(guess)?" }
+        return message
+    }
+}
