@@ -124,7 +124,8 @@ public actor PolicyFetcher {
     /// One request and what its answer does; returns the wait before the next.
     private func fetchOnce() async -> Duration {
         var headers: HTTPHeaders = ["Apsio-App-Key": appKey.secret, "Accept": "application/json"]
-        if current != nil, let etag { headers.set("If-None-Match", etag.value) }
+        let conditional = current != nil && etag != nil
+        if conditional, let etag { headers.set("If-None-Match", etag.value) }
         let response: HTTPResponse
         do {
             response = try await client.send(.get("/v1/policy", headers: headers, timeout: Self.requestTimeout), to: backend)
@@ -140,11 +141,12 @@ public actor PolicyFetcher {
         case 200:
             backoff.reset()
             return received(response)
-        case 304:
+        case 304 where conditional:
             backoff.reset()
             events(.notModified)
             return refresh
         default:
+            // A 304 to a request that named no ETag leaves nothing to keep: a failure like any other.
             let retryAfter = response.retryAfter(nowUnixSeconds: Int(clock.now().wallUnixSeconds))
             return failed(.status(response.status), retryAfter: retryAfter)
         }

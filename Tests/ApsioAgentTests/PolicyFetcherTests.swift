@@ -320,11 +320,15 @@ import Testing
             h.backend.answer(200, Self.body(refresh: 60), headers: ["ETag": "unquoted"])
             await h.fetcher.start()
             try await h.asleep(until: .seconds(60))
+            // A 304 to a request that named no ETag is not "keep what you have": it is a failure.
+            h.backend.answer(304)
             h.clock.advance(by: .seconds(60))
-            try await h.asleep(until: .seconds(120))
+            try await h.asleep(until: .seconds(61))
+            #expect(h.recorder.events.last == .failed(.status(304), retryIn: .seconds(1)))
             #expect(h.backend.requests.count == 2)
             #expect(h.backend.requests.allSatisfy { $0.headers["If-None-Match"] == nil })
             #expect(try h.store.lastPolicyETag(for: Self.app) == nil)
+            #expect(await h.fetcher.current == Self.policy(refresh: 60))
         }
     }
 
