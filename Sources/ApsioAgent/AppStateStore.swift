@@ -72,6 +72,26 @@ public struct AppStateStore: Sendable {
         try write(body, to: layout.policyFile(app), for: app)
     }
 
+    /// The `ETag` that came with the stored policy, nil when none was kept or the file is not one
+    /// we wrote (the next request then simply asks for the whole body).
+    public func lastPolicyETag(for app: AppName) throws(StateStoreError) -> PolicyETag? {
+        guard let bytes = try read(layout.policyETagFile(app), maxBytes: PolicyETag.maxBytes + 1) else { return nil }
+        guard bytes.last == 0x0A else { return nil }
+        return PolicyETag(String(decoding: bytes.dropLast(), as: UTF8.self))
+    }
+
+    /// Keeps `etag` beside the stored policy, or removes the file for nil. The caller removes the
+    /// old one before replacing the body and writes the new one after: a crash in between leaves
+    /// no `ETag`, never one that names a body other than the stored one.
+    public func saveLastPolicyETag(_ etag: PolicyETag?, for app: AppName) throws(StateStoreError) {
+        guard let etag else {
+            let path = layout.policyETagFile(app)
+            try StateStoreError.io { () throws(SystemError) in try FileSystem.removeFile(path) }
+            return
+        }
+        try write(Array((etag.value + "\n").utf8), to: layout.policyETagFile(app), for: app)
+    }
+
     /// A policy is a few hundred bytes and its tester list is bounded; a larger file is not ours.
     public static let maxPolicyBytes = 1 << 20
 

@@ -18,6 +18,8 @@ public struct StateLayout: Sendable, Equatable {
     public func installationIDFile(_ app: AppName) -> String { appDirectory(app) + "/installation-id" }
     public func dayBytesFile(_ app: AppName) -> String { appDirectory(app) + "/day-bytes.json" }
     public func policyFile(_ app: AppName) -> String { appDirectory(app) + "/policy.json" }
+    /// The `ETag` the backend sent with `policyFile`'s body, for `If-None-Match` after a restart.
+    public func policyETagFile(_ app: AppName) -> String { appDirectory(app) + "/policy.etag" }
     public func cursorFile(_ app: AppName) -> String { appDirectory(app) + "/cursor" }
     /// The app's `RecordQueue`.
     public func queueDirectory(_ app: AppName) -> String { appDirectory(app) + "/queue" }

@@ -67,6 +67,9 @@ public struct Limits: Sendable, Equatable {
     public var maxPolicyRefresh: Duration = .seconds(3600)
     /// A policy body larger than this is refused before it is read.
     public var maxPolicyBytes = 1 << 20
+    /// A failed policy request is asked again after this, doubling, but never later than the
+    /// refresh interval: a policy must not wait longer for an outage than for a refresh.
+    public var policyRetryInitial: Duration = .seconds(1)
     /// Arrays and objects nested deeper than this in a body a peer sent are refused.
     public var maxJSONDepth = 32
     /// A tester entry's `id` is sent back in every hello; one longer than this is not an id.

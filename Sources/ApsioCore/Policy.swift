@@ -25,8 +25,9 @@ public struct Policy: Sendable, Equatable {
     }
 
     /// The policy as JSON in the shape the backend sends, every field written and in a fixed
-    /// order, for keeping the last good policy on disk. It holds no secret: testers are ids and
-    /// hashes of proofs. `PolicyParser.parse` reads it back to an equal value.
+    /// order, for showing or comparing policies. It holds no secret: testers are ids and hashes
+    /// of proofs. `PolicyParser.parse` reads it back to an equal value. (The copy kept on disk is
+    /// the backend's body as sent, so that a later version finds the fields this one ignores.)
     public func canonicalJSON() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 256 + (live?.testers.count ?? 0) * 160)
         writer.beginObject()

@@ -6,8 +6,8 @@ public struct PolicyReading: Sendable, Equatable {
     public let ignoredLive: LivePolicyProblem?
 }
 
-/// Reads the body of `GET {Backend}/v1/policy` (LINUX-PROFILE §12), and the canonical form
-/// `Policy.canonicalJSON()` stores.
+/// Reads the body of `GET {Backend}/v1/policy` (LINUX-PROFILE §12), the copy of it kept on
+/// disk, and the canonical form `Policy.canonicalJSON()` writes.
 ///
 /// - Unknown fields are ignored, at every level. A field that is `null` counts as absent.
 /// - A known field of the wrong JSON type, or a capture mode other than `always`/`never`, makes

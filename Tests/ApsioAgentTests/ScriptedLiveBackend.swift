@@ -41,6 +41,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
         for continuation in held { continuation.resume(returning: response) }
     }
 
+    /// In memory: the request as the runtime handed it to the network.
     func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
         let body = request.gzipBody.flatMap { bytes -> JSONValue? in
             guard let plain = try? Gzip.decompress(bytes, maxOutput: 1 << 24) else { return nil }
@@ -48,6 +49,12 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
         }
         // A request cancelled before it went out never reaches a real server either.
         if Task.isCancelled { throw CancellationError() }
+        return try await answer(request, body: body)
+    }
+
+    /// Records the request and answers it from the script; a `next` is held until released or
+    /// cancelled. `LoopbackLiveBackend` calls this with what arrived over the socket.
+    func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
         state.withLock { $0.seen.append(Seen(request: request, body: body)) }
         if request.path.hasPrefix("/v1/live/hello") { return state.withLock { $0.helloAnswer } }
         if request.path.hasPrefix("/v1/live/results") { return state.withLock { $0.resultsAnswer } }

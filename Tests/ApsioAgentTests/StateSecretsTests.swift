@@ -26,6 +26,7 @@ import Testing
             "testers":[{"id":"qa-box-7","match":"\(proof.match(hashing: hashing))","expires_at":1798761600}]}}
             """
         try state.apps.saveLastPolicy(Array(policy.utf8), for: app)
+        try state.apps.saveLastPolicyETag(PolicyETag(#""5f2c9a""#), for: app)
         try state.apps.saveDayBytes(DayBytes(day: 20_454, bytes: 123_456), for: app)
         try state.settings.update {
             $0.setAllowsLive(true, for: app)
@@ -46,6 +47,7 @@ import Testing
         let files = try dir.files().filter { !isDirectory(dir.path + "/" + $0) }
         #expect(files.contains("settings.json"))
         #expect(files.contains("apps/com.example.nginx/policy.json"))
+        #expect(files.contains("apps/com.example.nginx/policy.etag"))
         #expect(files.contains("apps/com.example.nginx/installation-id"))
         #expect(files.contains { $0.hasPrefix("apps/com.example.nginx/queue/") && $0.hasSuffix(".seg") })
         for file in files {
