@@ -11,6 +11,9 @@ packages=(
     openssl gzip binutils                             # test certificates, gzip and readelf
     gcc libc6-dev                                     # tiny ELF files with and without a build-id
     python3 python3-venv                              # the OTLP wire check (below)
+    dpkg-dev lintian                                  # building and checking the .deb
+    mmdebstrap                                        # a fresh Debian root for the install test
+    systemd                                           # systemd-analyze for the unit checks (never started)
 )
 
 missing=()
