@@ -50,6 +50,8 @@ strip --remove-section=.comment --remove-section=.note "$root/usr/sbin/apsiod" "
 install -D -m 0644 "$repo/systemd/apsiod.service" "$root/lib/systemd/system/apsiod.service"
 install -D -m 0644 "$repo/systemd/apsiod.socket" "$root/lib/systemd/system/apsiod.socket"
 
+install -D -m 0644 "$packaging/debian/tmpfiles.conf" "$root/usr/lib/tmpfiles.d/apsio.conf"
+
 install -D -m 0644 "$packaging/etc/apsio/apsiod.conf" "$root/etc/apsio/apsiod.conf"
 install -d -m 0755 "$root/etc/apsio/apps.d"
 install -m 0644 "$packaging/etc/apsio/apps.d/"* "$root/etc/apsio/apps.d/"

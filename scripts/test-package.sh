@@ -41,6 +41,14 @@ if [ "${1:-}" = "--in-namespace" ]; then
     [ "$groups" = apsio ] || fail "apsio was added to groups: $groups (the unit grants them instead)"
     ok "system user and group apsio (uid $uid), in no other group, no login shell"
 
+    motd_mode=$(in_root stat -c '%U:%G %a' /run/motd.d/50-apsio) || fail "no indicator file /run/motd.d/50-apsio"
+    [ "$motd_mode" = "apsio:apsio 644" ] || fail "/run/motd.d/50-apsio is $motd_mode, want apsio:apsio 644"
+    in_root setpriv --reuid apsio --regid apsio --init-groups sh -c 'echo "Your team is viewing example live" > /run/motd.d/50-apsio' \
+        || fail "the user apsio cannot write the indicator file"
+    ok "/run/motd.d/50-apsio made by tmpfiles.d, writable by apsio (and only that file)"
+    ! in_root setpriv --reuid apsio --regid apsio --init-groups sh -c ': > /run/motd.d/60-other' 2>/dev/null \
+        || fail "the user apsio can create other files in /run/motd.d"
+
     state_mode=$(in_root stat -c '%U:%G %a' /var/lib/apsio)
     [ "$state_mode" = "apsio:apsio 770" ] || fail "/var/lib/apsio is $state_mode, want apsio:apsio 770"
     ok "/var/lib/apsio exists before the first start, apsio:apsio 0770"
@@ -82,8 +90,7 @@ if [ "${1:-}" = "--in-namespace" ]; then
     in_root install -d -o apsio -g apsio -m 0750 /var/lib/apsio/apps/example/queue
     echo '{"allowLive":true}' > "$root/var/lib/apsio/settings.json"
     in_root chown apsio:apsio /var/lib/apsio/settings.json
-    in_root install -d -o apsio -g apsio -m 0755 /run/apsio /run/motd.d
-    echo "Your team is viewing example live" > "$root/run/motd.d/50-apsio"
+    in_root install -d -o apsio -g apsio -m 0755 /run/apsio
     echo "# operator's own setting" >> "$root/etc/apsio/apsiod.conf"
 
     in_root dpkg -i /tmp/apsio.deb >/dev/null || fail "installing the package again (an upgrade) failed"
