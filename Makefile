@@ -1,8 +1,10 @@
 # The commands a newcomer needs; each is a script in scripts/ so CI runs exactly the same thing.
-.PHONY: test build release
+.PHONY: test build release deb
 test:
 	scripts/test.sh
 build:
 	scripts/install-deps.sh && . scripts/swift-env.sh && swift build
 release:
 	scripts/check-release.sh
+deb:
+	packaging/build-deb.sh
