@@ -1,5 +1,5 @@
 # The commands a newcomer needs; each is a script in scripts/ so CI runs exactly the same thing.
-.PHONY: test build release demo test-browser
+.PHONY: test build release demo test-browser deb
 test:
 	scripts/test.sh
 build:
@@ -10,3 +10,5 @@ demo:
 	scripts/demo.sh
 test-browser:
 	scripts/test-browser.sh
+deb:
+	packaging/build-deb.sh

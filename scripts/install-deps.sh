@@ -13,6 +13,9 @@ packages=(
     python3 python3-venv                              # the OTLP wire check (below)
     chromium chromium-driver python3-selenium         # the viewer's browser test (scripts/test-browser.sh)
     fonts-dejavu-core                                 # legible text in the browser test's screenshot
+    dpkg-dev lintian                                  # building and checking the .deb
+    mmdebstrap                                        # a fresh Debian root for the install test
+    systemd                                           # systemd-analyze for the unit checks (never started)
 )
 
 missing=()

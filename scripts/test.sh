@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need when it is missing, runs every test, then checks
-# that the release binaries carry their own Swift runtime.
+# The test command: installs what the tests need when it is missing, checks the systemd units,
+# runs every test, checks that the release binaries carry their own Swift runtime, then builds
+# the Debian package and installs it into a fresh Debian root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/swift-env.sh
+scripts/check-units.sh
 
 swift build --build-tests
 swift test --skip-build
 scripts/test-browser.sh
 scripts/check-release.sh
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+"${sudo[@]}" scripts/test-package.sh
