@@ -14,17 +14,42 @@ public struct MotdFile: Sendable {
         self.path = path
     }
 
-    /// Writes `lines`, or removes the file when there are none.
+    /// Writes `lines`, or takes the file away when there are none.
+    ///
+    /// The package's tmpfiles.d entry makes `/run/motd.d/50-apsio` owned by the daemon's user in a
+    /// directory it may not write, so there the file is rewritten in place and emptied rather than
+    /// replaced and removed; an empty fragment shows nothing at login. In a directory of its own
+    /// (another `MotdFile=`, tests) the file is replaced atomically and removed.
     public func show(_ lines: [String]) throws(SystemError) {
         guard !lines.isEmpty else {
-            if unlink(path) != 0, errno != ENOENT { throw SystemError.last("unlink(\(path))") }
+            if unlink(path) == 0 || errno == ENOENT { return }
+            guard errno == EACCES || errno == EPERM else { throw SystemError.last("unlink(\(path))") }
+            try rewriteInPlace([])
             return
         }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
+        if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST, errno != EACCES {
             throw SystemError.last("mkdir(\(directory))")
         }
-        // World-readable: pam_motd shows it to whoever logs in, as the indicator intends.
-        try AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: path, mode: 0o644)
+        do {
+            // World-readable: pam_motd shows it to whoever logs in, as the indicator intends.
+            try AtomicFile.write(bytes, to: path, mode: 0o644)
+        } catch let error where error.errno == EACCES || error.errno == EPERM {
+            try rewriteInPlace(bytes)
+        }
+    }
+
+    private func rewriteInPlace(_ bytes: [UInt8]) throws(SystemError) {
+        let fd = try retryingInterrupts("open(\(path))") { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
+        let file = OwnedFileDescriptor(taking: fd)
+        defer { file.close() }
+        var written = 0
+        while written < bytes.count {
+            let count = try retryingInterrupts("write(\(path))") {
+                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            }
+            written += count
+        }
     }
 }

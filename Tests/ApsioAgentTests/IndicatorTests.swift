@@ -130,3 +130,4 @@ import Testing
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
     }
 }
+
