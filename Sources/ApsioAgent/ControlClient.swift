@@ -64,11 +64,17 @@ public final class ControlClient: Sendable {
 
     /// Sends one request and reads its answer. A refusal is `.failed`, not a throw.
     public func send(_ request: ControlRequest) async throws(ControlClientError) -> ControlAnswer {
+        try await exchange(request).answer
+    }
+
+    /// Sends one request; its answer, and the line it came as (`apsioctl --json` prints that line,
+    /// members this client does not know included).
+    public func exchange(_ request: ControlRequest) async throws(ControlClientError) -> (answer: ControlAnswer, line: [UInt8]) {
         try await sendLine(request.line)
         let line = try await readLine(timeout: answerTimeout)
         guard let line else { throw .connection("apsiod closed the connection without answering") }
         do {
-            return try ControlAnswer.parse(line, answering: request)
+            return (try ControlAnswer.parse(line, answering: request), line)
         } catch {
             throw .badAnswer(error.message)
         }
@@ -107,12 +113,19 @@ public final class ControlClient: Sendable {
     /// the stream (it stopped, or dropped this client for reading too slowly).
     public func nextEvent() async throws(ControlClientError) -> ControlEvent? {
         while true {
-            guard let line = try await readLine() else { return nil }
-            do {
-                if let event = try ControlEvent.parse(line) { return event }
-            } catch {
-                throw .badAnswer(error.message)
-            }
+            guard let (event, _) = try await nextEventLine() else { return nil }
+            if let event { return event }
+        }
+    }
+
+    /// The next event line and the event it holds (nil for an event this client does not know);
+    /// nil at the end of the stream.
+    public func nextEventLine() async throws(ControlClientError) -> (event: ControlEvent?, line: [UInt8])? {
+        guard let line = try await readLine() else { return nil }
+        do {
+            return (try ControlEvent.parse(line), line)
+        } catch {
+            throw .badAnswer(error.message)
         }
     }
 

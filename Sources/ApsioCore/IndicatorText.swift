@@ -17,7 +17,8 @@ public enum IndicatorText {
         "Your team stopped viewing \(app) live"
     }
 
-    /// A live session ended; `reason` as `ControlEvent.ended` spells it.
+    /// A live session ended (viewers may still be connected and see it end); `reason` as
+    /// `ControlEvent.ended` spells it.
     public static func ended(app: String, reason: String) -> String {
         let why: String? = switch reason {
         case "until": "its 30 minutes ran out"
@@ -27,7 +28,7 @@ public enum IndicatorText {
         case "stop": "the team stopped it"
         default: nil
         }
-        return viewingEnded(app: app) + (why.map { ": " + $0 } ?? "")
+        return "Live viewing of \(app) ended" + (why.map { ": " + $0 } ?? "")
     }
 
     /// The notice of a command a viewer ran (16.2). `for` is how long a raised level lasts.
