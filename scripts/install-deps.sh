@@ -11,6 +11,7 @@ packages=(
     openssl gzip binutils                             # test certificates, gzip and readelf
     gcc libc6-dev                                     # tiny ELF files with and without a build-id
     python3 python3-venv                              # the OTLP wire check (below)
+    util-linux                                        # setpriv: a control client run as nobody
 )
 
 missing=()
