@@ -26,6 +26,9 @@ struct Apsioctl {
             return .done
         case .version:
             return await version()
+        case .ownVersion:
+            Output.line("apsioctl \(ApsioVersion.current)")
+            return .done
         case .status(let apps):
             return await status(apps)
         case .watch(let apps):

@@ -13,6 +13,8 @@ struct Invocation {
         case dataSaver(Bool)
         case reload
         case version
+        /// `--version`: this binary's version alone, as packaging checks ask for it.
+        case ownVersion
     }
 
     var command: Command
@@ -64,7 +66,7 @@ struct Invocation {
             case "--config-dir": config = try value()
             case "--json" where inlineValue == nil: json = true
             case "--help", "-h": help = true
-            case "--version" where inlineValue == nil: words = ["version"]
+            case "--version" where inlineValue == nil: words = ["--version"]
             default: throw UsageError(message: "unknown option \(name)")
             }
         }
@@ -87,6 +89,8 @@ struct Invocation {
         switch name {
         case "help":
             return .help(rest.first)
+        case "--version":
+            return .ownVersion
         case "status":
             return .status(try apps(rest))
         case "watch":

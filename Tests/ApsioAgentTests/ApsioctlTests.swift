@@ -121,6 +121,10 @@ import Testing
         let result = try await Apsioctl.run(machine.options + ["--json", "version"])
         #expect(result.status == 0)
         #expect(result.json == .object(["ok": .bool(true), "apsioctl": .string(ApsioVersion.current), "apsiod": .null]))
+        // Packaging checks read exactly one line.
+        let own = try await Apsioctl.run(machine.options + ["--version"])
+        #expect(own.status == 0)
+        #expect(own.stdout == "apsioctl \(ApsioVersion.current)\n")
     }
 
     // MARK: With the daemon
