@@ -53,7 +53,7 @@ let package = Package(
 
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
-        .executableTarget(name: "apsioctl", dependencies: ["ApsioCore"], swiftSettings: strict),
+        .executableTarget(name: "apsioctl", dependencies: ["ApsioCore", "ApsioAgent"], swiftSettings: strict),
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.

@@ -16,6 +16,7 @@ packages=(
     dpkg-dev lintian                                  # building and checking the .deb
     mmdebstrap                                        # a fresh Debian root for the install test
     systemd                                           # systemd-analyze for the unit checks (never started)
+    util-linux                                        # setpriv: a control client run as nobody
 )
 
 missing=()

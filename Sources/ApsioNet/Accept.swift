@@ -12,6 +12,6 @@ private func systemAccept4(
 
 /// Accepts one connection, close-on-exec and non-blocking from its first instant; -1 and errno as
 /// accept4 gives them.
-func acceptConnection(_ listener: Int32) -> Int32 {
+package func acceptConnection(_ listener: Int32) -> Int32 {
     systemAccept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
 }

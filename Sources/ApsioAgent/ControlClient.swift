@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+public import ApsioCore
+internal import ApsioPOSIX
+
+/// The client side of the control protocol: what `apsioctl` speaks, and what tests drive the
+/// server with. Requests go one at a time; after `watch` only events come.
+public final class ControlClient: Sendable {
+    private let socket: ControlSocket
+    /// How long a request waits for its answer (a `reload` fetches policies).
+    public let answerTimeout: Duration
+
+    private init(socket: ControlSocket, answerTimeout: Duration) {
+        self.socket = socket
+        self.answerTimeout = answerTimeout
+    }
+
+    /// Connects to the control socket at `path`. A missing socket, or one nobody listens on, is
+    /// `notRunning`.
+    public static func connect(path: String, answerTimeout: Duration = .seconds(60)) throws(ControlClientError) -> ControlClient {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .connection("\(path) is too long for a unix socket path")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        // Blocking for the connect, which on a unix socket completes at once or fails (a full
+        // backlog waits, as the daemon is then busy accepting); non-blocking afterwards.
+        let raw = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard raw >= 0 else { throw .connection(SystemError.last("socket").description) }
+        let fd = OwnedFileDescriptor(taking: raw)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                retryingConnect(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let code = errno
+            fd.close()
+            switch code {
+            case ENOENT, ECONNREFUSED, ENOTDIR: throw .notRunning(path: path)
+            case EACCES, EPERM: throw .denied(path: path)
+            default: throw .connection(SystemError("connect(\(path))", errno: code).description)
+            }
+        }
+        do {
+            return ControlClient(socket: try ControlSocket(taking: fd), answerTimeout: answerTimeout)
+        } catch {
+            throw .connection(error.description)
+        }
+    }
+
+    private static func retryingConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+        while true {
+            let result = Glibc.connect(fd, address, length)
+            if result == 0 || errno != EINTR { return result }
+        }
+    }
+
+    /// Sends one request and reads its answer. A refusal is `.failed`, not a throw.
+    public func send(_ request: ControlRequest) async throws(ControlClientError) -> ControlAnswer {
+        try await exchange(request).answer
+    }
+
+    /// Sends one request; its answer, and the line it came as (`apsioctl --json` prints that line,
+    /// members this client does not know included).
+    public func exchange(_ request: ControlRequest) async throws(ControlClientError) -> (answer: ControlAnswer, line: [UInt8]) {
+        try await sendLine(request.line)
+        let line = try await readLine(timeout: answerTimeout)
+        guard let line else { throw .connection("apsiod closed the connection without answering") }
+        do {
+            return (try ControlAnswer.parse(line, answering: request), line)
+        } catch {
+            throw .badAnswer(error.message)
+        }
+    }
+
+    /// Sends bytes as they are: tests send what no well-behaved client would.
+    public func sendLine(_ bytes: [UInt8]) async throws(ControlClientError) {
+        do {
+            try await socket.write(bytes, timeout: answerTimeout)
+        } catch {
+            switch error {
+            case .timedOut: throw .timedOut
+            case .closed(let reason): throw .connection(reason.description)
+            case .cancelled: throw .connection("cancelled")
+            }
+        }
+    }
+
+    /// The next line the daemon sends, without its newline; nil when it closed the connection.
+    public func readLine(timeout: Duration? = nil) async throws(ControlClientError) -> [UInt8]? {
+        let outcome: ControlSocket.ReadOutcome
+        do {
+            outcome = try await socket.readLine(maxBytes: ControlAnswer.maxLineBytes, timeout: timeout)
+        } catch {
+            throw .connection("cancelled")
+        }
+        switch outcome {
+        case .line(let line): return line
+        case .closed: return nil
+        case .timedOut: throw .timedOut
+        case .tooLong: throw .badAnswer("a line longer than \(ControlAnswer.maxLineBytes) bytes")
+        }
+    }
+
+    /// After `watch` was answered: the next event this client knows, nil when the daemon closed
+    /// the stream (it stopped, or dropped this client for reading too slowly).
+    public func nextEvent() async throws(ControlClientError) -> ControlEvent? {
+        while true {
+            guard let (event, _) = try await nextEventLine() else { return nil }
+            if let event { return event }
+        }
+    }
+
+    /// The next event line and the event it holds (nil for an event this client does not know);
+    /// nil at the end of the stream.
+    public func nextEventLine() async throws(ControlClientError) -> (event: ControlEvent?, line: [UInt8])? {
+        guard let line = try await readLine() else { return nil }
+        do {
+            return (try ControlEvent.parse(line), line)
+        } catch {
+            throw .badAnswer(error.message)
+        }
+    }
+
+    public func close() {
+        socket.close()
+    }
+}

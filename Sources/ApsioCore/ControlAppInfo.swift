@@ -1,0 +1,47 @@
+/// What `apps` says of one configured app: what the team needs to recognise the install and to
+/// list the machine as a tester (LINUX-PROFILE §R).
+public struct ControlAppInfo: Sendable, Equatable {
+    public var name: String
+    public var unit: String
+    /// `service.name`, `service.version` and `app.build_id` as the records carry them; nil where
+    /// they are not known (the daemon is not running, or has not read the executable yet).
+    public var serviceName: String?
+    public var serviceVersion: String?
+    public var buildID: String?
+    /// `app.installation.id`; nil when the app file turns it off (`InstallationId=no`) or the
+    /// daemon has not served the app yet.
+    public var installationID: String?
+
+    public init(
+        name: String, unit: String, serviceName: String? = nil, serviceVersion: String? = nil,
+        buildID: String? = nil, installationID: String? = nil
+    ) {
+        self.name = name
+        self.unit = unit
+        self.serviceName = serviceName
+        self.serviceVersion = serviceVersion
+        self.buildID = buildID
+        self.installationID = installationID
+    }
+
+    public var json: JSONValue {
+        .object([
+            "name": .string(name),
+            "unit": .string(unit),
+            "service_name": serviceName.map(JSONValue.string) ?? .null,
+            "service_version": serviceVersion.map(JSONValue.string) ?? .null,
+            "build_id": buildID.map(JSONValue.string) ?? .null,
+            "installation_id": installationID.map(JSONValue.string) ?? .null,
+        ])
+    }
+
+    init(json value: JSONValue) throws(ControlError) {
+        let reader = try ControlFieldReader(value, what: "an app")
+        name = try reader.string("name")
+        unit = try reader.string("unit")
+        serviceName = try reader.optionalString("service_name")
+        serviceVersion = try reader.optionalString("service_version")
+        buildID = try reader.optionalString("build_id")
+        installationID = try reader.optionalString("installation_id")
+    }
+}

@@ -1,0 +1,65 @@
+/// What `status` and `watch` say of one configured app: the indicator (16.2) and what decides it.
+public struct ControlAppStatus: Sendable, Equatable {
+    /// The app file's name, without `.conf`.
+    public var name: String
+    public var unit: String
+    /// nil while the unit's state is not known (the bus is not up yet).
+    public var foreground: Foreground?
+    /// `apsioctl allow-live`: off until the operator turns it on.
+    public var allowLive: Bool
+    /// The consent in force: the operator's override, else the app file's `Consent=`; nil when
+    /// neither says (not asked: nothing leaves).
+    public var consentGranted: Bool?
+    /// Viewers watching now; zero when nobody is.
+    public var viewers: Int
+    /// When the current viewing began, Unix ms; nil when nobody is viewing.
+    public var viewingSinceUnixMs: Int64?
+    /// When a raised log level (16.6 `raise_log_level`) ends, Unix ms; nil when none is raised.
+    public var logLevelRaisedUntilUnixMs: Int64?
+
+    public init(
+        name: String, unit: String, foreground: Foreground? = nil, allowLive: Bool = false,
+        consentGranted: Bool? = nil, viewers: Int = 0, viewingSinceUnixMs: Int64? = nil,
+        logLevelRaisedUntilUnixMs: Int64? = nil
+    ) {
+        self.name = name
+        self.unit = unit
+        self.foreground = foreground
+        self.allowLive = allowLive
+        self.consentGranted = consentGranted
+        self.viewers = viewers
+        self.viewingSinceUnixMs = viewingSinceUnixMs
+        self.logLevelRaisedUntilUnixMs = logLevelRaisedUntilUnixMs
+    }
+
+    public var isViewed: Bool { viewers > 0 }
+
+    var json: JSONValue {
+        .object([
+            "name": .string(name),
+            "unit": .string(unit),
+            "foreground": foreground.map { .string($0.rawValue) } ?? .null,
+            "allow_live": .bool(allowLive),
+            "consent": consentGranted.map { .string($0 ? "granted" : "denied") } ?? .string("not_asked"),
+            "viewers": .number(Double(viewers)),
+            "viewing_since": viewingSinceUnixMs.map { .number(Double($0)) } ?? .null,
+            "log_level_raised_until": logLevelRaisedUntilUnixMs.map { .number(Double($0)) } ?? .null,
+        ])
+    }
+
+    init(json value: JSONValue) throws(ControlError) {
+        let reader = try ControlFieldReader(value, what: "an app's status")
+        name = try reader.string("name")
+        unit = try reader.string("unit")
+        foreground = try reader.optionalString("foreground").flatMap(Foreground.init(rawValue:))
+        allowLive = try reader.bool("allow_live")
+        switch try reader.string("consent") {
+        case "granted": consentGranted = true
+        case "denied": consentGranted = false
+        default: consentGranted = nil
+        }
+        viewers = try reader.int("viewers")
+        viewingSinceUnixMs = try reader.optionalInt("viewing_since").map(Int64.init)
+        logLevelRaisedUntilUnixMs = try reader.optionalInt("log_level_raised_until").map(Int64.init)
+    }
+}

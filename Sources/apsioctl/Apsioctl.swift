@@ -1,0 +1,370 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ApsioAgent
+import ApsioCore
+
+/// Runs one invocation: through the control socket when apsiod runs; the settings commands
+/// straight into the state directory when it does not (LINUX-PROFILE §R).
+struct Apsioctl {
+    let invocation: Invocation
+
+    var socketPath: String { ControlListener.path(runtimeDirectory: invocation.runtimeDirectory) }
+
+    func run() async -> ExitCode {
+        switch invocation.command {
+        case .help(let command):
+            guard let command else {
+                Output.line(Help.overview)
+                return .done
+            }
+            guard let text = Help.command(command) else {
+                Output.error("unknown command '\(command)'; see 'apsioctl --help'")
+                return .badCommandLine
+            }
+            Output.line(text)
+            return .done
+        case .version:
+            return await version()
+        case .ownVersion:
+            Output.line("apsioctl \(ApsioVersion.current)")
+            return .done
+        case .status(let apps):
+            return await status(apps)
+        case .watch(let apps):
+            return await watch(apps)
+        case .apps:
+            return await listApps()
+        case .reload:
+            return await reload()
+        case .allowLive(let on, let apps):
+            return await change(.allowLive(on, apps: apps.map(\.rawValue)), apps: apps) { settings, apps in
+                for app in apps { settings.setAllowsLive(on, for: app) }
+            }
+        case .consent(let choice, let apps):
+            return await change(.consent(choice, apps: apps.map(\.rawValue)), apps: apps) { settings, apps in
+                for app in apps { settings.setConsentOverride(choice == .grant ? .granted : .denied, for: app) }
+            }
+        case .dataSaver(let on):
+            return await change(.dataSaver(on), apps: nil) { settings, _ in settings.dataSaver = on }
+        }
+    }
+
+    // MARK: Talking to the daemon
+
+    private enum Connection {
+        case connected(ControlClient)
+        case notRunning(String)
+        case failed(String)
+    }
+
+    private func connect() -> Connection {
+        do {
+            return .connected(try ControlClient.connect(path: socketPath))
+        } catch {
+            if case .notRunning = error { return .notRunning(error.description) }
+            return .failed(error.description)
+        }
+    }
+
+    /// Exit 3 for a command that needs the daemon, in either output form.
+    private func notRunning(_ message: String) -> ExitCode {
+        if invocation.json {
+            Output.json(.object(["ok": .bool(false), "error": .string("not_running"), "message": .string(message)]))
+        }
+        Output.error("\(message); start it with 'systemctl start apsiod'")
+        return .notRunning
+    }
+
+    private func failed(_ error: ControlError) -> ExitCode {
+        if invocation.json { Output.json(ControlAnswer.failed(error).line) }
+        Output.error(error.message + hint(error.code))
+        return .failed
+    }
+
+    private func failed(_ message: String) -> ExitCode {
+        if invocation.json {
+            Output.json(.object(["ok": .bool(false), "error": .string("failed"), "message": .string(message)]))
+        }
+        Output.error(message)
+        return .failed
+    }
+
+    private func hint(_ code: ControlErrorCode) -> String {
+        code == .notPermitted ? "; run it with sudo" : ""
+    }
+
+    /// Sends a request the daemon must answer; the answer, or the exit code already reported.
+    private func ask(_ request: ControlRequest) async -> Result<(ControlAnswer, [UInt8]), ExitCodeBox> {
+        let client: ControlClient
+        switch connect() {
+        case .connected(let connected): client = connected
+        case .notRunning(let message): return .failure(ExitCodeBox(notRunning(message)))
+        case .failed(let message): return .failure(ExitCodeBox(failed(message)))
+        }
+        defer { client.close() }
+        do {
+            let (answer, line) = try await client.exchange(request)
+            if case .failed(let error) = answer { return .failure(ExitCodeBox(failed(error))) }
+            return .success((answer, line))
+        } catch {
+            return .failure(ExitCodeBox(failed(error.description)))
+        }
+    }
+
+    struct ExitCodeBox: Error {
+        let code: ExitCode
+        init(_ code: ExitCode) { self.code = code }
+    }
+
+    private func localTime(_ unixMs: Int64) -> ClockTime { ClockTime.local(unixMs: unixMs) }
+
+    // MARK: Commands
+
+    private func version() async -> ExitCode {
+        var daemon: String?
+        if case .connected(let client) = connect() {
+            defer { client.close() }
+            if case .version(let text) = try? await client.send(.version) { daemon = text }
+        }
+        if invocation.json {
+            Output.json(.object([
+                "ok": .bool(true), "apsioctl": .string(ApsioVersion.current), "apsiod": daemon.map(JSONValue.string) ?? .null,
+            ]))
+        } else {
+            Output.line("apsioctl \(ApsioVersion.current)")
+            Output.line(daemon.map { "apsiod \($0)" } ?? "apsiod is not running")
+        }
+        return .done
+    }
+
+    private func status(_ apps: [AppName]) async -> ExitCode {
+        switch await ask(.status(apps: apps.map(\.rawValue))) {
+        case .failure(let box): return box.code
+        case .success((let answer, let line)):
+            if invocation.json {
+                Output.json(line)
+                return .done
+            }
+            guard case .status(let status) = answer else { return failed("apsiod's answer was not a status") }
+            if status.apps.isEmpty { Output.line("No app is configured") }
+            for app in status.apps {
+                for text in ControlStatusText.lines(app, localTime: localTime) { Output.line(text) }
+            }
+            Output.line("Data Saver: \(status.dataSaver ? "on" : "off")")
+            return .done
+        }
+    }
+
+    private func reload() async -> ExitCode {
+        switch await ask(.reload) {
+        case .failure(let box): return box.code
+        case .success((let answer, let line)):
+            if invocation.json {
+                Output.json(line)
+                return .done
+            }
+            guard case .reloaded(let problems) = answer else { return failed("apsiod's answer was not a reload") }
+            Output.line(problems.isEmpty ? "Configuration reloaded" : "Configuration reloaded, with problems:")
+            for problem in problems { Output.line("  " + problem) }
+            return .done
+        }
+    }
+
+    private func watch(_ apps: [AppName]) async -> ExitCode {
+        let client: ControlClient
+        switch connect() {
+        case .connected(let connected): client = connected
+        case .notRunning(let message): return notRunning(message)
+        case .failed(let message): return failed(message)
+        }
+        defer { client.close() }
+        do {
+            let request = ControlRequest.watch(apps: apps.map(\.rawValue))
+            let (answer, line) = try await client.exchange(request)
+            if case .failed(let error) = answer { return failed(error) }
+            if invocation.json { Output.json(line) }
+            var narrator = WatchNarrator()
+            while let (event, line) = try await client.nextEventLine() {
+                if invocation.json {
+                    Output.json(line)
+                    continue
+                }
+                guard let event else { continue }
+                let stamp = clockNow()
+                for text in narrator.lines(for: event, localTime: localTime) { Output.line("[\(stamp)] " + text) }
+            }
+            Output.error("apsiod ended the watch (it stopped, or this watch read too slowly); run it again")
+            return .failed
+        } catch {
+            return failed(error.description)
+        }
+    }
+
+    private func clockNow() -> String {
+        var now = time_t(0)
+        time(&now)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        let two = { (value: Int32) in (value < 10 ? "0" : "") + String(value) }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    // MARK: apps
+
+    private func listApps() async -> ExitCode {
+        switch connect() {
+        case .connected(let client):
+            defer { client.close() }
+            let answer: ControlAnswer
+            let line: [UInt8]
+            do {
+                (answer, line) = try await client.exchange(.apps)
+            } catch {
+                return failed(error.description)
+            }
+            if case .failed(let error) = answer { return failed(error) }
+            guard case .apps(let apps) = answer else { return failed("apsiod's answer was not a list of apps") }
+            if invocation.json {
+                Output.json(withDaemonRunning(line, true))
+            } else {
+                printApps(apps)
+            }
+            return .done
+        case .notRunning:
+            return offlineApps()
+        case .failed(let message):
+            return failed(message)
+        }
+    }
+
+    /// Without the daemon: the app files' names and the installation ids the state keeps.
+    private func offlineApps() -> ExitCode {
+        guard let names = ConfiguredApps.names(configDirectory: invocation.configDirectory) else {
+            return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
+        }
+        let store = AppStateStore(layout: StateLayout(root: invocation.stateDirectory))
+        let apps = names.map { name in
+            ControlAppInfo(name: name.rawValue, unit: "", installationID: (try? store.existingInstallationID(for: name)) ?? nil)
+        }
+        if invocation.json {
+            var items: [JSONValue] = []
+            for app in apps {
+                guard case .object(var members) = app.json else { continue }
+                members["unit"] = .null
+                items.append(.object(members))
+            }
+            Output.json(.object(["ok": .bool(true), "apps": .array(items), "daemon_running": .bool(false)]))
+        } else {
+            Output.error("apsiod is not running: showing the app files and the installation ids kept on disk")
+            printApps(apps)
+        }
+        return .done
+    }
+
+    private func printApps(_ apps: [ControlAppInfo]) {
+        if apps.isEmpty {
+            Output.line("No app is configured in \(ConfiguredApps.directory(invocation.configDirectory))")
+            return
+        }
+        for app in apps {
+            Output.line(app.name)
+            if !app.unit.isEmpty { Output.line("  unit:             \(app.unit)") }
+            if let value = app.serviceName { Output.line("  service.name:     \(value)") }
+            if let value = app.serviceVersion { Output.line("  service.version:  \(value)") }
+            if let value = app.buildID { Output.line("  app.build_id:     \(value)") }
+            Output.line("  installation id:  \(app.installationID ?? "none yet (apsiod makes it when it first serves the app)")")
+        }
+    }
+
+    private func withDaemonRunning(_ line: [UInt8], _ running: Bool) -> [UInt8] {
+        guard case .object(var members) = try? JSONParser(maxBytes: ControlAnswer.maxLineBytes).parse(line) else { return line }
+        members["daemon_running"] = .bool(running)
+        return JSONWriter.encode(.object(members))
+    }
+
+    // MARK: Settings
+
+    /// A settings change: through the daemon, which stores and applies it, when it runs; into
+    /// settings.json for its next start when it does not.
+    private func change(
+        _ request: ControlRequest, apps: [AppName]?, _ apply: (inout OperatorSettings, [AppName]) -> Void
+    ) async -> ExitCode {
+        switch connect() {
+        case .connected(let client):
+            defer { client.close() }
+            let answer: ControlAnswer
+            let line: [UInt8]
+            do {
+                (answer, line) = try await client.exchange(request)
+            } catch {
+                return failed(error.description)
+            }
+            if case .failed(let error) = answer { return failed(error) }
+            if invocation.json {
+                Output.json(withDaemonRunning(line, true))
+            } else {
+                Output.line(confirmation(request, answer: answer, running: true))
+            }
+            return .done
+        case .notRunning:
+            return storeOffline(request, apps: apps, apply)
+        case .failed(let message):
+            return failed(message)
+        }
+    }
+
+    private func storeOffline(
+        _ request: ControlRequest, apps named: [AppName]?, _ apply: (inout OperatorSettings, [AppName]) -> Void
+    ) -> ExitCode {
+        var apps: [AppName] = []
+        if let named {
+            guard let configured = ConfiguredApps.names(configDirectory: invocation.configDirectory) else {
+                return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
+            }
+            for app in named where !configured.contains(app) {
+                return failed(ControlError(
+                    .unknownApp, "no app \(app) is configured (\(ConfiguredApps.directory(invocation.configDirectory))/\(app).conf)"))
+            }
+            apps = named.isEmpty ? configured : named
+            if apps.isEmpty {
+                return failed("no app is configured in \(ConfiguredApps.directory(invocation.configDirectory)); add an app file first")
+            }
+        }
+        let store = SettingsStore(layout: StateLayout(root: invocation.stateDirectory))
+        do {
+            try store.update { settings in apply(&settings, apps) }
+        } catch {
+            var message = error.description
+            if case .system(let system) = error, system.errno == EACCES || system.errno == EPERM {
+                message += "; run it with sudo (root or the group apsio may change the settings)"
+            } else if case .system(let system) = error, system.errno == ENOENT {
+                message = "the state directory \(invocation.stateDirectory) does not exist; is apsio installed? (\(system))"
+            }
+            return failed(message)
+        }
+        let answer: ControlAnswer = switch request {
+        case .dataSaver(let on): .dataSaver(on)
+        default: .changed(apps: apps.map(\.rawValue))
+        }
+        if invocation.json {
+            Output.json(withDaemonRunning(answer.line, false))
+        } else {
+            Output.line(confirmation(request, answer: answer, running: false))
+        }
+        return .done
+    }
+
+    private func confirmation(_ request: ControlRequest, answer: ControlAnswer, running: Bool) -> String {
+        let apps: String = if case .changed(let names) = answer { names.joined(separator: ", ") } else { "" }
+        let text: String = switch request {
+        case .allowLive(true, _): "Live inspection allowed for \(apps)"
+        case .allowLive(false, _): "Live inspection off for \(apps)"
+        case .consent(.grant, _): "Consent granted for \(apps)"
+        case .consent(.deny, _): "Consent denied for \(apps)"
+        case .dataSaver(let on): "Data Saver \(on ? "on" : "off")"
+        default: "Done"
+        }
+        return running ? text : text + " (apsiod is not running: it takes effect when apsiod starts)"
+    }
+}

@@ -1,0 +1,119 @@
+import ApsioAgent
+import ApsioCore
+import Foundation
+
+/// A control server on a real unix socket in a directory of its own, with a fake handler behind it.
+final class ControlFixture: Sendable {
+    let directory: TestDirectory
+    let handler: FakeControlHandler
+    let server: ControlServer
+    var socketPath: String { ControlListener.path(runtimeDirectory: directory.path) }
+
+    init(limits: ControlServerLimits = .default, access: ControlAccess = ControlAccess(adminGroup: "apsio-no-such-group"))
+        throws
+    {
+        directory = try TestDirectory("apsio-control")
+        // Other users must reach the socket: the test drops a client to nobody.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        handler = FakeControlHandler()
+        let listener = try ControlListener.bind(path: ControlListener.path(runtimeDirectory: directory.path))
+        server = ControlServer(listener: listener, handler: handler, access: access, limits: limits)
+        server.start()
+    }
+
+    func client() throws -> ControlClient {
+        try ControlClient.connect(path: socketPath, answerTimeout: .seconds(30))
+    }
+}
+
+/// Polls `condition` until it holds, failing after a generous deadline (a loaded 2-core machine).
+func waitFor(_ what: String, within seconds: Double = 30, _ condition: () async -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw WaitError.timedOut(what)
+}
+
+/// The apsioctl binary of this build, run as a separate process the way an operator runs it.
+enum Apsioctl {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: JSONValue? { try? JSONParser().parse(Array(stdout.split(separator: "\n").first.map(String.init)?.utf8 ?? "".utf8)) }
+    }
+
+    static var binary: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for directory in [beside, beside.deletingLastPathComponent()] {
+            let candidate = directory.appendingPathComponent("apsioctl")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/apsioctl")
+    }
+
+    /// Runs apsioctl with `arguments`; `as user` drops to that user first with setpriv (the test
+    /// runs as root), keeping only `groups` as supplementary groups.
+    static func run(_ arguments: [String], asUser user: String? = nil, groups: [String] = []) async throws -> Result {
+        let output = try TestDirectory("apsioctl-output")
+        let stdoutPath = output.path + "/stdout"
+        let stderrPath = output.path + "/stderr"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            let groupArgument = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.joined(separator: ",")]
+            process.arguments = ["--reuid=" + user, "--regid=nogroup"] + groupArgument + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardInput = FileHandle.nullDevice
+        let ended = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
+        try process.run()
+        var status: Int32 = -1
+        do {
+            status = try await withThrowingTaskGroup(of: Int32.self) { group in
+                group.addTask {
+                    for await status in ended.stream { return status }
+                    return -1
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    throw WaitError.timedOut("apsioctl \(arguments.joined(separator: " "))")
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch {
+            // Never leave it behind: stopped by its pid.
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+        return Result(
+            status: status, stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+    }
+}
+
+/// Runs `body` against a fresh server, stopped afterwards whether the body failed or not.
+func withControlServer(
+    limits: ControlServerLimits = .default, access: ControlAccess = ControlAccess(adminGroup: "apsio-no-such-group"),
+    _ body: (ControlFixture) async throws -> Void
+) async throws {
+    let fixture = try ControlFixture(limits: limits, access: access)
+    do {
+        try await body(fixture)
+    } catch {
+        await fixture.server.stop()
+        throw error
+    }
+    await fixture.server.stop()
+}

@@ -1,0 +1,219 @@
+import ApsioCore
+import Testing
+
+@Suite struct ControlProtocolTests {
+    static let requests: [ControlRequest] = [
+        .status(apps: []), .status(apps: ["nginx", "api"]), .watch(apps: []), .watch(apps: ["nginx"]), .apps,
+        .allowLive(true, apps: []), .allowLive(false, apps: ["nginx"]), .consent(.grant, apps: ["a.b-c_d"]),
+        .consent(.deny, apps: []), .dataSaver(true), .dataSaver(false), .reload, .version,
+    ]
+
+    @Test(arguments: requests)
+    func everyRequestReadsBackAsWritten(_ request: ControlRequest) throws {
+        let line = request.line
+        #expect(line.last == 0x0A)
+        #expect(!line.dropLast().contains(0x0A))
+        #expect(try ControlRequest.parse(Array(line.dropLast())) == request)
+    }
+
+    @Test func onlySettingsAndReloadNeedTheRightToChange() {
+        let changing = Self.requests.filter(\.changesSettings).map(\.command)
+        #expect(Set(changing) == ["allow-live", "consent", "data-saver", "reload"])
+    }
+
+    @Test(arguments: [
+        ("", "bad_request"),
+        ("not json", "bad_request"),
+        ("[\"status\"]", "bad_request"),
+        ("{}", "bad_request"),
+        ("{\"command\":7}", "bad_request"),
+        ("{\"command\":\"sudo\"}", "unknown_command"),
+        ("{\"command\":\"status\",\"apps\":\"nginx\"}", "bad_request"),
+        ("{\"command\":\"status\",\"apps\":[7]}", "bad_request"),
+        ("{\"command\":\"status\",\"apps\":[\"\"]}", "bad_request"),
+        ("{\"command\":\"status\",\"app\":[\"nginx\"]}", "bad_request"),
+        ("{\"command\":\"allow-live\"}", "bad_request"),
+        ("{\"command\":\"allow-live\",\"on\":\"yes\"}", "bad_request"),
+        ("{\"command\":\"consent\",\"choice\":\"maybe\"}", "bad_request"),
+        ("{\"command\":\"consent\"}", "bad_request"),
+        ("{\"command\":\"data-saver\",\"on\":true,\"apps\":[\"x\"]}", "bad_request"),
+        ("{\"command\":\"version\",\"command\":\"reload\"}", "bad_request"),
+        ("{\"command\":\"version\"} {}", "bad_request"),
+        ("{\"command\":\"version\",\"x\":[[[[[[[[1]]]]]]]]}", "bad_request"),
+        ("\u{FEFF}{\"command\":\"version\"}", "bad_request"),
+    ])
+    func malformedRequestsAreRefusedWithTheirCode(_ text: String, _ code: String) {
+        #expect(throws: ControlError.self) { try ControlRequest.parse(Array(text.utf8)) }
+        do {
+            _ = try ControlRequest.parse(Array(text.utf8))
+        } catch {
+            #expect(error.code.rawValue == code, "\(text): \(error)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func aLineAtTheLimitIsTooLarge() throws {
+        let padding = String(repeating: " ", count: ControlRequest.maxLineBytes)
+        do {
+            _ = try ControlRequest.parse(Array("{\"command\":\"version\"}\(padding)".utf8))
+            Issue.record("a line past the limit was read")
+        } catch {
+            #expect(error.code == .tooLarge)
+        }
+        let fits = "{\"command\":\"version\"}" + String(repeating: " ", count: ControlRequest.maxLineBytes - 23)
+        #expect(try ControlRequest.parse(Array(fits.utf8)) == .version)
+    }
+
+    @Test func tooManyAppsAreRefused() {
+        let names = (0...ControlRequest.maxApps).map { "\"a\($0)\"" }.joined(separator: ",")
+        do {
+            _ = try ControlRequest.parse(Array("{\"command\":\"status\",\"apps\":[\(names)]}".utf8))
+            Issue.record("\(ControlRequest.maxApps + 1) apps were read")
+        } catch {
+            #expect(error.code == .tooLarge)
+        }
+    }
+
+    @Test func randomBytesNeverCrashTheReader() {
+        var generator = ControlFuzzGenerator(seed: 7)
+        let alphabet = Array("{}[]\":,\\ atrueflsn0123456789-.eE\u{1}\n".utf8) + [0xFF, 0xC3]
+        for _ in 0..<2000 {
+            let count = Int(generator.next() % 64)
+            let bytes = (0..<count).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            _ = try? ControlRequest.parse(bytes)
+            _ = try? ControlAnswer.parse(bytes, answering: .status(apps: []))
+            _ = try? ControlEvent.parse(bytes)
+        }
+    }
+
+    static let status = ControlAppStatus(
+        name: "nginx", unit: "nginx.service", foreground: .active, allowLive: true, consentGranted: true, viewers: 2,
+        viewingSinceUnixMs: 1_764_424_920_000, logLevelRaisedUntilUnixMs: 1_764_426_720_000)
+
+    static let answers: [(ControlRequest, ControlAnswer)] = [
+        (.status(apps: []), .status(ControlStatus(apps: [status, ControlAppStatus(name: "api", unit: "api.service")], dataSaver: true))),
+        (.apps, .apps([
+            ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
+                           buildID: "8f3c", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"),
+            ControlAppInfo(name: "api", unit: "api.service"),
+        ])),
+        (.allowLive(true, apps: []), .changed(apps: ["api", "nginx"])),
+        (.consent(.deny, apps: ["api"]), .changed(apps: ["api"])),
+        (.dataSaver(true), .dataSaver(true)),
+        (.reload, .reloaded(problems: ["apps.d/x.conf:4: unknown key `Famlies` in [App]"])),
+        (.version, .version("0.1.0")),
+        (.watch(apps: []), .watching),
+        (.allowLive(true, apps: ["zz"]), .failed(ControlError(.unknownApp, "no app zz"))),
+    ]
+
+    @Test func everyAnswerReadsBackAsWritten() throws {
+        for (request, answer) in Self.answers {
+            let line = answer.line
+            #expect(!line.dropLast().contains(0x0A))
+            #expect(try ControlAnswer.parse(Array(line.dropLast()), answering: request) == answer)
+        }
+    }
+
+    @Test func aRefusalCarriesOkFalseErrorAndMessage() throws {
+        let line = ControlAnswer.failed(ControlError(.notPermitted, "only root")).line
+        let value = try JSONParser().parse(Array(line.dropLast()))
+        #expect(value == .object(["ok": .bool(false), "error": .string("not_permitted"), "message": .string("only root")]))
+    }
+
+    @Test func anAnswerOfTheWrongShapeIsBadAnswer() {
+        do {
+            _ = try ControlAnswer.parse(Array("{\"ok\":true}".utf8), answering: .status(apps: []))
+            Issue.record("a status without apps was read")
+        } catch {
+            #expect(error.code == .badAnswer)
+        }
+    }
+
+    @Test func everyEventReadsBackAsWritten() throws {
+        let events: [ControlEvent] = [
+            .status(Self.status), .status(ControlAppStatus(name: "api", unit: "api.service")),
+            .notice(app: "nginx", command: .screenshot, atUnixMs: 1, untilUnixMs: nil),
+            .notice(app: "nginx", command: .raiseLogLevel, atUnixMs: 1, untilUnixMs: 1_800_001),
+            .ended(app: "nginx", reason: "until"), .dataSaver(true),
+            .ended(app: "nginx", .tokenLost),
+        ]
+        for event in events {
+            #expect(try ControlEvent.parse(Array(event.line.dropLast())) == event)
+        }
+        #expect(try ControlEvent.parse(Array("{\"event\":\"from_the_future\"}".utf8)) == nil)
+    }
+
+    // MARK: The indicator's words
+
+    @Test func theIndicatorNamesTheTeamTheAppTheViewersAndTheTime() {
+        #expect(IndicatorText.viewing(app: "nginx", viewers: 2, since: ClockTime(hour: 14, minute: 2))
+            == "Your team is viewing nginx live, 2 viewers since 14:02")
+        #expect(IndicatorText.viewing(app: "nginx", viewers: 1, since: ClockTime(hour: 9, minute: 5))
+            == "Your team is viewing nginx live, 1 viewer since 09:05")
+        #expect(IndicatorText.notice(.screenshot, app: "nginx") == "Your team took a screenshot of nginx")
+        #expect(IndicatorText.notice(.diagnostics, app: "nginx") == "Your team ran diagnostics on nginx")
+        #expect(IndicatorText.notice(.raiseLogLevel, app: "nginx")
+            == "Your team raised the log level of nginx to debug for 30 minutes")
+        #expect(IndicatorText.viewingEnded(app: "nginx") == "Your team stopped viewing nginx live")
+        #expect(IndicatorText.ended(app: "nginx", reason: "until") == "Live viewing of nginx ended: its 30 minutes ran out")
+    }
+
+    @Test func theSummaryListsOnlyWatchedAppsAndIsAbsentWhenNobodyWatches() {
+        #expect(IndicatorText.summary([IndicatorViewing(app: "api", viewers: 0, since: nil)]) == nil)
+        let summary = IndicatorText.summary([
+            IndicatorViewing(app: "nginx", viewers: 1, since: ClockTime(hour: 14, minute: 2)),
+            IndicatorViewing(app: "api", viewers: 3, since: nil),
+            IndicatorViewing(app: "db", viewers: 0, since: nil),
+        ])
+        #expect(summary == "Your team is viewing api live, 3 viewers\nYour team is viewing nginx live, 1 viewer since 14:02")
+    }
+
+    @Test func watchSaysTheWholeStatusOnceThenOnlyWhatChanged() {
+        var narrator = WatchNarrator()
+        let local = { (ms: Int64) in ClockTime(hour: Int(ms / 3_600_000 % 24), minute: Int(ms / 60_000 % 60)) }
+        var status = ControlAppStatus(name: "nginx", unit: "nginx.service", foreground: .active, allowLive: true)
+        #expect(narrator.lines(for: .status(status), localTime: local) == [
+            "nginx (nginx.service): active, live inspection allowed, consent not asked",
+            "  Nobody is viewing nginx live",
+        ])
+        status.viewers = 1
+        status.viewingSinceUnixMs = (14 * 60 + 2) * 60_000
+        #expect(narrator.lines(for: .status(status), localTime: local) == ["Your team is viewing nginx live, 1 viewer since 14:02"])
+        #expect(narrator.lines(for: .status(status), localTime: local).isEmpty)
+        #expect(narrator.lines(for: .notice(app: "nginx", command: .screenshot, atUnixMs: 0, untilUnixMs: nil), localTime: local)
+            == ["Your team took a screenshot of nginx"])
+        status.viewers = 0
+        status.viewingSinceUnixMs = nil
+        status.foreground = .background
+        #expect(narrator.lines(for: .status(status), localTime: local)
+            == ["nginx is now in the background", "Your team stopped viewing nginx live"])
+    }
+
+    // MARK: sd_listen_fds
+
+    @Test func socketActivationTakesOnlyWhatWasPassedToThisProcess() {
+        let names: Set<String> = ["control", "apsiod.socket"]
+        #expect(SocketActivation.descriptor(listenPID: "42", listenFDs: "1", listenFDNames: nil, processID: 42, names: names) == 3)
+        #expect(SocketActivation.descriptor(listenPID: "41", listenFDs: "1", listenFDNames: nil, processID: 42, names: names) == nil)
+        #expect(SocketActivation.descriptor(listenPID: nil, listenFDs: "1", listenFDNames: nil, processID: 42, names: names) == nil)
+        #expect(SocketActivation.descriptor(listenPID: "42", listenFDs: "0", listenFDNames: nil, processID: 42, names: names) == nil)
+        #expect(SocketActivation.descriptor(listenPID: "42", listenFDs: "x", listenFDNames: nil, processID: 42, names: names) == nil)
+        #expect(SocketActivation.descriptor(
+            listenPID: "42", listenFDs: "2", listenFDNames: "other:apsiod.socket", processID: 42, names: names) == 4)
+        #expect(SocketActivation.descriptor(listenPID: "42", listenFDs: "2", listenFDNames: "a:b", processID: 42, names: names) == nil)
+        #expect(SocketActivation.descriptor(listenPID: "42", listenFDs: "1", listenFDNames: "stdin", processID: 42, names: names) == 3)
+    }
+}
+
+/// A small deterministic generator, so a failing input can be found again.
+struct ControlFuzzGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
