@@ -60,6 +60,10 @@ let package = Package(
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
         .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
+        // bench/ingest/run.sh and the crash test: one app's ingest pipeline, and a sink that keeps nothing.
+        .executableTarget(
+            name: "apsio-bench-ingest", dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioPlatform"],
+            swiftSettings: strict),
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
         .target(

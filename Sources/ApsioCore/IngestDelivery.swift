@@ -99,7 +99,8 @@ public struct IngestDelivery: Sendable {
             !queueStale, queue.records > 0
         else { return nil }
         var due: MonotonicInstant
-        if queue.bytes >= limits.ingestBatchBytes || split != nil {
+        if queue.bytes >= limits.ingestBatchBytes || queue.records >= limits.ingestBatchRecords || split != nil {
+            // A full batch, by bytes or by records, waits for nothing more.
             // The records of a split batch were due already when the batch first went.
             due = .origin
         } else {

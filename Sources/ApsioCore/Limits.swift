@@ -91,7 +91,7 @@ public struct Limits: Sendable, Equatable {
     public var ingestBatchBytes = 512 * 1024
     /// A batch goes once its oldest record has waited this long, however few bytes wait.
     public var ingestBatchAge: Duration = .seconds(5)
-    /// The most records one batch asks for.
+    /// The most records one batch asks for; a batch also goes once this many wait.
     public var ingestBatchRecords = 1000
     /// 429, 5xx, 3xx and network failures retry after this, doubling up to `ingestRetryMaximum`.
     public var ingestRetryInitial: Duration = .seconds(1)

@@ -79,6 +79,16 @@ private extension Array where Element == IngestDeliveryAction {
         #expect(sent.first?.1 == IngestBatchLimit(maxRecords: 11, maxBytes: bound))
     }
 
+    /// Small records fill a batch by count long before they fill it by bytes: that batch goes at
+    /// once too, rather than waiting for its oldest record's age.
+    @Test func aBatchGoesOnceAFullBatchOfRecordsWaits() {
+        var h = DeliveryHarness()
+        let count = h.delivery.limits.ingestBatchRecords
+        #expect(h.queue(count - 1, bytes: 1000).sent.isEmpty)
+        let sent = h.queue(count, bytes: 1000).sent
+        #expect(sent.first?.1 == IngestBatchLimit(maxRecords: count, maxBytes: 1000))
+    }
+
     @Test func aBatchGoesOnceTheOldestRecordIsOldEnough() {
         var h = DeliveryHarness()
         h.queue(1, bytes: 100)

@@ -1,0 +1,50 @@
+public import ApsioCore
+public import ApsioPlatform
+
+/// What one app's exporter is given: whose journal entries, what they are sent as, and its bounds.
+public struct AppExporterConfiguration: Sendable {
+    public var app: AppName
+    /// The app's unit, whose entries and crashes are its records.
+    public var unit: String
+    /// The app file's `MinPriority=` as a journald priority 0–7 (the log bridge's floor, 13.7).
+    public var minPriority: Int
+    /// The system journal, or `--journal-dir`.
+    public var journal: JournalSource
+    /// Where an app without a saved cursor starts: `.now` for an app served for the first time (its
+    /// past is not sent), `.oldest` in tests and the benchmark.
+    public var firstStart: JournalStart
+    /// The Resource of §2; the exporter sets `session.id` per group.
+    public var resource: OTLPResource
+    /// The built-in rules and the app file's `Redact=`.
+    public var redactor: Redactor
+    public var limits: Limits
+    /// The read-ahead window: the reader stops while this many records, or bytes (as estimated in
+    /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
+    public var windowRecords: Int
+    public var windowBytes: Int
+    /// zlib level of the request bodies (docs/ingest.md says why 1).
+    public var gzipLevel: Int32
+    /// The least time between two writes of the cursor file. Zero: after every accepted batch,
+    /// which a batch's size and age already bound (at most one write per 1000 records or 512 KiB,
+    /// or per 5 seconds), and which makes a crash send at most the batch in flight again.
+    public var cursorWriteInterval: Duration
+
+    public init(
+        app: AppName, unit: String, minPriority: Int = 7, journal: JournalSource = .system,
+        firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,
+        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = 1, cursorWriteInterval: Duration = .zero
+    ) {
+        self.app = app
+        self.unit = unit
+        self.minPriority = minPriority
+        self.journal = journal
+        self.firstStart = firstStart
+        self.resource = resource
+        self.redactor = redactor
+        self.limits = limits
+        self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords
+        self.windowBytes = windowBytes ?? 2 * limits.ingestBatchBytes
+        self.gzipLevel = gzipLevel
+        self.cursorWriteInterval = cursorWriteInterval
+    }
+}

@@ -1,0 +1,155 @@
+// One app's ingest pipeline, the daemon's own code, outside the daemon: for bench/ingest/run.sh and
+// for the crash test, which kills it with SIGKILL and starts it again on the same state directory.
+//
+//   apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR
+//                          [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
+//       Exports UNIT's entries in DIR (from the oldest, or after the saved cursor) to URL/v1/logs.
+//       With --expect it stops once N records were accepted in this run, writes the cursor and
+//       prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
+//   apsio-bench-ingest sink [--port N]
+//       A loopback /v1/logs that accepts every request and keeps nothing; prints port=N.
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import ApsioPOSIX
+import ApsioPlatform
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ text: String, status: Int32 = 2) -> Never {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+func complain(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+func say(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+let usage = """
+    usage: apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR \
+    [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
+           apsio-bench-ingest sink [--port N]
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let mode = arguments.first else { fail(usage) }
+arguments.removeFirst()
+var options: [String: String] = [:]
+var iterator = arguments.makeIterator()
+while let name = iterator.next() {
+    guard name.hasPrefix("--"), let value = iterator.next() else { fail(usage) }
+    options[String(name.dropFirst(2))] = value
+}
+
+/// A field of /proc/self/status, in KiB.
+func statusKiB(_ name: String) -> Int {
+    guard let file = fopen("/proc/self/status", "re") else { return -1 }
+    defer { fclose(file) }
+    var line: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(line) }
+    while getline(&line, &capacity, file) > 0, let line {
+        let text = String(cString: line)
+        if text.hasPrefix(name + ":") {
+            return Int(text.dropFirst(name.count + 1).filter(\.isNumber)) ?? -1
+        }
+    }
+    return -1
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// SIGTERM as an event the main task awaits: a dispatch source, so no Swift code runs in a handler.
+/// Returns once SIGTERM came.
+func waitForTermination() async {
+    signal(SIGTERM, SIG_IGN)
+    let (stream, continuation) = AsyncStream<Void>.makeStream()
+    let source = DispatchSource.makeSignalSource(signal: SIGTERM)
+    source.setEventHandler { continuation.yield() }
+    source.resume()
+    for await _ in stream { break }
+    source.cancel()
+}
+
+switch mode {
+case "sink":
+    var router = HTTPRouter()
+    router.add("POST", "/v1/logs") { _ in HTTPServerResponse(status: 200) }
+    let limits = HTTPServerLimits(http: HTTPLimits(maxBodyBytes: 64 << 20), maxConnections: 16)
+    let server = HTTPServer(bind: "127.0.0.1", port: Int(options["port"] ?? "0") ?? 0, limits: limits, router: router)
+    let port: Int
+    do {
+        port = try await server.start()
+    } catch {
+        fail("sink: \(error)", status: 1)
+    }
+    say("port=\(port)")
+    await waitForTermination()
+    await server.stop()
+
+case "run":
+    guard let journalDir = options["journal-dir"], let unit = options["unit"], let backendURL = options["backend"],
+        let stateDir = options["state-dir"]
+    else { fail(usage) }
+    let expect = options["expect"].flatMap { Int($0) }
+    let installationID = options["installation-id"] ?? "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
+    let appKey = AppKey(options["app-key"] ?? "apsio_app_bench")
+    // The daemon's state directory exists before it starts (StateDirectory=); here it may not yet.
+    if mkdir(stateDir, 0o750) != 0, errno != EEXIST { fail("cannot make \(stateDir)", status: 1) }
+    do {
+        let app = try AppName("bench")
+        let backend = try HTTPEndpoint(baseURL: backendURL)
+        let resource = OTLPResource(
+            serviceName: "com.example.bench", serviceVersion: "1.0", appBuildID: "com.example.bench@1.0",
+            facts: ResourceFacts(osName: "Debian GNU/Linux", osVersion: "12", hostName: "bench-host"),
+            installationID: installationID)
+        let configuration = AppExporterConfiguration(
+            app: app, unit: unit, journal: .directory(journalDir), firstStart: .oldest, resource: resource,
+            redactor: try Redactor(), gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
+        let clock = SystemAgentClock()
+        let client = try HTTPClient()
+        let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)
+        let exporter = try AppExporter(
+            configuration: configuration, state: StateLayout(root: stateDir), clock: clock, transport: transport,
+            hashing: OpenSSLSHA256(), log: { line in complain(line) })
+        await exporter.consent(granted: true)
+        await exporter.policyChanged(Policy())
+        let startCPU = cpuSeconds()
+        try await exporter.start()
+        var peakAnonKiB = statusKiB("RssAnon")
+        if let expect {
+            while await exporter.status.sentRecords < expect {
+                try await Task.sleep(for: .milliseconds(20))
+                peakAnonKiB = max(peakAnonKiB, statusKiB("RssAnon"))
+            }
+            await exporter.stop()
+            let cpu = cpuSeconds() - startCPU
+            let status = await exporter.status
+            say(
+                "records=\(status.sentRecords) batches=\(status.sentBatches) cpu=\(cpu) "
+                    + "rate=\(Int(Double(status.sentRecords) / max(cpu, 1e-9))) peak_anon_kib=\(peakAnonKiB)")
+        } else {
+            await waitForTermination()
+            await exporter.stop()
+        }
+    } catch {
+        fail("apsio-bench-ingest: \(error)", status: 1)
+    }
+
+default:
+    fail(usage)
+}

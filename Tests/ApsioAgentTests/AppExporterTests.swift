@@ -1,0 +1,254 @@
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import ApsioPOSIX
+import ApsioPlatform
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// One app's ingest on real journal files, a manual clock and a scripted backend: what is held,
+/// what is sent, what a failing backend costs, and what consent and the kill switch drop.
+@Suite(.serialized) struct AppExporterTests {
+    final class Host: @unchecked Sendable {
+        let journal: JournalFixture
+        let state: TestDirectory
+        let clock = ManualAgentClock()
+        let sink = ScriptedIngestSink()
+        let exporter: AppExporter
+        let log = LogLines()
+
+        init(limits: Limits = .spec) throws {
+            journal = try JournalFixture()
+            state = try TestDirectory("apsio-ingest-state")
+            exporter = try AppExporter(
+                configuration: try IngestFixture.configuration(journal: journal, limits: limits),
+                state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),
+                log: log.sink)
+        }
+
+        func lines(_ messages: [String], priority: Int = 6) async throws {
+            try await journal.write(messages.map { journal.entry(unit: IngestFixture.unit, message: $0, priority: priority) })
+        }
+
+        var sentBodies: [String] { sink.accepted.flatMap(SentRecord.all(in:)).map(\.body) }
+
+        func waitQueued(_ records: Int) async throws {
+            try await waitUntil("\(records) records queued") { await self.exporter.status.queuedRecords == records }
+        }
+
+        /// Moves the clock past the batch age and waits for what the backend then receives.
+        func deliver(_ count: Int) async throws {
+            clock.advance(by: .seconds(5))
+            try await waitUntil("\(count) records accepted") { self.sentBodies.count >= count }
+        }
+
+        func cursorOnDisk() -> String? {
+            (try? String(contentsOfFile: state.path + "/apps/demo/cursor", encoding: .utf8))?
+                .trimmingCharacters(in: .newlines)
+        }
+    }
+
+    func ready(_ host: Host, policy: Policy = Policy()) async throws {
+        await host.exporter.consent(granted: true)
+        await host.exporter.policyChanged(policy)
+        try await host.exporter.start()
+    }
+
+    // MARK: - Held until the first policy, and filtered by it
+
+    @Test func recordsAreHeldUntilTheFirstPolicyAndFilteredByIt() async throws {
+        let host = try Host()
+        try await host.lines(["debug detail"], priority: 7)
+        try await host.lines(["disk almost full"], priority: 4)
+        try await host.lines(["request failed"], priority: 3)
+        await host.exporter.consent(granted: true)
+        try await host.exporter.start()
+        try await host.waitQueued(3)
+        host.clock.advance(by: .seconds(60))
+        // Nothing leaves without a policy: the delivery sets no deadline to send at.
+        #expect(host.clock.earliestDeadline == nil)
+        #expect(host.sink.attempts == 0)
+
+        // errors off, logs from WARN (13) up: only the warning goes.
+        await host.exporter.policyChanged(Policy(capture: CapturePolicy(errors: .never, logsMinSeverity: 13)))
+        #expect(await host.exporter.status.queuedRecords == 1)
+        #expect(await host.exporter.status.filteredRecords == 2)
+        try await host.deliver(1)
+        #expect(host.sentBodies == ["disk almost full"])
+        await host.exporter.stop()
+        // The cursor moved past the filtered entries too: a restart sends nothing again.
+        let lastCursor = try JournalFollower(
+            source: .directory(host.journal.path), apps: [JournalApp(id: "x", unit: IngestFixture.unit, start: .oldest)])
+        let all = try await drain(lastCursor)
+        #expect(host.cursorOnDisk() == all.cursors["x"])
+    }
+
+    /// 16.6: a raised level releases DEBUG lines marked `released=live`, never a family that is off.
+    @Test func aRaisedLogLevelReleasesDebugLinesButNoFamilyThatIsOff() async throws {
+        let host = try Host()
+        try await ready(host, policy: Policy(capture: CapturePolicy(errors: .never)))
+        await host.exporter.releaseDebug(untilUnixMs: host.clock.now().wallUnixMs + 30 * 60_000)
+        try await host.lines(["cache miss for key 42"], priority: 7)
+        try await host.lines(["worker crashed"], priority: 2)
+        try await host.lines(["served /index"], priority: 6)
+        try await host.waitQueued(2)
+        try await host.deliver(2)
+        let sent = host.sink.accepted.flatMap(SentRecord.all(in:))
+        #expect(sent.map(\.body) == ["cache miss for key 42", "served /index"])
+        #expect(sent[0].attributes["apsio.sampling.released"]?["stringValue"]?.stringValue == "live")
+        #expect(sent[1].attributes["apsio.sampling.released"] == nil)
+        #expect(sent[1].attributes["apsio.sampling.session.rate"]?["doubleValue"] == .number(1))
+        await host.exporter.stop()
+    }
+
+    // MARK: - An outage
+
+    /// 1.5: 503 without and with Retry-After, then no answer at all, then recovery: every record
+    /// arrives once the backend is back, each retry waits the backoff (1 s, doubling) or the longer
+    /// Retry-After, and nothing is attempted in between.
+    @Test func anOutageBacksOffHonoursRetryAfterAndLosesNothing() async throws {
+        let host = try Host()
+        host.sink.answer([
+            .status(503, body: nil, retryAfter: nil),
+            .status(503, body: nil, retryAfter: .seconds(120)),
+            .failed, .failed, .failed,
+        ])
+        try await ready(host)
+        try await host.lines((0..<50).map { "line \($0)" })
+        try await host.waitQueued(50)
+
+        @Sendable func attempted(_ count: Int, thenWaits wait: Duration) async throws {
+            try await waitUntil("attempt \(count), then a wait of \(wait)") {
+                host.sink.attempts == count && host.clock.earliestDeadline == host.clock.now().mono + wait
+            }
+        }
+        host.clock.advance(by: .seconds(5))
+        try await attempted(1, thenWaits: .seconds(1))
+        host.clock.advance(by: .seconds(1))
+        try await attempted(2, thenWaits: .seconds(120))  // Retry-After beats the backoff's 2 s
+        host.clock.advance(by: .seconds(119))
+        #expect(host.sink.attempts == 2)
+        host.clock.advance(by: .seconds(1))
+        try await attempted(3, thenWaits: .seconds(4))  // refused: the backoff goes on doubling
+        host.clock.advance(by: .seconds(4))
+        try await attempted(4, thenWaits: .seconds(8))
+        host.clock.advance(by: .seconds(8))
+        try await attempted(5, thenWaits: .seconds(16))
+        #expect(await host.exporter.status.sentRecords == 0)
+        #expect(await host.exporter.status.queuedRecords == 50)
+        #expect(await host.exporter.status.lastFailure != nil)
+
+        host.clock.advance(by: .seconds(16))
+        try await waitUntil("the batch accepted") { host.sentBodies.count == 50 }
+        #expect(host.sink.attempts == 6)
+        #expect(host.sentBodies == (0..<50).map { "line \($0)" })
+        #expect(await host.exporter.status.queuedRecords == 0)
+        #expect(await host.exporter.status.lastFailure == nil)
+        // Recovered: the next failure waits the backoff's first step again.
+        host.sink.answer([.status(500, body: nil, retryAfter: nil)])
+        try await host.lines(["after"])
+        try await host.waitQueued(1)
+        host.clock.advance(by: .seconds(5))
+        try await attempted(7, thenWaits: .seconds(1))
+        await host.exporter.stop()
+    }
+
+    /// 1.5: a 401 stops the app until restart and keeps its queue.
+    @Test func anUnknownAppKeyStopsSendingAndKeepsTheQueue() async throws {
+        let host = try Host()
+        host.sink.answer([.status(401, body: nil, retryAfter: nil)])
+        try await ready(host)
+        try await host.lines(["one", "two"])
+        try await host.waitQueued(2)
+        host.clock.advance(by: .seconds(5))
+        try await waitUntil("the 401") { await host.exporter.status.stopped == .appKeyUnknown }
+        host.clock.advance(by: .seconds(3600))
+        #expect(host.clock.earliestDeadline == nil)
+        #expect(host.sink.attempts == 1)
+        #expect(await host.exporter.status.queuedRecords == 2)
+        await host.exporter.stop()
+        #expect(host.cursorOnDisk() == nil)
+    }
+
+    // MARK: - Consent and the kill switch
+
+    /// §13: consent withdrawn drops the queue (the journal window and the record queue), moves the
+    /// cursor to the journal's end, and nothing more leaves; granted again, only what is written
+    /// from then on goes.
+    @Test func consentWithdrawnDropsTheQueueAndStopsSending() async throws {
+        let host = try Host()
+        try await ready(host)
+        try await host.lines(["before 1", "before 2"])
+        try await host.deliver(2)
+
+        try await host.lines(["queued when consent goes"])
+        try await host.waitQueued(1)
+        let diagnostics = LogRecord(timeUnixNano: 1, severity: JournalSeverity(priority: 6), body: "apsio.diagnostics")
+        #expect(await host.exporter.submit(diagnostics) == (2, await host.exporter.status.queuedBytes))
+        await host.exporter.consent(granted: false)
+        #expect(await host.exporter.status.queuedRecords == 0)
+        #expect(await host.exporter.submit(diagnostics).records == 0)
+        try await host.lines(["written while denied"])
+        host.clock.advance(by: .seconds(3600))
+        #expect(host.clock.earliestDeadline == nil)
+        #expect(host.sink.attempts == 1)
+        #expect(await host.exporter.status.queuedRecords == 0)
+
+        await host.exporter.consent(granted: true)
+        try await host.lines(["after consent"])
+        try await host.waitQueued(1)
+        try await host.deliver(3)
+        #expect(host.sentBodies == ["before 1", "before 2", "after consent"])
+        await host.exporter.stop()
+    }
+
+    /// 12.3: the kill switch drops the queue and sends nothing until a policy without it.
+    @Test func theKillSwitchDropsTheQueueUntilAPolicyWithoutIt() async throws {
+        let host = try Host()
+        try await ready(host)
+        try await host.lines(["queued"])
+        try await host.waitQueued(1)
+        await host.exporter.policyChanged(Policy(killSwitch: true))
+        #expect(await host.exporter.status.queuedRecords == 0)
+        try await host.lines(["during the kill switch"])
+        host.clock.advance(by: .seconds(3600))
+        #expect(host.sink.attempts == 0)
+        #expect(host.clock.earliestDeadline == nil)
+
+        await host.exporter.policyChanged(Policy())
+        try await host.lines(["back"])
+        try await host.waitQueued(1)
+        try await host.deliver(1)
+        #expect(host.sentBodies == ["back"])
+        await host.exporter.stop()
+    }
+
+    // MARK: - Non-journal records
+
+    @Test func submittedRecordsGoFromTheRecordQueueAndSurviveARestart() async throws {
+        let host = try Host()
+        let record = LogRecord(
+            timeUnixNano: 1_800_000_000_000_000_000, severity: JournalSeverity(priority: 6), body: "apsio.diagnostics",
+            attributes: [.string("apsio.live.command.id", "c-1"), .string("note", "password=hunter2")])
+        await host.exporter.consent(granted: true)
+        let queued = await host.exporter.submit(record)
+        #expect(queued.records == 1 && queued.bytes > 0)
+        await host.exporter.stop()
+
+        // The next run sends it.
+        let exporter = try AppExporter(
+            configuration: try IngestFixture.configuration(journal: host.journal),
+            state: StateLayout(root: host.state.path), clock: host.clock, transport: host.sink, hashing: OpenSSLSHA256())
+        await exporter.consent(granted: true)
+        await exporter.policyChanged(Policy())
+        try await exporter.start()
+        host.clock.advance(by: .seconds(5))
+        try await waitUntil("the diagnostics record") { host.sentBodies == ["apsio.diagnostics"] }
+        let sent = try #require(host.sink.accepted.flatMap(SentRecord.all(in:)).first)
+        #expect(sent.attributes["note"]?["stringValue"]?.stringValue == "password=[REDACTED]")
+        #expect(sent.uid?.count == 32)
+        try await waitUntil("the queue empty") { await exporter.status.queuedRecords == 0 }
+        await exporter.stop()
+    }
+}

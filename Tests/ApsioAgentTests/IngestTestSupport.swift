@@ -1,0 +1,117 @@
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import ApsioPOSIX
+import ApsioPlatform
+import Foundation
+import Synchronization
+@testable import ApsioTestSupport
+import Testing
+
+/// A backend for ingest that answers from a script (then 200) and keeps every body it accepted.
+final class ScriptedIngestSink: IngestTransport {
+    struct State {
+        var script: [LiveResponse] = []
+        var attempts = 0
+        var accepted: [JSONValue] = []
+    }
+
+    let state = Mutex(State())
+
+    func answer(_ responses: [LiveResponse]) { state.withLock { $0.script += responses } }
+
+    var attempts: Int { state.withLock { $0.attempts } }
+    var accepted: [JSONValue] { state.withLock { $0.accepted } }
+
+    func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> LiveResponse {
+        let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
+        return state.withLock { state in
+            state.attempts += 1
+            let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
+            if case .status(let code, _, _) = answer, (200..<300).contains(code), let json { state.accepted.append(json) }
+            return answer
+        }
+    }
+}
+
+/// What a request body holds, record by record, with the Resource each record is under.
+struct SentRecord {
+    var resource: [String: String]
+    var body: String
+    var severityNumber: Int
+    var attributes: [String: JSONValue]
+
+    var uid: String? { attributes["log.record.uid"]?["stringValue"]?.stringValue }
+
+    static func all(in request: JSONValue) -> [SentRecord] {
+        var out: [SentRecord] = []
+        for group in request["resourceLogs"]?.arrayValue ?? [] {
+            var resource: [String: String] = [:]
+            for attribute in group["resource"]?["attributes"]?.arrayValue ?? [] {
+                if let key = attribute["key"]?.stringValue, let value = attribute["value"]?["stringValue"]?.stringValue {
+                    resource[key] = value
+                }
+            }
+            for scope in group["scopeLogs"]?.arrayValue ?? [] {
+                for record in scope["logRecords"]?.arrayValue ?? [] {
+                    var attributes: [String: JSONValue] = [:]
+                    for attribute in record["attributes"]?.arrayValue ?? [] {
+                        if let key = attribute["key"]?.stringValue { attributes[key] = attribute["value"] }
+                    }
+                    let severity: Int
+                    if case .number(let number)? = record["severityNumber"] { severity = Int(number) } else { severity = 0 }
+                    out.append(SentRecord(
+                        resource: resource, body: record["body"]?["stringValue"]?.stringValue ?? "",
+                        severityNumber: severity, attributes: attributes))
+                }
+            }
+        }
+        return out
+    }
+}
+
+enum IngestFixture {
+    static let installationID = "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
+    static let unit = "demo.service"
+    static let appKey = "apsio_app_ingest_secret_7c1d"
+
+    static let resource = OTLPResource(
+        serviceName: "com.example.demo", serviceVersion: "2.4.1-1", appBuildID: "3c2f5e8d41aa",
+        facts: ResourceFacts(
+            osName: "Debian GNU/Linux", osVersion: "12", osBuildID: "6.1.0-28-amd64", deviceManufacturer: "LENOVO",
+            deviceModelIdentifier: "21HM", hostName: "edge-7"),
+        installationID: installationID)
+
+    static func configuration(journal: JournalFixture, limits: Limits = .spec) throws -> AppExporterConfiguration {
+        AppExporterConfiguration(
+            app: try AppName("demo"), unit: unit, journal: .directory(journal.path), firstStart: .oldest,
+            resource: resource, redactor: try Redactor(patterns: ["card=[0-9 ]{12,19}"]), limits: limits)
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A test fixture of the core's, by name (the spec's vectors, the protobuf check).
+    static func coreFixture(_ relative: String) -> URL {
+        packageRoot.appendingPathComponent("Tests/ApsioCoreTests/Fixtures/" + relative)
+    }
+}
+
+/// Log lines an exporter wrote, for checking that none holds a secret.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    var sink: @Sendable (String) -> Void { { [self] line in lines.withLock { $0.append(line) } } }
+}
+
+/// Polls `condition` until it holds, for at most `seconds` of wall time: for what a real journal, a
+/// real socket or another process do in their own time.
+func waitUntil(_ what: String, seconds: Double = 120, _ condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    if try await condition() { return }
+    throw WaitError.timedOut(what)
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Runs journalctl and the ingest pipeline on the same journal directory, interleaved round by round
+so that a busy machine slows each alike: CPU seconds (user + system, from wait4), entries per
+CPU-second, peak anonymous memory (RssAnon sampled from /proc/PID/status while it runs), and the
+pipeline's rate over journalctl's. Each pipeline run starts with an empty state directory."""
+import argparse, os, shutil, statistics, subprocess, sys, time
+
+def run(command):
+    process = subprocess.Popen(command, stdout=subprocess.PIPE)
+    peak_anon = 0
+    status_path = f"/proc/{process.pid}/status"
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        try:
+            with open(status_path) as status_file:
+                for line in status_file:
+                    if line.startswith("RssAnon:"):
+                        peak_anon = max(peak_anon, int(line.split()[1]))
+        except OSError:
+            pass
+        time.sleep(0.01)
+    output = process.stdout.read().decode()
+    if status != 0:
+        sys.exit(f"{command[0]} failed with status {status}")
+    return {"cpu": usage.ru_utime + usage.ru_stime, "anon": peak_anon, "output": output}
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", required=True)
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--port", required=True)
+    parser.add_argument("--entries", type=int, required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--levels", nargs="+", default=["1"])
+    args = parser.parse_args()
+
+    results = {}
+    for _ in range(args.rounds):
+        journalctl = ["journalctl", "-D", args.dir, "-o", "export", "_SYSTEMD_UNIT=bench0.service"]
+        with open(os.devnull, "wb") as sink:
+            process = subprocess.Popen(journalctl, stdout=sink)
+            _, status, usage = os.wait4(process.pid, 0)
+        results.setdefault("journalctl -o export", []).append({"cpu": usage.ru_utime + usage.ru_stime, "anon": 0})
+        for level in args.levels:
+            state = os.path.join(args.work, "state")
+            shutil.rmtree(state, ignore_errors=True)
+            command = [args.bench, "run", "--journal-dir", args.dir, "--unit", "bench0.service",
+                       "--backend", f"http://127.0.0.1:{args.port}", "--state-dir", state,
+                       "--gzip-level", level, "--expect", str(args.entries)]
+            results.setdefault(f"pipeline, gzip {level}", []).append(run(command))
+
+    base = statistics.median(r["cpu"] for r in results["journalctl -o export"])
+    print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | rate vs journalctl |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, runs in results.items():
+        cpu = statistics.median(r["cpu"] for r in runs)
+        anon = max(r["anon"] for r in runs) / 1024
+        anon_text = f"{anon:.1f} MiB" if anon else "—"
+        print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {base / cpu:.2f}× |")
+    print()
+    for name, runs in results.items():
+        print(f"- {name}: " + ", ".join(f"{r['cpu']:.2f}" for r in runs))
+
+main()

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Ingest benchmark: N journal entries of one unit (the journal benchmark's shape) through one app's
+# whole pipeline (read, map, redact, gate, encode OTLP JSON, gzip, POST to a loopback sink that keeps
+# nothing, cursor saves), next to `journalctl -D DIR -o export > /dev/null` on the same files in the
+# same rounds. Reports entries per CPU-second and peak RssAnon.
+#
+#   bench/ingest/run.sh                        # 1,000,000 entries, 3 rounds, gzip level 1
+#   N=200000 ROUNDS=2 LEVELS="1 6" bench/ingest/run.sh
+#   JOURNAL_DIR=/var/tmp/ib bench/ingest/run.sh  # keep (or reuse) the generated files there
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/swift-env.sh
+
+N=${N:-1000000}
+ROUNDS=${ROUNDS:-3}
+LEVELS=${LEVELS:-1}
+
+work=$(mktemp -d)
+sink_pid=
+cleanup() {
+    if [ -n "$sink_pid" ]; then kill "$sink_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+dir=${JOURNAL_DIR:-$work/journal}
+mkdir -p "$dir"
+if ! ls "$dir"/*.journal >/dev/null 2>&1; then
+    echo "Writing $N entries of one unit into $dir (systemd-journal-remote)…" >&2
+    python3 bench/journal/generate.py "$N" 1 | /lib/systemd/systemd-journal-remote --output="$dir/bench.journal" -
+fi
+
+swift build -c release --product apsio-bench-ingest >&2
+bench="$(swift build -c release --show-bin-path)/apsio-bench-ingest"
+
+"$bench" sink > "$work/sink.out" &
+sink_pid=$!
+for _ in $(seq 100); do grep -q port= "$work/sink.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^port=//p' "$work/sink.out")
+
+echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
+python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
+    --work "$work" --levels $LEVELS
