@@ -52,7 +52,7 @@ let package = Package(
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
 
         .executableTarget(
-            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform"], swiftSettings: strict),
+            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCore", "ApsioAgent"], swiftSettings: strict),
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),

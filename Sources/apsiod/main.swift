@@ -1,11 +1,16 @@
+// apsiod: serves every app configured in apps.d until SIGTERM; SIGHUP reads the configuration
+// again. Everything it does lives in ApsioAgent; this file reads the command line and the
+// environment, binds the control socket, tells systemd, and turns failures into one line and an
+// exit code.
+import ApsioAgent
 import ApsioCore
+import ApsioNet
+import ApsioPOSIX
+import ApsioPlatform
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-// The daemon's entry point. The serving loop arrives with the runtime; until then the binary
-// answers the questions packaging and operators ask of it, and refuses anything else plainly.
 
 let usage = """
     Usage: apsiod [OPTIONS]
@@ -20,26 +25,107 @@ let usage = """
       --journal-dir DIR    read the journal files in DIR instead of the system journal
       --sysfs DIR          sysfs root (default /sys)
       --procfs DIR         procfs root (default /proc)
-      --log-level LEVEL    debug, info, notice, warning or err (default info)
+      --log-level LEVEL    debug, info, notice, warning or err (default info, or apsiod.conf's)
       --help               show this help
       --version            show the version
+
+    Signals: SIGTERM or SIGINT stop it; SIGHUP reads the configuration again.
 
     """
 
 func writeError(_ text: String) {
     // write(2) rather than fputs(stderr): the C global is shared mutable state to Swift 6.
-    let line = Array((text + "\n").utf8)
+    let line = Array(("apsiod: " + text + "\n").utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage, terminator: "")
-    exit(0)
+func environment(_ names: [String]) -> [String: String] {
+    var values: [String: String] = [:]
+    for name in names {
+        if let value = getenv(name) { values[name] = String(cString: value) }
+    }
+    return values
 }
-if arguments.contains("--version") {
-    print("apsiod \(ApsioVersion.current)")
-    exit(0)
+
+/// systemd makes the directories (StateDirectory=, RuntimeDirectory=); by hand, apsiod does.
+func makeDirectory(_ path: String, mode: mode_t) {
+    var partial = ""
+    for component in path.split(separator: "/") {
+        partial += "/" + component
+        if mkdir(partial, mode) != 0, errno != EEXIST {
+            writeError("cannot make \(partial): \(String(cString: strerror(errno)))")
+            exit(1)
+        }
+    }
 }
-writeError("apsiod: this build cannot serve yet; see 'apsiod --help'")
-exit(1)
+
+let env = environment(["STATE_DIRECTORY", "RUNTIME_DIRECTORY", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"])
+let options: DaemonOptions
+do {
+    switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: env) {
+    case .help:
+        print(usage, terminator: "")
+        exit(0)
+    case .version:
+        print("apsiod \(ApsioVersion.current)")
+        exit(0)
+    case .serve(let chosen):
+        options = chosen
+    }
+} catch {
+    writeError(error.description)
+    exit(2)
+}
+
+let log = DaemonLog(minimum: options.logLevel ?? .info)
+let notifier = SystemdNotifier()
+let signals = ProcessSignals([SIGTERM, SIGINT, SIGHUP])
+makeDirectory(options.stateDirectory, mode: 0o750)
+makeDirectory(options.runtimeDirectory, mode: 0o755)
+
+// The socket is bound before READY=1, so `apsioctl` works as soon as systemd says the daemon is up.
+let listener: ControlListener
+do {
+    listener = try ControlListener.inherited(environment: env)
+        ?? ControlListener.bind(path: ControlListener.path(runtimeDirectory: options.runtimeDirectory))
+} catch {
+    writeError("the control socket cannot be opened: \(error)")
+    exit(1)
+}
+
+let daemon: Daemon
+do {
+    daemon = try Daemon(
+        options: options,
+        edges: DaemonEdges(clock: SystemAgentClock(), hashing: OpenSSLSHA256(), log: log, notifier: notifier))
+} catch {
+    writeError("cannot start: \(error)")
+    exit(1)
+}
+await daemon.start()
+let server = ControlServer(listener: listener, handler: daemon)
+server.start()
+notifier.ready(status: await daemon.statusLine)
+
+let watchdog: Task<Void, Never>? = notifier.watchdogInterval.map { interval in
+    Task {
+        while !Task.isCancelled {
+            // From inside the daemon's actor: a daemon stuck on its own work misses the keep-alive
+            // and systemd restarts it.
+            await daemon.keepAlive()
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
+
+for await number in signals.events {
+    if number == SIGHUP {
+        await daemon.reloadConfiguration()
+        continue
+    }
+    break
+}
+watchdog?.cancel()
+await server.stop()
+await daemon.stop()
+exit(0)

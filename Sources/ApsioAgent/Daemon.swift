@@ -1,0 +1,330 @@
+import ApsioCore
+import ApsioPOSIX
+public import ApsioNet
+import ApsioPlatform
+
+/// `apsiod`: every configured app served — its journal exported, its policy followed, its live
+/// channel run — with the operator's settings applied, the indicator shown, and the control socket
+/// answered. One actor owns the set of apps; each app's work runs in its own actors
+/// (`AppRuntime`, `AppExporter`, `PolicyFetcher`), so a slow app never holds up another.
+public actor Daemon {
+    public let options: DaemonOptions
+    let edges: DaemonEdges
+    let log: DaemonLog
+    let layout: StateLayout
+    let settingsStore: SettingsStore
+    let appState: AppStateStore
+    let client: HTTPClient
+    let indicator: DaemonIndicator
+    let facts: ResourceFacts
+
+    var configuration = Configuration()
+    var settings = OperatorSettings()
+    var apps: [AppName: ServedApp] = [:]
+    /// Unit state, Low Power and Low Data Mode, and the live journal feed: rebuilt when the set of
+    /// units changes.
+    var feeds: [Task<Void, Never>] = []
+    var fedUnits: [String: [AppName]] = [:]
+    var lowPower = false
+    var lowData = false
+    var watchers: [Int: DaemonWatcher] = [:]
+    var nextWatcherID = 0
+    var stopped = false
+    private let liveEvents: AsyncStream<AppLiveEvent>
+    private let liveEventSink: AsyncStream<AppLiveEvent>.Continuation
+    private var liveEventTask: Task<Void, Never>?
+
+    public init(options: DaemonOptions, edges: DaemonEdges) throws(HTTPClientError) {
+        self.options = options
+        self.edges = edges
+        log = edges.log
+        layout = StateLayout(root: options.stateDirectory)
+        settingsStore = SettingsStore(layout: layout)
+        appState = AppStateStore(layout: layout)
+        client = try HTTPClient()
+        indicator = DaemonIndicator(
+            motdFile: nil, announceTerminals: false, utmpPath: edges.utmpPath, notifier: edges.notifier, log: edges.log,
+            wallUnixMs: { edges.clock.now().wallUnixMs })
+        facts = ResourceFactsReader(roots: SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)).machine()
+        (liveEvents, liveEventSink) = AsyncStream.makeStream(of: AppLiveEvent.self)
+    }
+
+    // MARK: - Lifecycle
+
+    /// Reads the configuration and the operator's settings and starts serving every app that
+    /// loaded. Returns once all are started; `stop()` ends them.
+    public func start() async {
+        let stream = liveEvents
+        liveEventTask = Task { [weak self] in
+            for await event in stream { await self?.liveEvent(event) }
+        }
+        await indicator.onChange { [weak self] change in
+            Task { await self?.indicatorChanged(change) }
+        }
+        loadSettings()
+        let loaded = loadConfiguration()
+        await apply(loaded)
+        await indicator.setIdleStatus(idleStatus)
+        log.log(.notice, .started, "serving \(apps.count) app\(apps.count == 1 ? "" : "s")")
+    }
+
+    /// Ends every app's work: an `ended` body where the spec wants one, cursors saved, the motd
+    /// file removed.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        edges.notifier.stopping(status: "Stopping")
+        for task in feeds { task.cancel() }
+        feeds = []
+        for name in apps.keys.sorted() { await stopServing(name) }
+        await indicator.clear()
+        for watcher in watchers.values { watcher.continuation.finish() }
+        watchers = [:]
+        liveEventSink.finish()
+        liveEventTask?.cancel()
+        client.closeIdleConnections()
+        log.log(.notice, .stopping, "stopped")
+    }
+
+    /// SIGHUP or `apsioctl reload`: the configuration read again, apps added, removed or restarted
+    /// as their files changed, and every policy fetched at once. Returns the problems found.
+    @discardableResult
+    public func reloadConfiguration() async -> [ConfigurationProblem] {
+        guard !stopped else { return [] }
+        let (seconds, attoseconds) = edges.clock.now().mono.sinceOrigin.components
+        edges.notifier.reloading(monotonicMicroseconds: UInt64(max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)))
+        loadSettings()
+        let loaded = loadConfiguration()
+        await apply(loaded)
+        for served in apps.values { await served.fetcher.fetchNow() }
+        edges.notifier.ready(status: idleStatus)
+        log.log(.notice, .reloaded, "configuration read again: serving \(apps.count) app\(apps.count == 1 ? "" : "s")")
+        return loaded.problems
+    }
+
+    /// Proves the actor still turns: the watchdog's keep-alive goes out only from here.
+    public func keepAlive() {
+        edges.notifier.watchdog()
+    }
+
+    public var servedApps: [AppName] { apps.keys.sorted() }
+
+    /// What `STATUS=` says while nobody watches.
+    public var statusLine: String { idleStatus }
+
+    var idleStatus: String {
+        let count = apps.count
+        return count == 0
+            ? "No app configured; add one in \(options.configDirectory)/apps.d"
+            : "Serving \(count) app\(count == 1 ? "" : "s"); nobody is viewing"
+    }
+
+    // MARK: - Configuration
+
+    private func loadConfiguration() -> Configuration {
+        var loaded = ConfigurationLoader(directory: options.configDirectory).load()
+        for problem in loaded.problems { log.log(.err, .configuration, problem.description) }
+        if let level = options.logLevel { loaded.daemon.logLevel = level }
+        log.level = loaded.daemon.logLevel
+        return loaded
+    }
+
+    private func loadSettings() {
+        do {
+            settings = try settingsStore.load()
+        } catch {
+            log.log(.err, .state, "the operator's settings cannot be read (\(error)); live stays off until they can")
+            settings = OperatorSettings()
+        }
+    }
+
+    private func apply(_ new: Configuration) async {
+        let old = configuration
+        let changes = ConfigurationChanges(from: old, to: new)
+        configuration = new
+        await indicator.reconfigure(
+            motdFile: new.daemon.motdFile, announceTerminals: new.daemon.announceTerminals, utmpPath: edges.utmpPath)
+        for name in changes.removed + changes.changed {
+            await stopServing(name)
+            await indicator.forget(name.rawValue)
+        }
+        for name in (changes.added + changes.changed).sorted() {
+            guard let app = new.app(named: name) else { continue }
+            await serve(app)
+        }
+        // Apps whose file did not change still see settings changed while the daemon ran.
+        for name in apps.keys.sorted() { await applySettings(to: name) }
+        restartFeedsIfUnitsChanged()
+    }
+
+    // MARK: - One app
+
+    private func serve(_ app: AppConfiguration) async {
+        let name = app.name
+        do {
+            let served = try await ServedApp.start(
+                app, daemon: self, options: options, edges: edges, appState: appState, layout: layout, client: client,
+                facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue)
+            apps[name] = served
+            let fetcher = served.fetcher
+            let policies = Task { [weak self] in
+                for await policy in fetcher.policies { await self?.policyArrived(policy, for: name) }
+            }
+            apps[name]?.tasks.append(policies)
+            // The exporter starts knowing consent and the last good policy: with consent denied
+            // it skips the journal to its end rather than reading what may never leave.
+            await fetcher.start()
+            if let stored = await fetcher.current { await served.apply(stored) }
+            await applySettings(to: name)
+            try await served.exporter.start()
+            log.log(.info, .configuration, "serving \(app.unit) as \(app.serviceName)", app: name.rawValue)
+        } catch {
+            log.log(.err, .configuration, "cannot be served: \(error)", app: name.rawValue)
+        }
+    }
+
+    private func stopServing(_ name: AppName) async {
+        guard let served = apps.removeValue(forKey: name) else { return }
+        await served.stop()
+    }
+
+    private func policyArrived(_ policy: Policy, for name: AppName) async {
+        guard let served = apps[name] else { return }
+        await served.apply(policy)
+    }
+
+    /// allow-live, consent and Data Saver as they stand, applied to one app.
+    func applySettings(to name: AppName) async {
+        guard let served = apps[name] else { return }
+        await served.applySettings(
+            allowLive: settings.allowsLive(name), consentGranted: consentGranted(name) == true,
+            lowPower: lowPower, lowData: lowData, dataSaver: settings.dataSaver)
+    }
+
+    /// The operator's override, else the app file's `Consent=`; nil when neither says.
+    func consentGranted(_ name: AppName) -> Bool? {
+        if let override = settings.consentOverride(name) { return override == .granted }
+        return configuration.app(named: name)?.consent.map { $0 == .granted }
+    }
+
+    // MARK: - Device feeds
+
+    private func restartFeedsIfUnitsChanged() {
+        var units: [String: [AppName]] = [:]
+        for (name, served) in apps { units[served.configuration.unit, default: []].append(name) }
+        for key in units.keys { units[key]?.sort() }
+        guard units != fedUnits || feeds.isEmpty else { return }
+        fedUnits = units
+        for task in feeds { task.cancel() }
+        feeds = []
+        guard !units.isEmpty else { return }
+
+        let unitWatcher = UnitStateWatcher(units: units.keys.sorted())
+        let power = PowerModeWatcher(sysfs: options.sysfs)
+        let metered = MeteredWatcher()
+        let supervisor = SystemBusSupervisor(address: edges.bus, watchers: [unitWatcher, power, metered])
+        feeds.append(Task { await supervisor.run() })
+        feeds.append(Task { await power.followLocalSources() })
+        feeds.append(Task { [weak self] in
+            for await on in power.updates { await self?.modesChanged(lowPower: on, lowData: nil) }
+        })
+        feeds.append(Task { [weak self] in
+            for await on in metered.updates { await self?.modesChanged(lowPower: nil, lowData: on) }
+        })
+        for (unit, names) in units {
+            guard let states = unitWatcher.updates(for: unit) else { continue }
+            feeds.append(Task { [weak self] in
+                for await state in states { await self?.unitChanged(state, apps: names) }
+            })
+        }
+        feeds.append(Task { [weak self] in await self?.followJournalForLive() })
+    }
+
+    private func unitChanged(_ state: UnitState?, apps names: [AppName]) async {
+        for name in names {
+            apps[name]?.unitState = state
+            await apps[name]?.runtime.unitChanged(state)
+            publishStatus(of: name)
+        }
+    }
+
+    private func modesChanged(lowPower: Bool?, lowData: Bool?) async {
+        if let lowPower { self.lowPower = lowPower }
+        if let lowData { self.lowData = lowData }
+        for name in apps.keys.sorted() { await applySettings(to: name) }
+    }
+
+    /// The lines the live channel streams come from one reader at the journal's end, for every app;
+    /// ingest reads on its own, at its own pace, from each app's cursor.
+    private func followJournalForLive() async {
+        let journalApps = apps.values.map {
+            JournalApp(id: $0.configuration.name.rawValue, unit: $0.configuration.unit, minPriority: 7, start: .now)
+        }
+        let source: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
+        let follower: JournalFollower
+        do {
+            follower = try JournalFollower(source: source, apps: journalApps)
+        } catch {
+            log.log(.err, .journal, "the journal cannot be read for live viewing: \(error)")
+            return
+        }
+        while !Task.isCancelled {
+            let batch: JournalBatch
+            do {
+                batch = try await follower.next()
+            } catch {
+                if !Task.isCancelled { log.log(.err, .journal, "reading the journal for live viewing failed: \(error)") }
+                return
+            }
+            var byApp: [String: [LogRecord]] = [:]
+            for routed in batch.records { byApp[routed.appID, default: []].append(routed.record) }
+            for (app, records) in byApp {
+                guard let name = try? AppName(app), let served = apps[name] else { continue }
+                await served.liveRecords(records)
+            }
+        }
+    }
+
+    // MARK: - The indicator
+
+    private func liveEvent(_ event: AppLiveEvent) async {
+        guard let name = try? AppName(event.app), let served = apps[name] else { return }
+        switch event.event {
+        case .logLevel(let until):
+            await served.exporter.releaseDebug(untilUnixMs: until)
+            apps[name]?.logLevelRaisedUntilUnixMs = until
+            publishStatus(of: name)
+        case .viewers(let count):
+            let before = served.viewers
+            apps[name]?.viewers = count
+            if count == 0 {
+                apps[name]?.viewingSinceUnixMs = nil
+            } else if before == 0 {
+                apps[name]?.viewingSinceUnixMs = edges.clock.now().wallUnixMs
+            }
+        case .sessionEnded(let end):
+            apps[name]?.viewers = 0
+            apps[name]?.viewingSinceUnixMs = nil
+            broadcast(.ended(app: event.app, end), app: event.app)
+        case .notice(let command):
+            let now = edges.clock.now().wallUnixMs
+            let until = command == .raiseLogLevel ? apps[name]?.logLevelRaisedUntilUnixMs : nil
+            broadcast(.notice(app: event.app, command: command, atUnixMs: now, untilUnixMs: until), app: event.app)
+        case .sessionStarted, .dayBytes:
+            break
+        }
+        await indicator.apply(event)
+    }
+
+    private func indicatorChanged(_ change: IndicatorBoard.Change) async {
+        switch change {
+        case .viewingStarted(let app, _), .viewersChanged(let app, _), .viewingEnded(let app):
+            if let name = try? AppName(app) { publishStatus(of: name) }
+        case .command:
+            break
+        }
+        if case .viewingEnded = change, await indicator.watched.isEmpty {
+            await indicator.setIdleStatus(idleStatus)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import ApsioCore
+import ApsioNet
+import ApsioPlatform
+
+/// One configured app as the daemon serves it: its live runtime, its exporter and its policy
+/// fetcher, and what the indicator and `apsioctl status` read of it.
+struct ServedApp: Sendable {
+    let configuration: AppConfiguration
+    let installationID: String?
+    let resource: OTLPResource
+    let runtime: AppRuntime
+    let exporter: AppExporter
+    let fetcher: PolicyFetcher
+    var tasks: [Task<Void, Never>] = []
+    var unitState: UnitState?
+    var viewers = 0
+    var viewingSinceUnixMs: Int64?
+    var logLevelRaisedUntilUnixMs: Int64?
+    /// The redaction of the lines the live channel streams, in journal order (a private key split
+    /// over entries is caught); ingest keeps its own, as it reads on its own.
+    let liveRedaction: LiveRedaction
+
+    static func start(
+        _ app: AppConfiguration, daemon: Daemon, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
+        layout: StateLayout, client: HTTPClient, facts: ResourceFacts,
+        liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds
+    ) async throws -> ServedApp {
+        let name = app.name
+        try layout.makeAppDirectory(name)
+        let installationID = app.installationID ? try appState.installationID(for: name) : nil
+        let version = app.version ?? "unknown"
+        let resource = OTLPResource(
+            serviceName: app.serviceName, serviceVersion: version, appBuildID: "\(app.serviceName)@\(version)",
+            facts: facts, installationID: installationID)
+        let journal: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
+        let exporter = try AppExporter(
+            configuration: AppExporterConfiguration(
+                app: name, unit: app.unit, minPriority: app.minPriority, journal: journal, resource: resource,
+                redactor: app.redaction.redactor),
+            state: layout, clock: edges.clock,
+            transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
+            hashing: edges.hashing,
+            log: { [log = edges.log] line in log.log(.warning, .ingest, line, app: name.rawValue) })
+
+        let os = [facts.osName, facts.osVersion].compactMap { $0 }.joined(separator: " ")
+        let description = AppDescription(
+            name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
+            model: facts.deviceModelIdentifier ?? "unknown", os: os.isEmpty ? "Linux" : os, release: version,
+            families: app.logFamilies, roots: SysfsRoots(sysfs: options.sysfs, procfs: options.procfs))
+        let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
+        let appKey = app.appKey
+        let runtime = AppRuntime(
+            app: description, dayBytes: dayBytes ?? DayBytes(day: 0, bytes: 0), clock: edges.clock, hashing: edges.hashing,
+            makeTransport: { origin in HTTPLiveTransport(client: client, origin: origin, appKey: appKey) },
+            indicator: { liveEvents.yield($0) },
+            submitDiagnostics: { record in await exporter.submit(record) },
+            saveDayBytes: { [log = edges.log] bytes in
+                do {
+                    try appState.saveDayBytes(bytes, for: name)
+                } catch {
+                    log.log(.warning, .state, "the day's live bytes cannot be kept: \(error)", app: name.rawValue)
+                }
+            })
+        await runtime.start()
+
+        let fetcher = PolicyFetcher(
+            app: name, backend: app.backend, appKey: appKey, client: client, store: appState, clock: edges.clock,
+            hashing: edges.hashing,
+            events: { [log = edges.log] event in
+                log.log(event.logLevel, .policy, event.description, app: name.rawValue)
+            })
+        return ServedApp(
+            configuration: app, installationID: installationID, resource: resource, runtime: runtime,
+            exporter: exporter, fetcher: fetcher, liveRedaction: LiveRedaction(redactor: app.redaction.redactor))
+    }
+
+    func stop() async {
+        for task in tasks { task.cancel() }
+        await fetcher.stop()
+        await runtime.stop()
+        await exporter.stop()
+    }
+
+    func apply(_ policy: Policy) async {
+        var families: Set<LogFamily> = []
+        if policy.capture.logs == .always { families.insert(.logs) }
+        if policy.capture.errors == .always { families.insert(.errors) }
+        await runtime.policyFamilies(families)
+        await exporter.policyChanged(policy)
+        await runtime.live.send(.killSwitch(policy.killSwitch))
+        // Without an installation id the app takes no part in live inspection (LINUX-PROFILE §2).
+        let live = installationID == nil ? nil : policy.live
+        await runtime.live.configure(origin: live?.origin, testers: live?.testers ?? [])
+    }
+
+    func applySettings(allowLive: Bool, consentGranted: Bool, lowPower: Bool, lowData: Bool, dataSaver: Bool) async {
+        await runtime.live.send(.allowed(allowLive && installationID != nil))
+        await runtime.live.send(.consent(consentGranted))
+        await runtime.modesChanged(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver)
+        await exporter.consent(granted: consentGranted)
+        await exporter.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver)
+    }
+
+    /// Journal lines for the live channel: below the app file's floor only while the level is raised.
+    func liveRecords(_ records: [LogRecord]) async {
+        let raised = await runtime.logLevelRaisedUntilUnixMs != nil
+        let floor = JournalSeverity(priority: configuration.minPriority).severityNumber
+        let wanted = raised ? records : records.filter { $0.severityNumber >= floor }
+        guard !wanted.isEmpty else { return }
+        await runtime.records(liveRedaction.redact(wanted))
+    }
+}
+
+extension PolicyFetchEvent {
+    /// How loudly each event is logged: what changes the app's capture, or keeps it from changing,
+    /// is worth a notice or a warning; a policy that did not change is not.
+    var logLevel: DaemonLogLevel {
+        switch self {
+        case .fetched(let changed, let ignoredLive): changed || ignoredLive != nil ? .notice : .debug
+        case .loadedFromDisk: .info
+        case .notModified: .debug
+        case .failed: .info
+        case .malformed, .storedPolicyUnusable, .notSaved: .warning
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Glibc
+
+/// The package's executables, next to the test runner in the build directory: end-to-end tests run
+/// the very binaries an operator would.
+enum BuiltBinaries {
+    static var directory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // `swift test` runs `apsioPackageTests.xctest`, a file beside the products; a bundle
+        // directory layout puts it one level deeper.
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("apsiod").path), url.path != "/" {
+            url = url.deletingLastPathComponent()
+        }
+        return url.path
+    }
+
+    static var apsiod: String { directory + "/apsiod" }
+    static var apsioctl: String { directory + "/apsioctl" }
+}
+
+/// One run of a command to its end: its exit status and what it wrote. Output goes through files,
+/// not pipes, so a chatty child never blocks on a full pipe.
+struct CommandRun: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// `user`: run as that user through setpriv (the test runs as root), with no supplementary group.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], user: String? = nil,
+        deadline: Duration = .seconds(60)
+    ) async throws -> CommandRun {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apsio-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("stdout")
+        let err = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user)", "--regid=nogroup", "--clear-groups", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        let ended = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
+        try process.run()
+        let pid = process.processIdentifier
+        let status: Int32? = try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                for await status in ended.stream { return status }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            defer {
+                group.cancelAll()
+                if process.isRunning { kill(pid, SIGKILL) }
+            }
+            return try await group.next() ?? nil
+        }
+        guard let status else { throw DaemonTestError("\(executable) \(arguments) did not finish within \(deadline)") }
+        return CommandRun(
+            status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+}
+
+struct DaemonTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A long-running child (apsiod, `apsioctl watch`): output to files read while it runs, stopped by
+/// its pid — SIGTERM when the test asks, SIGKILL if it is still there when the value goes.
+final class RunningChild: @unchecked Sendable {
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String, name: String) throws {
+        stdoutPath = directory + "/\(name).out"
+        stderrPath = directory + "/\(name).err"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { process.isRunning }
+
+    /// SIGTERM, then the exit status once it ended (SIGKILL after `deadline`).
+    func terminate(deadline: Duration = .seconds(60)) async -> Int32 {
+        let pid = process.processIdentifier
+        if process.isRunning { kill(pid, SIGTERM) }
+        let start = ContinuousClock.now
+        while process.isRunning, ContinuousClock.now - start < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+            return -9
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Waits for `condition`, checking every 100 ms, for at most `seconds`: for things a child process
+/// does on its own clock.
+func within(_ seconds: Double, _ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    let start = ContinuousClock.now
+    while ContinuousClock.now - start < .seconds(seconds) {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw DaemonTestError("timed out waiting for \(what)")
+}
