@@ -141,3 +141,24 @@ func within(_ seconds: Double, _ what: String, _ condition: @Sendable () async -
     }
     throw DaemonTestError("timed out waiting for \(what)")
 }
+
+/// A loopback TCP port free right now, for a server whose own address must be in its configuration
+/// before it starts (the development backend publishes its live origin). The kernel does not hand
+/// a just-released ephemeral port out again at once, so the race is one a test can live with.
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+            bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+        }
+    }
+    guard bound else { throw DaemonTestError("bind: \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -38,11 +38,12 @@ import Testing
 
         let sha = OpenSSLSHA256()
         let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha)
+        let port = try freeLoopbackPort()
         let backend = try DevBackend(
             configuration: DevBackendConfiguration(
-                listenHost: "127.0.0.1", listenPort: 0,
+                listenHost: "127.0.0.1", listenPort: port,
                 hub: HubConfiguration(
-                    origin: LiveOrigin("http://127.0.0.1:8787")!, interval: .seconds(15),
+                    origin: LiveOrigin("http://127.0.0.1:\(port)")!, interval: .seconds(15),
                     apps: [HubApp(name: "demo", appKey: Self.appKey, testers: [
                         TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)
                     ])]),
@@ -50,7 +51,7 @@ import Testing
             accounts: AccountsFile(accounts: [
                 Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000))
             ]))
-        let port = try await backend.start()
+        _ = try await backend.start()
 
         try root.write("etc/apsiod.conf", """
             [Indicator]
