@@ -1,10 +1,11 @@
 /// syslog priorities the daemon logs at, by the names `--log-level` and `LogLevel=` take.
 public enum DaemonLogLevel: Int, Sendable, CaseIterable {
-    case err = 3
-    case warning = 4
-    case notice = 5
-    case info = 6
+    // Listed from the most verbose, as `--log-level`'s help and the problems name them.
     case debug = 7
+    case info = 6
+    case notice = 5
+    case warning = 4
+    case err = 3
 
     public init?(name: String) {
         switch name {
