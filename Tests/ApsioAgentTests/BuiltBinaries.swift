@@ -162,3 +162,67 @@ func freeLoopbackPort() throws -> Int {
     guard bound else { throw DaemonTestError("bind: \(errno)") }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// A socket standing in for systemd's `NOTIFY_SOCKET`: what the daemon tells the service manager
+/// (READY=1, STATUS=, WATCHDOG=1) arrives here. A thread drains it at once, as the service manager
+/// does: a notification waits in the sender's buffer until read, and a full buffer would block the
+/// daemon's sd_notify.
+final class NotifySocket: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+    private let lock = NSLock()
+    private var received: [String] = []
+    private var stopped = false
+
+    init(directory: String) throws {
+        path = directory + "/notify.sock"
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
+        let thread = Thread { [self] in drain() }
+        thread.start()
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock()
+            let done = stopped
+            lock.unlock()
+            if done {
+                close(fd)
+                return
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer[0..<count], as: UTF8.self)
+            lock.lock()
+            received.append(message)
+            lock.unlock()
+        }
+    }
+
+    /// Every notification so far, one string each (assignments separated by newlines).
+    var messages: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Stops the draining thread, which closes the socket; the thread holds the value until then.
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+}

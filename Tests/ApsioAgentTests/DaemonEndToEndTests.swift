@@ -76,9 +76,13 @@ import Testing
         let allow = try await ctl(["allow-live", "on", "demo"])
         #expect(allow.status == 0, "\(allow.stderr)")
 
+        // As systemd would run it: a notify socket, and a watchdog of 2 s.
+        let notify = try NotifySocket(directory: root.path)
+        defer { notify.stop() }
         let daemon = try RunningChild(
             BuiltBinaries.apsiod, directories + ["--journal-dir", journal.path, "--log-level", "debug"],
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], directory: root.path, name: "apsiod")
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"],
+            directory: root.path, name: "apsiod")
         let client = try HTTPClient(options: HTTPClient.Options(limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120))))
         let endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
@@ -92,6 +96,8 @@ import Testing
 
         do {
             try await within(60, "apsiod answering on its socket") { (try? await ctl(["status"]))?.status == 0 }
+            try await within(30, "READY=1 once the socket answers") { notify.messages.contains { $0.contains("READY=1") } }
+            try await within(30, "the watchdog's keep-alives") { notify.messages.filter { $0 == "WATCHDOG=1" }.count >= 2 }
 
             // The device says hello; a person signs in and watches it.
             let login = try await api("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
@@ -106,6 +112,9 @@ import Testing
             try await within(90, "apsioctl status showing the viewer") {
                 let status = try? await ctl(["status"])
                 return status?.stdout.contains("Your team is viewing demo live") ?? false
+            }
+            try await within(30, "systemctl status saying it") {
+                notify.messages.contains { $0.contains("STATUS=Your team is viewing demo live") }
             }
             #expect(FileManager.default.fileExists(atPath: motd), "the motd file names the watched app")
             #expect((try? String(contentsOfFile: motd, encoding: .utf8))?.contains("demo") == true)
@@ -157,6 +166,7 @@ import Testing
             _ = await watch.terminate()
 
             #expect(await daemon.terminate() == 0, "SIGTERM is a clean stop")
+            #expect(notify.messages.contains { $0.hasPrefix("STOPPING=1") })
             // No secret in the daemon's output or its state.
             #expect(!daemon.stderr.contains(Self.appKey))
             let stateFiles = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String } ?? []
