@@ -1,0 +1,68 @@
+import ApsioAgent
+import ApsioCore
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// The configuration read again while apsiod runs: apps added and removed without a restart, a bad
+/// app file reported with its path and line while the others keep running, its own unit refused.
+@Suite(.serialized) struct DaemonReloadTests {
+    static func appFile(unit: String) -> String {
+        """
+        [App]
+        Unit=\(unit)
+        Backend=http://127.0.0.1:9
+        AppKey=apsio_app_reload_test
+        Consent=granted
+        """
+    }
+
+    @Test func reloadAddsAndRemovesAppsAndABadFileStopsOnlyItself() async throws {
+        let root = try TemporaryDirectory("apsio-reload")
+        let config = root.path + "/etc", state = root.path + "/state", runtime = root.path + "/run"
+        try root.write("etc/apsiod.conf", "[Indicator]\nMotdFile=\nAnnounceTerminals=no\n")
+        try root.write("etc/apps.d/web.conf", Self.appFile(unit: "web.service"))
+        let journal = try JournalFixture()
+        try await journal.write([journal.entry(unit: "web.service", message: "hello")])
+        let directories = ["--config-dir", config, "--state-dir", state, "--runtime-dir", runtime]
+        @Sendable func appNames() async throws -> [String] {
+            let run = try await CommandRun.run(BuiltBinaries.apsioctl, directories + ["--json", "apps"])
+            guard run.status == 0, let value = JSONValueEncoding.decode(Array(run.stdout.utf8)) else { return [] }
+            // Without the daemon apsioctl lists the files it finds; the daemon alone knows the
+            // service each app is served as, so only its answer counts here.
+            let apps = value["apps"]?.arrayValue ?? []
+            guard apps.allSatisfy({ $0["service_version"]?.stringValue != nil }) else { return [] }
+            return apps.compactMap { $0["name"]?.stringValue }
+        }
+
+        let daemon = try RunningChild(
+            BuiltBinaries.apsiod, directories + ["--journal-dir", journal.path],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(root.path)/no-bus"], directory: root.path, name: "apsiod")
+        do {
+            try await within(60, "apsiod serving web") { (try? await appNames()) == ["web"] }
+
+            // A new app, a broken one and one naming apsiod itself; `apsioctl reload` reports the two.
+            try root.write("etc/apps.d/db.conf", Self.appFile(unit: "db.service"))
+            try root.write("etc/apps.d/broken.conf", "[App]\nUnit=broken.service\nFamlies=logs\n")
+            try root.write("etc/apps.d/self.conf", Self.appFile(unit: "apsiod.service"))
+            let reload = try await CommandRun.run(BuiltBinaries.apsioctl, directories + ["reload"])
+            #expect(reload.status == 0, "\(reload.stderr)")
+            #expect(reload.stdout.contains("apps.d/broken.conf:3:"), "\(reload.stdout)")
+            #expect(reload.stdout.contains("did you mean `Families`"))
+            #expect(reload.stdout.contains("apps.d/self.conf"))
+            try await within(30, "db served beside web") { (try? await appNames()) == ["db", "web"] }
+
+            // SIGHUP does the same: web's file removed, web no longer served; db untouched.
+            try FileManager.default.removeItem(atPath: config + "/apps.d/web.conf")
+            kill(daemon.process.processIdentifier, SIGHUP)
+            try await within(30, "web gone after SIGHUP") { (try? await appNames()) == ["db"] }
+            #expect(daemon.isRunning)
+            #expect(daemon.stderr.contains("apps.d/broken.conf:3:"), "problems go to the log too")
+            #expect(await daemon.terminate() == 0)
+        } catch {
+            _ = await daemon.terminate()
+            Issue.record("apsiod's log:\n\(daemon.stderr)")
+            throw error
+        }
+    }
+}
