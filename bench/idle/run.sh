@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Idle cost: apsiod serving APPS configured apps (default 50) that nobody watches, for SECONDS
+# (default 60) after a warm-up: resident memory, CPU time and wake-ups per second of the daemon,
+# next to the same daemon serving one app in the same run (the ratio says what each app costs).
+#
+#   bench/idle/run.sh
+#   APPS=20 SECONDS_=30 bench/idle/run.sh
+#
+# The host is the simulated one of the tests: a journal directory written by
+# systemd-journal-remote, unit state on python-dbusmock's systemd, and a loopback backend that
+# answers the policy (no live object: nobody can watch) and accepts logs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/swift-env.sh
+
+APPS=${APPS:-50}
+DURATION=${SECONDS_:-60}
+WARMUP=${WARMUP:-10}
+
+swift build -c release --product apsiod >&2
+bin="$(swift build -c release --show-bin-path)"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A private system bus with systemd's mock and one active unit per app.
+cat > "$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>system</type><listen>unix:path=$work/bus.sock</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/></policy></busconfig>
+CONF
+dbus-daemon --config-file="$work/bus.conf" --nofork --print-address=1 > "$work/bus.address" &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/bus.address" ] && break; sleep 0.1; done
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
+python3 -m dbusmock --system --template systemd > "$work/mock.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do
+    busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.systemd1 >/dev/null 2>&1 && break
+    sleep 0.1
+done
+
+# The backend: a policy without a live object, and a sink for logs.
+python3 bench/idle/backend.py > "$work/backend.out" &
+pids+=($!)
+for _ in $(seq 100); do grep -q port= "$work/backend.out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^port=//p' "$work/backend.out")
+
+mkdir -p "$work/journal"
+python3 - "$APPS" <<'PY' | /lib/systemd/systemd-journal-remote --output="$work/journal/system.journal" - >/dev/null
+import sys, time
+apps = int(sys.argv[1])
+now = int(time.time() * 1e6)
+for i in range(apps):
+    sys.stdout.write(f"__REALTIME_TIMESTAMP={now + i}\n__MONOTONIC_TIMESTAMP={i + 1}\n_BOOT_ID=6c1f0b4e2a9d4c7e8b3f5a1d2e4c6b80\n"
+                     f"_SYSTEMD_UNIT=idle{i}.service\nPRIORITY=6\nMESSAGE=started\n\n")
+PY
+
+configure() {
+    local count=$1 dir=$2
+    mkdir -p "$dir/etc/apps.d" "$dir/state" "$dir/run"
+    printf '[Indicator]\nMotdFile=\nAnnounceTerminals=no\n' > "$dir/etc/apsiod.conf"
+    for i in $(seq 0 $((count - 1))); do
+        busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+            org.freedesktop.DBus.Mock AddMockUnit s "idle$i.service" >/dev/null 2>&1 || true
+        printf '[App]\nUnit=idle%d.service\nBackend=http://127.0.0.1:%s\nAppKey=apsio_app_idle_bench\nConsent=granted\n' \
+            "$i" "$port" > "$dir/etc/apps.d/idle$i.conf"
+    done
+}
+
+measure() {
+    local count=$1 dir="$work/run-$1"
+    configure "$count" "$dir"
+    "$bin/apsiod" --config-dir "$dir/etc" --state-dir "$dir/state" --runtime-dir "$dir/run" \
+        --journal-dir "$work/journal" --log-level warning 2> "$dir/apsiod.err" &
+    local pid=$!
+    pids+=($pid)
+    sleep "$WARMUP"
+    python3 bench/idle/sample.py "$pid" "$DURATION" "$count"
+    kill -TERM "$pid"
+    wait "$pid" || true
+}
+
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "idle for ${DURATION}s after ${WARMUP}s of warm-up; nobody watching"
+one=$(measure 1)
+many=$(measure "$APPS")
+echo "$one"
+echo "$many"
+python3 - "$one" "$many" <<'PY'
+import sys
+def parse(line):
+    return dict(part.split("=") for part in line.split()[1:])
+one, many = parse(sys.argv[1]), parse(sys.argv[2])
+print(f"ratio {many['apps']} apps / 1 app: rss {float(many['rss_mib'])/float(one['rss_mib']):.2f}x, "
+      f"cpu {float(many['cpu_pct'])/max(float(one['cpu_pct']),1e-9):.2f}x, "
+      f"wakeups {float(many['wakeups_per_s'])/max(float(one['wakeups_per_s']),1e-9):.2f}x")
+PY

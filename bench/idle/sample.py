@@ -1,0 +1,35 @@
+"""Samples an idle process for a while: resident memory at the end, CPU time and context switches
+(wake-ups) of all its threads over the interval. Prints one line of key=value pairs."""
+import os, sys, time
+
+pid, seconds, apps = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+ticks = os.sysconf("SC_CLK_TCK")
+
+def cpu():
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+def switches():
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            for line in open(f"/proc/{pid}/task/{task}/status"):
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+def status(key):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+cpu0, sw0, t0 = cpu(), switches(), time.monotonic()
+time.sleep(seconds)
+cpu1, sw1, t1 = cpu(), switches(), time.monotonic()
+elapsed = t1 - t0
+print(f"idle apps={apps} rss_mib={status('VmRSS'):.1f} rss_anon_mib={status('RssAnon'):.1f} "
+      f"cpu_pct={100 * (cpu1 - cpu0) / elapsed:.3f} wakeups_per_s={(sw1 - sw0) / elapsed:.1f} "
+      f"threads={len(os.listdir(f'/proc/{pid}/task'))}")
