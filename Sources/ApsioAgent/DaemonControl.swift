@@ -29,25 +29,15 @@ extension Daemon: ControlHandler {
     }
 
     public func setAllowLive(_ allowed: Bool, apps names: [AppName]) async throws(ControlError) -> [AppName] {
-        let chosen = try configured(names)
-        try store { settings in for name in chosen { settings.setAllowsLive(allowed, for: name) } }
-        for name in chosen {
-            await applySettings(to: name)
-            publishStatus(of: name)
+        try await change(names, "live inspection \(allowed ? "allowed" : "not allowed")") { settings, name in
+            settings.setAllowsLive(allowed, for: name)
         }
-        log.log(.notice, .control, "live inspection \(allowed ? "allowed" : "not allowed") for \(chosen.map(\.rawValue).joined(separator: ", "))")
-        return chosen
     }
 
     public func setConsent(_ consent: ConsentOverride, apps names: [AppName]) async throws(ControlError) -> [AppName] {
-        let chosen = try configured(names)
-        try store { settings in for name in chosen { settings.setConsentOverride(consent, for: name) } }
-        for name in chosen {
-            await applySettings(to: name)
-            publishStatus(of: name)
+        try await change(names, "consent \(consent.rawValue)") { settings, name in
+            settings.setConsentOverride(consent, for: name)
         }
-        log.log(.notice, .control, "consent \(consent.rawValue) for \(chosen.map(\.rawValue).joined(separator: ", "))")
-        return chosen
     }
 
     public func setDataSaver(_ on: Bool) async throws(ControlError) {
@@ -88,6 +78,21 @@ extension Daemon: ControlHandler {
             throw ControlError(.unknownApp, "no app named \(name) is configured; see 'apsioctl apps'")
         }
         return names
+    }
+
+    /// One per-app setting: stored first (so it holds across a restart), then applied at once to
+    /// each named app, told to watchers and logged.
+    private func change(
+        _ names: [AppName], _ what: String, _ set: (inout OperatorSettings, AppName) -> Void
+    ) async throws(ControlError) -> [AppName] {
+        let chosen = try configured(names)
+        try store { settings in for name in chosen { set(&settings, name) } }
+        for name in chosen {
+            await applySettings(to: name)
+            publishStatus(of: name)
+        }
+        log.log(.notice, .control, "\(what) for \(chosen.map(\.rawValue).joined(separator: ", "))")
+        return chosen
     }
 
     private func store(_ change: (inout OperatorSettings) -> Void) throws(ControlError) {

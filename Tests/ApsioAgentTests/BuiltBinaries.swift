@@ -1,4 +1,5 @@
 import Foundation
+@testable import ApsioTestSupport
 import Glibc
 
 /// The package's executables, next to the test runner in the build directory: end-to-end tests run
@@ -52,25 +53,7 @@ struct CommandRun: Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
-        try process.run()
-        let pid = process.processIdentifier
-        let status: Int32? = try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                for await status in ended.stream { return status }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return nil
-            }
-            defer {
-                group.cancelAll()
-                if process.isRunning { kill(pid, SIGKILL) }
-            }
-            return try await group.next() ?? nil
-        }
+        let status = try await runToEnd(process, deadline: deadline)
         guard let status else { throw DaemonTestError("\(executable) \(arguments) did not finish within \(deadline)") }
         return CommandRun(
             status: status, stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",

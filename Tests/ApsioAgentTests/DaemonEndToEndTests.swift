@@ -83,15 +83,9 @@ import Testing
             BuiltBinaries.apsiod, directories + ["--journal-dir", journal.path, "--log-level", "debug"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "2000000"],
             directory: root.path, name: "apsiod")
-        let client = try HTTPClient(options: HTTPClient.Options(limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120))))
-        let endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
+        let viewer = try ViewerAPI(port: port)
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
-            var headers: HTTPHeaders = [:]
-            if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
-            if body != nil { headers.add("Content-Type", "application/json") }
-            let response = try await client.send(
-                HTTPRequest(method: method, path: path, headers: headers, body: body.map(JSONWriter.encode) ?? []), to: endpoint)
-            return (response.status, JSONValueEncoding.decode(response.body) ?? .null)
+            try await viewer.call(method, path, bearer, body)
         }
 
         do {

@@ -144,28 +144,10 @@ final class JournalFixture {
 
     /// Runs `process` to its end, stopping it by pid if it outlives `deadline` or the test.
     private static func run(_ process: Process, deadline: Duration) async throws -> Int32 {
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
-        try process.run()
-        let pid = process.processIdentifier
-        return try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                for await status in ended.stream { return status }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return nil
-            }
-            defer {
-                group.cancelAll()
-                if process.isRunning { kill(pid, SIGKILL) }
-            }
-            guard let status = try await group.next() ?? nil else {
-                throw FixtureError("systemd-journal-remote (pid \(pid)) did not finish within \(deadline)")
-            }
-            return status
+        guard let status = try await runToEnd(process, deadline: deadline) else {
+            throw FixtureError("systemd-journal-remote (pid \(process.processIdentifier)) did not finish within \(deadline)")
         }
+        return status
     }
 
     func renameFile(_ from: String, to: String) throws {
