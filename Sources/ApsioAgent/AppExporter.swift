@@ -34,6 +34,9 @@ public actor AppExporter {
     private var policy: Policy?
     private var consent: Bool?
     private var releasedUntilUnixMs: Int64?
+    /// The configured Resource until the unit's main executable is read (its package's version
+    /// and build-id); batches already encoded keep the one they were made with.
+    private var resource: OTLPResource
 
     private var window = IngestWindow()
     private let cursors: CursorStore
@@ -68,6 +71,7 @@ public actor AppExporter {
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(AppExporterError) {
         self.configuration = configuration
+        resource = configuration.resource
         self.clock = clock
         self.transport = transport
         self.log = log
@@ -164,6 +168,11 @@ public actor AppExporter {
     }
 
     /// The app file's `Consent=`, or the operator's override.
+    /// The Resource learned more (LINUX-PROFILE §2: the executable's package version and build-id).
+    public func resourceChanged(_ resource: OTLPResource) {
+        self.resource = resource
+    }
+
     public func consent(granted: Bool) async {
         let wasBlocked = blocked
         let wasKnown = consent != nil
@@ -421,7 +430,7 @@ public actor AppExporter {
             perform(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
             return
         }
-        let resource = configuration.resource
+        let resource = resource
         let encoder = encoder
         let level = configuration.gzipLevel
         let transport = transport

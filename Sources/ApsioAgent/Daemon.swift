@@ -245,7 +245,31 @@ public actor Daemon {
             apps[name]?.unitState = state
             await apps[name]?.runtime.unitChanged(state)
             publishStatus(of: name)
+            if let pid = state?.mainPID, let served = apps[name], served.executableReadFor != pid {
+                apps[name]?.executableReadFor = pid
+                readExecutable(of: name, pid: pid)
+            }
         }
+    }
+
+    /// Reads the main executable's build-id and owning package away from the actor (the dpkg
+    /// database can be large), then updates the Resource ingest sends from then on.
+    private func readExecutable(of name: AppName, pid: Int32) {
+        let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
+        Task.detached { [weak self] in
+            guard let path = MainExecutable.path(pid: pid, roots: roots) else { return }
+            let facts = ResourceFactsReader(roots: roots).executable(path: path, dpkg: DpkgDatabase())
+            await self?.executableRead(facts, for: name)
+        }
+    }
+
+    private func executableRead(_ facts: ExecutableFacts, for name: AppName) async {
+        guard let served = apps[name] else { return }
+        let resource = ServedApp.resource(served.resource, configured: served.configuration.version, executable: facts)
+        guard resource != served.resource else { return }
+        apps[name]?.resource = resource
+        await served.exporter.resourceChanged(resource)
+        log.log(.info, .configuration, "serving \(facts.path), \(resource.serviceVersion), build \(resource.appBuildID)", app: name.rawValue)
     }
 
     private func modesChanged(lowPower: Bool?, lowData: Bool?) async {

@@ -7,7 +7,9 @@ import ApsioPlatform
 struct ServedApp: Sendable {
     let configuration: AppConfiguration
     let installationID: String?
-    let resource: OTLPResource
+    var resource: OTLPResource
+    /// The main process whose executable the Resource was last read from.
+    var executableReadFor: Int32?
     let runtime: AppRuntime
     let exporter: AppExporter
     let fetcher: PolicyFetcher
@@ -72,6 +74,16 @@ struct ServedApp: Sendable {
         return ServedApp(
             configuration: app, installationID: installationID, resource: resource, runtime: runtime,
             exporter: exporter, fetcher: fetcher, liveRedaction: LiveRedaction(redactor: app.redaction.redactor))
+    }
+
+    /// The Resource with what the unit's main executable says (LINUX-PROFILE §2): `Version=` wins,
+    /// else the owning Debian package's version, else `unknown`; the GNU build-id, else NAME@VERSION.
+    static func resource(_ base: OTLPResource, configured version: String?, executable: ExecutableFacts) -> OTLPResource {
+        var resource = base
+        let version = version ?? executable.package?.version ?? "unknown"
+        resource.serviceVersion = version
+        resource.appBuildID = executable.gnuBuildID ?? "\(base.serviceName)@\(version)"
+        return resource
     }
 
     func stop() async {
