@@ -149,6 +149,8 @@ service_pid=""
 if [ -d /run/systemd/system ]; then
     host="this machine's systemd: $unit is a transient unit, apsiod reads the system journal"
     transient_unit=$unit
+    # A demo killed before it could clean up leaves its unit running: replace it.
+    systemctl stop "$unit" 2>/dev/null || true
     systemd-run --unit="$unit" --collect --quiet -p SyslogIdentifier=demo-service "$work/demo-service"
     service_pid=$(systemctl show -p MainPID --value "$unit")
 else
