@@ -1,24 +1,57 @@
 #!/usr/bin/env bash
-# The demo in one command (`make demo`): builds what it needs, starts apsio-devbackend on loopback
-# with a demo account, a demo service that logs a few lines a second (an occasional warning and
-# error), and apsiod watching it with live inspection allowed; prints the viewer's address and the
-# account. Ctrl-C stops everything it started, by pid.
+# The demo in one command (`make demo`): builds what it needs, starts a demo service that logs a
+# few lines a second (an occasional warning and error), apsiod watching it with live inspection
+# allowed, and apsio-devbackend on loopback with a demo account listing apsiod's install as a
+# tester; prints the viewer's address and the account. Ctrl-C stops everything it started, by pid.
 #
 # With systemd running, the demo service is a transient unit (systemd-run). Without it (a
-# container, a CI machine) the host is simulated as the tests simulate it: the journal is a
-# directory that systemd-journal-remote writes, and the unit's state comes from python-dbusmock on
-# a private system bus. The demo says which on screen.
+# container, a CI machine) the host is simulated as the tests simulate it: the service's output
+# goes into a journal directory through systemd-journal-remote, and the unit's state comes from
+# python-dbusmock on a private system bus. Either way the service is a real process, the unit's
+# MainPID. The demo says which host it uses.
 #
-# Environment: DEMO_PORT (default 8787), DEMO_DEVICE=scripted to show the viewer with the scripted
-# test device of Tests/Browser instead of apsiod.
+# Usage: scripts/demo.sh [--port PORT] [--bin DIR] [--info FILE]
+#   --port PORT   where the backend listens on 127.0.0.1 (default $DEMO_PORT, else 8787)
+#   --bin DIR     use the built apsiod, apsioctl and apsio-devbackend in DIR: no install, no build
+#   --info FILE   once everything is up, write the viewer's address, the account, the install id
+#                 and the service's pid to FILE as NAME=VALUE lines (for the browser test)
+# DEMO_DEVICE=scripted shows the viewer with the scripted test device of Tests/Browser, which
+# invents what it sends, instead of apsiod.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-scripts/install-deps.sh
-. scripts/swift-env.sh
 
 port=${DEMO_PORT:-8787}
-app=com.example.demo
+bin=""
+info=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --port) port=${2:?--port needs a port}; shift 2 ;;
+        --bin) bin=$(cd "${2:?--bin needs a directory}" && pwd); shift 2 ;;
+        --info) info=${2:?--info needs a file}; shift 2 ;;
+        --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+device=${DEMO_DEVICE:-apsiod}
+case "$device" in
+    apsiod | scripted) ;;
+    *) echo "demo.sh: DEMO_DEVICE=$device: use apsiod (the default) or scripted" >&2; exit 2 ;;
+esac
+
+if [ -z "$bin" ]; then
+    scripts/install-deps.sh
+    . scripts/swift-env.sh
+    echo "Building apsio-devbackend, apsiod and apsioctl…"
+    for product in apsio-devbackend apsiod apsioctl; do swift build --product "$product" >/dev/null; done
+    bin=$(swift build --show-bin-path)
+fi
+for program in apsiod apsioctl apsio-devbackend; do
+    [ -x "$bin/$program" ] || { echo "demo.sh: $bin/$program is not built" >&2; exit 1; }
+done
+
+name=demo                      # the app file's name: apsioctl's name for the app
+app=com.example.demo           # the records' service.name; the backend's app
 unit=apsio-demo.service
 app_key=apsio_app_demo_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 user=demo
@@ -26,25 +59,26 @@ password=$(od -An -N9 -tx1 /dev/urandom | tr -d ' \n')
 tester=demo-box
 base="http://127.0.0.1:$port"
 
-echo "Building apsio-devbackend, apsiod and apsioctl…"
-for product in apsio-devbackend apsiod apsioctl; do swift build --product "$product" >/dev/null; done
-bin=$(swift build --show-bin-path)
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/apsio-demo.XXXXXX")
 pids=()
+apsiod_pid=""
 transient_unit=""
 cleanup() {
     trap - EXIT INT TERM
     echo
     echo "Stopping the demo…"
-    [ -n "$transient_unit" ] && systemctl stop "$transient_unit" 2>/dev/null || true
+    if [ -n "$transient_unit" ]; then systemctl stop "$transient_unit" 2>/dev/null || true; fi
+    # apsiod first, so it ends a live session with the backend still there to hear it; then the
+    # rest, newest first.
     local i
-    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -TERM "${pids[i]}" 2>/dev/null || true; done
-    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-        for _ in $(seq 50); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "${pids[i]}" 2>/dev/null || true
-    done
+    [ -n "$apsiod_pid" ] && stop_pid "$apsiod_pid"
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
     rm -rf "$work"
+}
+stop_pid() {
+    kill -TERM "$1" 2>/dev/null || return 0
+    for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+    kill -KILL "$1" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -60,64 +94,92 @@ wait_for() {
     return 1
 }
 
+# Stops the demo with what a process said last.
+fail() { # fail MESSAGE LOG
+    echo "demo.sh: $1" >&2
+    [ -f "$2" ] && tail -n 20 "$2" | sed 's/^/  | /' >&2
+    exit 1
+}
+
 mkdir -p "$work/config/apps.d" "$work/state" "$work/runtime" "$work/journal"
 cat >"$work/config/apsiod.conf" <<CONF
 [Indicator]
 MotdFile=$work/runtime/motd
 AnnounceTerminals=no
 CONF
-cat >"$work/config/apps.d/demo.conf" <<CONF
+cat >"$work/config/apps.d/$name.conf" <<CONF
 [App]
 Unit=$unit
 Name=$app
+Version=1.0.0
 Backend=$base
 AppKey=$app_key
 Consent=granted
 CONF
+ctl=("$bin/apsioctl" --runtime-dir "$work/runtime" --state-dir "$work/state" --config-dir "$work/config")
 
-# --- the demo service -------------------------------------------------------------------------
-messages=("GET /orders/\$n 200" "POST /cart/\$n/items 201" "GET /health 200" "order \$n shipped")
-demo_line() { # prints "PRIORITY MESSAGE" for line number $1
-    local n=$1 roll=$((RANDOM % 100))
-    if [ $roll -lt 4 ]; then echo "3 upstream inventory timed out for order $n"
-    elif [ $roll -lt 15 ]; then echo "4 slow query on orders took $((RANDOM % 900 + 100))ms"
-    else echo "6 $(eval echo "${messages[RANDOM % ${#messages[@]}]}") $((RANDOM % 300 + 2))ms"; fi
-}
+# --- the demo service: a real process, the unit's MainPID ------------------------------------------
+# Named demo-service, so its process shows under that name (comm is the script's file name).
+# Each line starts with the syslog priority prefix journald reads on a service's stdout.
+cat >"$work/demo-service" <<'SERVICE'
+#!/bin/bash
+n=1000
+while sleep 0.4; do
+    n=$((n + 1))
+    roll=$((RANDOM % 100))
+    if [ $roll -lt 4 ]; then
+        echo "<3>upstream inventory timed out for order $n"
+    elif [ $roll -lt 15 ]; then
+        echo "<4>slow query on orders took $((RANDOM % 900 + 100))ms"
+    elif [ $roll -lt 25 ]; then
+        echo "<6>order $n shipped"
+    else
+        case $((RANDOM % 3)) in
+            0) echo "<6>GET /orders/$n 200 $((RANDOM % 300 + 2))ms" ;;
+            1) echo "<6>POST /cart/$n/items 201 $((RANDOM % 300 + 2))ms" ;;
+            *) echo "<6>GET /products/$((RANDOM % 500)) 200 $((RANDOM % 80 + 2))ms" ;;
+        esac
+    fi
+done
+SERVICE
+chmod 0755 "$work/demo-service"
 
-apsiod_env=()
 apsiod_args=(--config-dir "$work/config" --state-dir "$work/state" --runtime-dir "$work/runtime")
-if [ -d /run/systemd/system ] && [ "${DEMO_DEVICE:-}" != scripted ]; then
-    mode="this machine's systemd: $unit is a transient unit, apsiod reads the system journal"
+service_pid=""
+if [ -d /run/systemd/system ]; then
+    host="this machine's systemd: $unit is a transient unit, apsiod reads the system journal"
     transient_unit=$unit
-    systemd-run --unit="$unit" --collect --quiet -p SyslogIdentifier=demo-service /bin/bash -c '
-        n=1000
-        while sleep 0.4; do
-            n=$((n + 1)); roll=$((RANDOM % 100))
-            if [ $roll -lt 4 ]; then echo "<3>upstream inventory timed out for order $n"
-            elif [ $roll -lt 15 ]; then echo "<4>slow query on orders took $((RANDOM % 900 + 100))ms"
-            else echo "<6>GET /orders/$n 200 $((RANDOM % 300 + 2))ms"; fi
-        done'
+    # A demo killed before it could clean up leaves its unit running: replace it.
+    systemctl stop "$unit" 2>/dev/null || true
+    systemd-run --unit="$unit" --collect --quiet -p SyslogIdentifier=demo-service "$work/demo-service"
+    service_pid=$(systemctl show -p MainPID --value "$unit")
 else
-    mode="a simulated host (no systemd running): a journal directory written by systemd-journal-remote, unit state from python-dbusmock on a private bus"
-    # The journal: systemd-journal-remote appends each export-format entry from a pipe.
-    mkfifo "$work/journal.fifo"
-    /lib/systemd/systemd-journal-remote --output="$work/journal/demo.journal" - <"$work/journal.fifo" &
-    pids+=($!)
-    invocation=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-    boot=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-    (
-        exec 3>"$work/journal.fifo"
-        n=1000
-        while sleep 0.4; do
-            n=$((n + 1))
-            read -r priority message <<<"$(demo_line $n)"
-            printf '__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%s\n_BOOT_ID=%s\n_SYSTEMD_UNIT=%s\n_SYSTEMD_INVOCATION_ID=%s\n_PID=%s\n_COMM=demo-service\n_TRANSPORT=stdout\nSYSLOG_IDENTIFIER=demo-service\nPRIORITY=%s\nMESSAGE=%s\n\n' \
-                "$(date +%s%6N)" "$(cut -d' ' -f1 /proc/uptime | tr -d .)0000" "$boot" "$unit" "$invocation" \
-                "$BASHPID" "$priority" "$message" >&3
-        done
-    ) &
+    host="a simulated host (no systemd running): $unit's output reaches a journal directory through systemd-journal-remote, its state comes from python-dbusmock on a private bus"
+    mkfifo "$work/service.fifo" "$work/journal.fifo"
+    # The service writes to a pipe, as a service's stdout is a stream to journald.
+    "$work/demo-service" >"$work/service.fifo" &
     service_pid=$!
-    pids+=($service_pid)
+    pids+=("$service_pid")
+    # journald's part: each line becomes an entry of the unit, in the export format that
+    # systemd-journal-remote appends to the journal file.
+    boot=$(tr -d '-' </proc/sys/kernel/random/boot_id)
+    invocation=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    /lib/systemd/systemd-journal-remote --output="$work/journal/demo.journal" - <"$work/journal.fifo" \
+        >"$work/journal-remote.log" 2>&1 &
+    pids+=($!)
+    (
+        while IFS= read -r line; do
+            priority=6
+            if [[ $line =~ ^\<([0-7])\>(.*)$ ]]; then
+                priority=${BASH_REMATCH[1]}
+                line=${BASH_REMATCH[2]}
+            fi
+            read -r uptime _ </proc/uptime
+            printf '__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%s\n_BOOT_ID=%s\n_SYSTEMD_UNIT=%s\n_SYSTEMD_INVOCATION_ID=%s\n_PID=%s\n_COMM=demo-service\n_TRANSPORT=stdout\nSYSLOG_IDENTIFIER=demo-service\nPRIORITY=%s\nMESSAGE=%s\n\n' \
+                "$(date +%s%6N)" "${uptime/./}0000" "$boot" "$unit" "$invocation" "$service_pid" "$priority" "$line"
+        done
+    ) <"$work/service.fifo" >"$work/journal.fifo" &
+    pids+=($!)
 
     # The system bus, with systemd's mock on it.
     cat >"$work/bus.conf" <<CONF
@@ -130,107 +192,104 @@ CONF
     dbus-daemon --config-file="$work/bus.conf" --nofork >"$work/bus.log" 2>&1 &
     pids+=($!)
     export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
-    wait_for 30 test -S "$work/bus.sock"
-    /usr/bin/python3 -m dbusmock --system --template systemd >/dev/null 2>&1 &
+    wait_for 30 test -S "$work/bus.sock" || fail "dbus-daemon did not start" "$work/bus.log"
+    /usr/bin/python3 -m dbusmock --system --template systemd >"$work/dbusmock.log" 2>&1 &
     pids+=($!)
-    mock() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 "$@"; }
-    wait_for 30 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.systemd1
-    mock /org/freedesktop/systemd1 org.freedesktop.DBus.Mock AddMockUnit s "$unit" >/dev/null
+    mock() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 "$@" >/dev/null; }
+    wait_for 30 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.systemd1 ||
+        fail "python-dbusmock did not start" "$work/dbusmock.log"
+    mock /org/freedesktop/systemd1 org.freedesktop.DBus.Mock AddMockUnit s "$unit"
     path=/org/freedesktop/systemd1/unit/${unit//[.-]/_}
-    invocation_bytes=$(echo "$invocation" | sed 's/../0x& /g')
-    mock "$path" org.freedesktop.DBus.Mock AddProperty ssv org.freedesktop.systemd1.Unit SubState s running >/dev/null
-    mock "$path" org.freedesktop.DBus.Mock AddProperty ssv org.freedesktop.systemd1.Unit FreezerState s running >/dev/null
-    # shellcheck disable=SC2086
-    mock "$path" org.freedesktop.DBus.Mock AddProperty ssv org.freedesktop.systemd1.Unit InvocationID ay 16 $invocation_bytes >/dev/null
-    mock "$path" org.freedesktop.DBus.Mock AddProperty ssv org.freedesktop.systemd1.Service MainPID u "$service_pid" >/dev/null
-    mock "$path" org.freedesktop.DBus.Mock AddProperty ssv org.freedesktop.systemd1.Service ControlGroup s "" >/dev/null
-    mock "$path" org.freedesktop.DBus.Mock UpdateProperties 'sa{sv}' org.freedesktop.systemd1.Unit 1 ActiveState s active >/dev/null
+    read -ra invocation_bytes <<<"$(echo "$invocation" | sed 's/../0x& /g')"
+    property() { mock "$path" org.freedesktop.DBus.Mock AddProperty ssv "$@"; }
+    property org.freedesktop.systemd1.Unit SubState s running
+    property org.freedesktop.systemd1.Unit FreezerState s running
+    property org.freedesktop.systemd1.Unit InvocationID ay 16 "${invocation_bytes[@]}"
+    property org.freedesktop.systemd1.Service MainPID u "$service_pid"
+    # The cgroup systemd would give the unit. It does not exist here (nothing made it), so apsiod
+    # finds no cgroup.procs and reads the MainPID's /proc entries for the frame and the footprint.
+    property org.freedesktop.systemd1.Service ControlGroup s "/system.slice/$unit"
+    mock "$path" org.freedesktop.DBus.Mock UpdateProperties 'sa{sv}' org.freedesktop.systemd1.Unit 1 ActiveState s active
     apsiod_args+=(--journal-dir "$work/journal")
 fi
 
-# --- apsiod, or the scripted test device while apsiod cannot serve ----------------------------
-ctl=("$bin/apsioctl" --runtime-dir "$work/runtime" --state-dir "$work/state" --config-dir "$work/config")
+# --- apsiod, after the operator allowed live inspection ---------------------------------------------
 install=""
-device="apsiod"
-if [ "${DEMO_DEVICE:-}" != scripted ]; then
-    "${ctl[@]}" allow-live on "$app" || echo "warning: 'apsioctl allow-live on' failed (above)" >&2
+if [ "$device" = apsiod ]; then
+    "${ctl[@]}" allow-live on "$name"
     "$bin/apsiod" "${apsiod_args[@]}" >"$work/apsiod.log" 2>&1 &
     apsiod_pid=$!
-    pids+=($apsiod_pid)
-    # The installation id is made the first time apsiod serves the app; the tester entry needs it.
-    for _ in $(seq 300); do
-        kill -0 "$apsiod_pid" 2>/dev/null || break
+    pids+=("$apsiod_pid")
+    # apsiod makes the installation id the first time it serves the app; the team lists that id
+    # as a tester, reading it from `apsioctl apps` as an operator would.
+    for _ in $(seq 600); do
+        kill -0 "$apsiod_pid" 2>/dev/null || fail "apsiod stopped" "$work/apsiod.log"
         install=$("${ctl[@]}" --json apps 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
-def find(value):
-    if isinstance(value, dict):
-        if value.get("name") == sys.argv[1] and value.get("installation_id"):
-            return value["installation_id"]
-        value = list(value.values())
-    if isinstance(value, list):
-        for item in value:
-            found = find(item)
-            if found:
-                return found
 try:
-    print(find(json.load(sys.stdin)) or "")
+    apps = json.load(sys.stdin).get("apps") or []
 except ValueError:
-    pass' "$app" || true)
+    apps = []
+print(next((a.get("installation_id") or "" for a in apps if a.get("name") == sys.argv[1]), ""))' "$name" || true)
         [ -n "$install" ] && break
         sleep 0.1
     done
-    if [ -z "$install" ]; then
-        echo "apsiod is not serving: $(tail -n 3 "$work/apsiod.log" | tr '\n' ' ')" >&2
-        kill -TERM "$apsiod_pid" 2>/dev/null || true
-        device="scripted"
-    fi
+    [ -n "$install" ] || fail "apsiod did not make an installation id for $name within 60 seconds" "$work/apsiod.log"
 else
-    device="scripted"
-fi
-if [ "$device" = scripted ]; then
     install=$(cat /proc/sys/kernel/random/uuid)
 fi
 
-# --- the development backend --------------------------------------------------------------------
+# --- the development backend ------------------------------------------------------------------------
 printf '%s\n' "$password" | "$bin/apsio-devbackend" --accounts "$work/accounts.txt" --add-user "$user:admin" >/dev/null
 "$bin/apsio-devbackend" --dev --listen "127.0.0.1:$port" --live-origin "$base" --app "$app:$app_key" \
     --tester "$tester:$install" --interval 15 --accounts "$work/accounts.txt" >"$work/backend.log" 2>&1 &
 backend_pid=$!
-pids+=($backend_pid)
-if ! wait_for 60 grep -q "listening on" "$work/backend.log"; then
-    echo "apsio-devbackend did not start: $(cat "$work/backend.log")" >&2
-    exit 1
-fi
+pids+=("$backend_pid")
+for _ in $(seq 600); do
+    grep -q "listening on" "$work/backend.log" && break
+    kill -0 "$backend_pid" 2>/dev/null || fail "apsio-devbackend stopped (is port $port taken? DEMO_PORT or --port changes it)" "$work/backend.log"
+    sleep 0.1
+done
+grep -q "listening on" "$work/backend.log" || fail "apsio-devbackend did not listen within 60 seconds" "$work/backend.log"
 
 if [ "$device" = apsiod ]; then
-    # apsiod asked for its policy before the backend listened: ask again now.
-    "${ctl[@]}" reload >/dev/null 2>&1 || true
+    # apsiod asked for its policy before the backend listened and now waits to ask again: reload
+    # asks at once.
+    "${ctl[@]}" reload >/dev/null
+    device_text="apsiod watching $unit, main pid $service_pid (live inspection allowed)"
 else
     /usr/bin/python3 "$root/Tests/Browser/scripted_device.py" --backend "$base" --app-key "$app_key" \
         --install "$install" --tester "$tester" &
     pids+=($!)
+    device_text="the SCRIPTED TEST DEVICE (Tests/Browser/scripted_device.py): invented lines, not apsiod"
 fi
 
+if [ -n "$info" ]; then
+    printf 'base=%s\nuser=%s\npassword=%s\ninstall=%s\nservice_pid=%s\napp=%s\nwork=%s\n' \
+        "$base" "$user" "$password" "$install" "$service_pid" "$app" "$work" >"$info.tmp"
+    mv "$info.tmp" "$info"
+fi
 cat <<BANNER
 
   Apsio live demo
   ---------------
   Viewer:    $base/
   Sign in:   user "$user", password "$password"
-  Host:      $mode
-  Device:    $(if [ "$device" = apsiod ]; then echo "apsiod watching $unit (live inspection allowed)"; else echo "the SCRIPTED TEST DEVICE (Tests/Browser/scripted_device.py): invented lines, not apsiod"; fi)
+  Host:      $host
+  Device:    $device_text
   Install:   $install (listed as tester "$tester")
   Files:     $work
+  On the box: $bin/apsioctl --runtime-dir $work/runtime status
 
-  Open the viewer, sign in, and open the device: the session starts at its next hello.
-  Press Ctrl-C to stop everything the demo started.
+  Open the viewer, sign in, and open the device: its session starts at its next hello (within
+  15 seconds). Press Ctrl-C to stop everything the demo started.
 
 BANNER
 
-# `wait` returns at once when a signal comes, so a plain `kill -INT` of this script stops it too.
+# `wait` returns at once when a signal comes, so a plain `kill -TERM` of this script stops it too.
 while kill -0 "$backend_pid" 2>/dev/null; do
+    if [ "$device" = apsiod ] && ! kill -0 "$apsiod_pid" 2>/dev/null; then fail "apsiod stopped" "$work/apsiod.log"; fi
     sleep 1 &
     wait $! || true
 done
-echo "apsio-devbackend stopped: $(tail -n 3 "$work/backend.log")" >&2
-exit 1
+fail "apsio-devbackend stopped" "$work/backend.log"

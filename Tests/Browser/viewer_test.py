@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""The viewer in a real headless Chromium: a person signs in, opens the scripted device, sees new
-log lines arrive, presses Screenshot and sees the process frame it returns. Saves a PNG of the
-page. Every process it starts is stopped by its pid when it ends, whatever happened.
+"""The viewer in a real headless Chromium against the demo (scripts/demo.sh) with the real apsiod:
+a person signs in, opens the demo device, sees the demo service's new log lines arrive, presses
+Screenshot and sees the frame with the service's process; the machine says it is being watched.
+Saves a PNG of the page. The demo is stopped by its pid when the test ends, whatever happened, and
+stops everything it started by theirs.
 
-Usage: viewer_test.py --devbackend PATH --artifacts DIR
+Usage: viewer_test.py --demo scripts/demo.sh --bin BUILD_BIN_DIR --artifacts DIR
 """
 import argparse
 import os
+import re
 import select
 import shutil
 import signal
@@ -23,15 +26,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-APP = "com.example.demo"
-APP_KEY = "apsio_app_browser_test"
-INSTALL = "3b7e5a10-9c2d-4f8e-b1a6-0d4c7e9f2a51"
-TESTER = "browser-box"
-USER = "ann"
-PASSWORD = "ann-browser-password"
 # Generous: the machine is shared and loaded; a wait ends as soon as its condition holds.
 PATIENCE = 90
+# The demo builds nothing here, but starts five processes and waits for apsiod's first serving.
+DEMO_STARTUP = 180
+# What the demo service writes (scripts/demo.sh): the page shows the service's own lines.
+DEMO_LINE = re.compile(r"^(GET|POST) /|^order \d+ shipped|^slow query on orders|^upstream inventory timed out")
 
 
 def free_port():
@@ -40,37 +40,47 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for_line(process, needle, timeout):
-    """Reads the process's stdout until a line containing `needle`, within `timeout` seconds."""
+def wait_for_line(process, needle, timeout, seen):
+    """Reads the process's stdout until it has said `needle`, within `timeout` seconds; what it
+    said is appended to `seen`. Reads the pipe itself: a buffered reader would keep lines that
+    came in one write where select() cannot see them."""
     deadline = time.monotonic() + timeout
-    seen = []
+    fd = process.stdout.fileno()
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
         if not ready:
             break
-        line = process.stdout.readline()
-        if not line:
+        chunk = os.read(fd, 65536)
+        if not chunk:
             break
-        seen.append(line)
-        if needle in line:
-            return line
-    raise RuntimeError(f"no '{needle}' from the process; it said: {''.join(seen)!r}")
+        seen.append(chunk.decode("utf-8", errors="replace"))
+        if needle in "".join(seen):
+            return
+    raise RuntimeError(f"no '{needle}' from the demo within {timeout} s; it said:\n{''.join(seen)}")
 
 
-def stop(process):
-    if process is None or process.poll() is not None:
+def read_info(path):
+    with open(path, encoding="utf-8") as info:
+        return dict(line.rstrip("\n").split("=", 1) for line in info if "=" in line)
+
+
+def stop_demo(demo):
+    """SIGTERM: the demo stops what it started, by pid, then exits. Only if it cannot, its own
+    process group (made for it at its start) is killed."""
+    if demo is None or demo.poll() is not None:
         return
-    process.send_signal(signal.SIGTERM)
+    demo.send_signal(signal.SIGTERM)
     try:
-        process.wait(timeout=15)
+        demo.wait(timeout=120)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=15)
+        os.killpg(demo.pid, signal.SIGKILL)
+        demo.wait(timeout=30)
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--devbackend", required=True)
+    parser.add_argument("--demo", required=True, help="scripts/demo.sh")
+    parser.add_argument("--bin", required=True, help="where apsiod, apsioctl and apsio-devbackend are built")
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
@@ -79,22 +89,19 @@ def main():
     screenshot_path = os.path.abspath(os.path.join(args.artifacts, "viewer.png"))
 
     workdir = tempfile.mkdtemp(prefix="apsio-browser-")
-    backend = device = driver = None
+    demo = driver = None
+    demo_said = []
+    info = {}
     try:
-        accounts = os.path.join(workdir, "accounts.txt")
-        subprocess.run([args.devbackend, "--accounts", accounts, "--add-user", f"{USER}:admin", "--iterations", "1000"],
-                       input=PASSWORD + "\n", text=True, check=True, capture_output=True, timeout=PATIENCE)
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
-        backend = subprocess.Popen(
-            [args.devbackend, "--dev", "--listen", f"127.0.0.1:{port}", "--live-origin", base,
-             "--app", f"{APP}:{APP_KEY}", "--tester", f"{TESTER}:{INSTALL}", "--interval", "15",
-             "--accounts", accounts],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        wait_for_line(backend, "listening on", PATIENCE)
-        device = subprocess.Popen(
-            ["/usr/bin/python3", os.path.join(HERE, "scripted_device.py"), "--backend", base, "--app-key", APP_KEY,
-             "--install", INSTALL, "--tester", TESTER, "--hello-every", "1"])
+        info_path = os.path.join(workdir, "demo.info")
+        demo = subprocess.Popen(
+            [args.demo, "--port", str(free_port()), "--bin", args.bin, "--info", info_path],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        # The demo writes its info file before it prints the banner's last line.
+        wait_for_line(demo, "Press Ctrl-C", DEMO_STARTUP, demo_said)
+        info = read_info(info_path)
+        base, install, service_pid = info["base"], info["install"], info["service_pid"]
+        step(f"the demo runs: {base}, apsiod's install {install}, the demo service's pid {service_pid}")
 
         options = webdriver.ChromeOptions()
         options.binary_location = args.chromium
@@ -106,40 +113,51 @@ def main():
         driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
         wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
 
-        # Sign in.
+        # Sign in with the account the demo printed.
         driver.get(base + "/")
-        wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(USER)
-        driver.find_element(By.ID, "password").send_keys(PASSWORD)
+        wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(info["user"])
+        driver.find_element(By.ID, "password").send_keys(info["password"])
         driver.find_element(By.ID, "sign-in-button").click()
         step("signed in")
 
-        # The fleet lists the device by itself; open it.
-        row = f'#devices-body tr[data-install="{INSTALL}"] a'
+        # The fleet lists apsiod's install once it said hello; open it.
+        row = f'#devices-body tr[data-install="{install}"] a'
         wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, row))).click()
         wait.until(EC.visibility_of_element_located((By.ID, "view-device")))
         step("opened the device")
 
-        # New log lines arrive: the log grows past what it showed a moment ago.
+        # The session starts at apsiod's next hello (at most interval_s later); then the demo
+        # service's new lines arrive: the log grows past what it showed a moment ago.
         lines = "#log li[data-severity]"
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, lines)) >= 2)
         first_count = len(driver.find_elements(By.CSS_SELECTOR, lines))
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, lines)) >= first_count + 3)
-        newest = driver.find_elements(By.CSS_SELECTOR, lines)[-1].text
-        assert newest.strip(), "a log line with text"
-        step(f"log lines arrive ({len(driver.find_elements(By.CSS_SELECTOR, lines))} so far; newest: {newest!r})")
+        bodies = [e.text for e in driver.find_elements(By.CSS_SELECTOR, lines + " .body")]
+        assert any(DEMO_LINE.search(body.strip()) for body in bodies), f"the demo service's lines in the log: {bodies[-5:]}"
+        step(f"log lines arrive ({len(bodies)} so far; newest: {bodies[-1]!r})")
+
+        # The machine says it is being watched (16.2): apsioctl status names the viewer.
+        status = subprocess.run(
+            [os.path.join(args.bin, "apsioctl"), "--runtime-dir", os.path.join(info["work"], "runtime"), "status"],
+            capture_output=True, text=True, timeout=PATIENCE)
+        assert "Your team is viewing demo live" in status.stdout, f"apsioctl status while watched: {status.stdout}{status.stderr}"
+        step("apsioctl status on the box: " + status.stdout.splitlines()[1].strip())
 
         # Metrics reach the chart, and the frame pane shows the unit's processes.
         wait.until(lambda d: d.find_element(By.ID, "m-memory").text.endswith("iB"))
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#memory-chart polyline").get_attribute("points"))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#frame table tbody tr"))
 
-        # Screenshot: the command goes out and its frame comes back into the results.
+        # Screenshot: the command goes out and its frame comes back into the results, with the
+        # demo service's real process in it.
         wait.until(EC.element_to_be_clickable((By.ID, "cmd-screenshot"))).click()
         done = '#results li[data-name="screenshot"][data-outcome="done"] table.frame-table tbody tr'
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, done)))
-        frame_rows = driver.find_elements(By.CSS_SELECTOR, done)
-        assert any("demo-service" in row.text for row in frame_rows), "the screenshot lists the unit's process"
-        step("the screenshot's frame is shown")
+        cells = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                 for row in driver.find_elements(By.CSS_SELECTOR, done)]
+        assert any(len(row) > 2 and row[0] == service_pid and "demo-service" in row[2] for row in cells), \
+            f"the screenshot lists the demo service's process {service_pid}: {cells}"
+        step(f"the screenshot's frame shows the demo service's process {service_pid}")
 
         # The filter hides what does not match, and shows it again.
         driver.find_element(By.ID, "log-filter").send_keys("no line says this")
@@ -148,6 +166,8 @@ def main():
         driver.execute_script("document.getElementById('log-filter').dispatchEvent(new Event('input'))")
         wait.until(lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, lines)))
 
+        # A page worth looking at: a screenful of the service's lines.
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, lines)) >= 20)
         driver.save_screenshot(screenshot_path)
         # Network entries are answers the page expects and handles (the 401 of /api/me before
         # signing in); anything else severe is a script error or a policy violation.
@@ -156,7 +176,7 @@ def main():
         assert not problems, f"the page logged errors (a Content-Security-Policy violation shows here): {problems}"
         print(f"browser test: passed; screenshot of the page: {screenshot_path}")
         return 0
-    except (TimeoutException, AssertionError, RuntimeError) as error:
+    except (TimeoutException, AssertionError, RuntimeError, KeyError, OSError) as error:
         if driver is not None:
             try:
                 driver.save_screenshot(screenshot_path)
@@ -164,13 +184,17 @@ def main():
                 print(f"browser console: {driver.get_log('browser')}", file=sys.stderr)
             except Exception:  # the browser itself may be gone
                 pass
+        # The demo removes its directory when it stops: keep its processes' logs first.
+        for name in ["apsiod.log", "backend.log", "journal-remote.log", "dbusmock.log", "bus.log"]:
+            if info.get("work") and os.path.exists(os.path.join(info["work"], name)):
+                shutil.copy(os.path.join(info["work"], name), os.path.join(args.artifacts, name))
         print(f"browser test: FAILED: {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"browser test: the demo said:\n{''.join(demo_said)}the processes' logs: {args.artifacts}", file=sys.stderr)
         return 1
     finally:
         if driver is not None:
             driver.quit()
-        stop(device)
-        stop(backend)
+        stop_demo(demo)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
