@@ -1,4 +1,4 @@
-public import ApsioCore
+import ApsioCore
 
 /// The journal records an app's exporter has read and the backend has not yet accepted, in journal
 /// order: the only copy of them in memory. The journal itself is the queue; this is the part of it
