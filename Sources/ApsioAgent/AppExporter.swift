@@ -31,6 +31,7 @@ public actor AppExporter {
     private var delivery: IngestDelivery
     private var sampler: SessionSampler
     private var redaction: RedactionStream
+    private var attributeBytes = AttributeMemo<Int>()
     private var policy: Policy?
     private var consent: Bool?
     private var releasedUntilUnixMs: Int64?
@@ -330,7 +331,8 @@ public actor AppExporter {
             }
             window.append(
                 IngestWindow.Item(
-                    record: record, mark: mark, observedUnixNano: observed, bytes: IngestWindow.estimatedBytes(record),
+                    record: record, mark: mark, observedUnixNano: observed,
+                    bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
                     cursorAfter: record.journalCursor, queuedAt: now.mono))
         }
         if let cursor = batch.cursors[name.rawValue], !window.extendLast(to: cursor) {

@@ -122,8 +122,17 @@ struct IngestWindow {
     /// keys, times, the uid and the sampling mark around them. It bounds the window and fills
     /// batches; the backend's 413 settles any batch the estimate got wrong.
     static func estimatedBytes(_ record: LogRecord) -> Int {
-        var size = 260 + record.body.utf8.count
-        for attribute in record.attributes {
+        260 + record.body.utf8.count + attributeBytes(record.attributes)
+    }
+
+    /// The same estimate, with the attributes' share remembered for the array a unit's records share.
+    static func estimatedBytes(_ record: LogRecord, memo: inout AttributeMemo<Int>) -> Int {
+        260 + record.body.utf8.count + memo.value(for: record.attributes, make: attributeBytes)
+    }
+
+    private static func attributeBytes(_ attributes: [Attribute]) -> Int {
+        var size = 0
+        for attribute in attributes {
             size += 40 + attribute.key.utf8.count
             switch attribute.value {
             case .string(let text): size += text.utf8.count

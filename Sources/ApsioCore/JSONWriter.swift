@@ -37,7 +37,7 @@ public struct JSONWriter: Sendable {
 
     public mutating func uint(_ value: UInt64) {
         prefix()
-        bytes.append(contentsOf: String(value).utf8)
+        appendDecimal(value, negative: false)
         needsComma = true
     }
 
@@ -92,20 +92,49 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendDecimal(_ value: Int64) {
-        if value == 0 { bytes.append(UInt8(ascii: "0")); return }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+        appendDecimal(value.magnitude, negative: value < 0)
+    }
+
+    /// Digits are made right to left in a small buffer and appended in one go.
+    mutating func appendDecimal(_ magnitude: UInt64, negative: Bool) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+            var magnitude = magnitude
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
                 magnitude /= 10
-                count += 1
+            } while magnitude > 0
+            if negative {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
             }
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    // MARK: Pieces for the OTLP encoder, which knows where commas go
+
+    /// Bytes that are valid JSON where the caller puts them; no comma is put before them.
+    mutating func appendFragment(_ fragment: [UInt8]) {
+        bytes.append(contentsOf: fragment)
+    }
+
+    /// A string's quoted and escaped JSON, with no comma before it.
+    mutating func appendQuotedString(_ text: String) {
+        appendQuoted(text)
+    }
+
+    /// Lowercase hex of `digest`'s first `count` bytes, with no quotes and no comma.
+    mutating func appendHex(_ digest: [UInt8], count: Int) {
+        let count = min(count, digest.count)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 2) { buffer in
+            for index in 0..<count {
+                let byte = digest[index]
+                buffer[index * 2] = Self.hexDigits[Int(byte >> 4)]
+                buffer[index * 2 + 1] = Self.hexDigits[Int(byte & 0x0F)]
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
         }
     }
 

@@ -31,8 +31,13 @@ public struct OTLPLogsEncoder: Sendable {
     }
 
     public func encode(_ groups: [OTLPResourceLogs]) -> [UInt8] {
-        let recordCount = groups.reduce(0) { $0 + $1.records.count }
-        var writer = JSONWriter(reservingCapacity: 512 + recordCount * 512)
+        // Each record's envelope, uid and mark take about 350 bytes; its attributes are counted
+        // once per group in practice (shared), but reserving for them too costs only address space.
+        var estimate = 1024
+        for group in groups {
+            for entry in group.records { estimate += 350 + entry.record.body.utf8.count + entry.record.attributes.count * 64 }
+        }
+        var writer = JSONWriter(reservingCapacity: estimate)
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
@@ -51,15 +56,33 @@ public struct OTLPLogsEncoder: Sendable {
     /// severity, body and attributes), which is the same each time the same record is sent
     /// again and never equals a cursor's input (cursors start with `s=`).
     public func recordUID(_ record: LogRecord, namespace: String) -> String {
-        var input = Array(namespace.utf8)
-        input.append(UInt8(ascii: ":"))
-        if let cursor = record.journalCursor {
-            input.append(contentsOf: cursor.utf8)
-        } else {
-            input.append(contentsOf: "apsio-record:".utf8)
-            input.append(contentsOf: Self.contentKey(record))
+        var input = UIDInput(namespace: namespace)
+        return Hex.lowercase(uidDigest(record, input: &input).prefix(16))
+    }
+
+    /// The bytes a uid hashes, for a run of records of one namespace: the namespace and its colon
+    /// are written once, and each record's part replaces the previous one's in the same storage.
+    struct UIDInput {
+        var bytes: [UInt8]
+        let namespaceCount: Int
+
+        init(namespace: String) {
+            bytes = Array(namespace.utf8)
+            bytes.append(UInt8(ascii: ":"))
+            namespaceCount = bytes.count
+            bytes.reserveCapacity(namespaceCount + 128)
         }
-        return Hex.lowercase(hashing.sha256(input).prefix(16))
+    }
+
+    private func uidDigest(_ record: LogRecord, input: inout UIDInput) -> [UInt8] {
+        input.bytes.removeLast(input.bytes.count - input.namespaceCount)
+        if let cursor = record.journalCursor {
+            input.bytes.append(contentsOf: cursor.utf8)
+        } else {
+            input.bytes.append(contentsOf: "apsio-record:".utf8)
+            input.bytes.append(contentsOf: Self.contentKey(record))
+        }
+        return hashing.sha256(input.bytes)
     }
 
     private static func contentKey(_ record: LogRecord) -> [UInt8] {
@@ -104,9 +127,9 @@ public struct OTLPLogsEncoder: Sendable {
         writer.endObject()
         writer.key("logRecords")
         writer.beginArray()
-        let namespace = group.resource.recordUIDNamespace
+        var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
         for entry in group.records {
-            write(entry, resourceSession: group.resource.sessionID, namespace: namespace, into: &writer)
+            write(entry, resourceSession: group.resource.sessionID, pieces: &pieces, into: &writer)
         }
         writer.endArray()
         writer.endObject()
@@ -114,41 +137,94 @@ public struct OTLPLogsEncoder: Sendable {
         writer.endObject()
     }
 
+    /// What records of one group have in common, each worked out once: the JSON of their
+    /// attribute array (the follower shares one array between a unit's records whose attributes
+    /// are the same), of their sampling mark, and the start of their uid's input.
+    private struct RecordPieces {
+        var uid: UIDInput
+        var attributes = AttributeMemo<EncodedAttributes>()
+        var mark: (mark: SamplingMark, json: [UInt8])?
+
+        init(namespace: String) {
+            uid = UIDInput(namespace: namespace)
+        }
+    }
+
+    /// A record's own attributes as JSON array elements (comma-separated, no brackets), without
+    /// the keys the encoder sets itself.
+    private struct EncodedAttributes {
+        var json: [UInt8]
+        var hasSessionAttribute: Bool
+    }
+
+    private static let timeKey = Array(#""timeUnixNano":""#.utf8)
+    private static let observedTimeKey = Array(#"","observedTimeUnixNano":""#.utf8)
+    private static let severityNumberKey = Array(#"","severityNumber":"#.utf8)
+    private static let severityTextKey = Array(#","severityText":"#.utf8)
+    private static let bodyKey = Array(#","body":{"stringValue":"#.utf8)
+    private static let attributesKey = Array(#"},"attributes":["#.utf8)
+    private static let uidStart = Array(#"{"key":"log.record.uid","value":{"stringValue":""#.utf8)
+    private static let uidEnd = Array(#""}}"#.utf8)
+    private static let comma = [UInt8(ascii: ",")]
+    private static let arrayEnd = [UInt8(ascii: "]")]
+
+    /// The record object, written piece by piece; the same bytes `writeAttribute` and the writer's
+    /// own methods would make, in the shape the type's comment gives.
     private func write(
-        _ entry: IngestRecord, resourceSession: String?, namespace: String, into writer: inout JSONWriter
+        _ entry: IngestRecord, resourceSession: String?, pieces: inout RecordPieces, into writer: inout JSONWriter
     ) {
         let record = entry.record
         writer.beginObject()
-        writer.key("timeUnixNano")
-        writer.string(String(record.timeUnixNano))
-        writer.key("observedTimeUnixNano")
-        writer.string(String(entry.observedTimeUnixNano ?? record.timeUnixNano))
-        writer.key("severityNumber")
-        writer.int(Int64(CapturePolicy.severityRange.contains(record.severityNumber) ? record.severityNumber : 0))
+        writer.appendFragment(Self.timeKey)
+        writer.appendDecimal(record.timeUnixNano, negative: false)
+        writer.appendFragment(Self.observedTimeKey)
+        writer.appendDecimal(entry.observedTimeUnixNano ?? record.timeUnixNano, negative: false)
+        writer.appendFragment(Self.severityNumberKey)
+        let severity = CapturePolicy.severityRange.contains(record.severityNumber) ? record.severityNumber : 0
+        writer.appendDecimal(UInt64(severity), negative: false)
         if !record.severityText.isEmpty {
-            writer.key("severityText")
-            writer.string(record.severityText)
+            writer.appendFragment(Self.severityTextKey)
+            writer.appendQuotedString(record.severityText)
         }
-        writer.key("body")
-        writer.beginObject()
-        writer.key("stringValue")
-        writer.string(UTF8Cut.cutBody(record.body, limits: limits))
-        writer.endObject()
+        writer.appendFragment(Self.bodyKey)
+        writer.appendQuotedString(UTF8Cut.cutBody(record.body, limits: limits))
+        writer.appendFragment(Self.attributesKey)
 
-        writer.key("attributes")
-        writer.beginArray()
+        let attributes = pieces.attributes.value(for: record.attributes) { encode(attributes: $0) }
+        writer.appendFragment(attributes.json)
+        var written = !attributes.json.isEmpty
+        if let session = record.sessionID, session != resourceSession, !attributes.hasSessionAttribute {
+            if written { writer.appendFragment(Self.comma) }
+            writer.appendFragment(json(of: .string(Self.sessionIDKey, session)))
+            written = true
+        }
+        if written { writer.appendFragment(Self.comma) }
+        writer.appendFragment(Self.uidStart)
+        writer.appendHex(uidDigest(record, input: &pieces.uid), count: 16)
+        writer.appendFragment(Self.uidEnd)
+        if let mark = entry.mark.attribute {
+            if pieces.mark?.mark != entry.mark { pieces.mark = (entry.mark, json(of: mark)) }
+            writer.appendFragment(Self.comma)
+            writer.appendFragment(pieces.mark?.json ?? [])
+        }
+        writer.appendFragment(Self.arrayEnd)
+        writer.endObject()
+    }
+
+    private func encode(attributes: [Attribute]) -> EncodedAttributes {
+        var writer = JSONWriter()
         var hasSessionAttribute = false
-        for attribute in record.attributes where !Self.encoderKeys.contains(attribute.key) {
+        for attribute in attributes where !Self.encoderKeys.contains(attribute.key) {
             if attribute.key == Self.sessionIDKey { hasSessionAttribute = true }
             writeAttribute(attribute, into: &writer)
         }
-        if let session = record.sessionID, session != resourceSession, !hasSessionAttribute {
-            writeAttribute(.string(Self.sessionIDKey, session), into: &writer)
-        }
-        writeAttribute(.string(Self.recordUIDKey, recordUID(record, namespace: namespace)), into: &writer)
-        if let mark = entry.mark.attribute { writeAttribute(mark, into: &writer) }
-        writer.endArray()
-        writer.endObject()
+        return EncodedAttributes(json: writer.bytes, hasSessionAttribute: hasSessionAttribute)
+    }
+
+    private func json(of attribute: Attribute) -> [UInt8] {
+        var writer = JSONWriter()
+        writeAttribute(attribute, into: &writer)
+        return writer.bytes
     }
 
     private func writeAttributes(_ attributes: [Attribute], into writer: inout JSONWriter) {

@@ -12,6 +12,12 @@ public struct OTLPResourceLogs: Sendable, Equatable {
     /// appears, records in their order; `app`'s own `sessionID` is replaced by each group's.
     /// Records of no session form a group whose Resource has no `session.id`.
     public static func grouped(app: OTLPResource, records: [IngestRecord]) -> [OTLPResourceLogs] {
+        // Nearly every batch is one session's: handed over whole, not copied record by record.
+        if let first = records.first, records.allSatisfy({ $0.record.sessionID == first.record.sessionID }) {
+            var resource = app
+            resource.sessionID = first.record.sessionID
+            return [OTLPResourceLogs(resource: resource, records: records)]
+        }
         var groups: [OTLPResourceLogs] = []
         var indexBySession: [String?: Int] = [:]
         for entry in records {

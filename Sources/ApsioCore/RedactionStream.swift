@@ -11,6 +11,8 @@ public struct RedactionStream: Sendable {
     private let maxKeyLines: Int
     /// Entries redacted as key material since the block opened; nil outside a block.
     private var keyLines: Int?
+    /// A unit's consecutive records mostly share one attribute array: redacted once.
+    private var attributes = AttributeMemo<[Attribute]>()
 
     public init(redactor: Redactor, limits: Limits = .spec) {
         self.redactor = redactor
@@ -30,7 +32,8 @@ public struct RedactionStream: Sendable {
         } else {
             keyLines = nil
         }
-        redactor.redactAttributes(&record.attributes)
+        let redactor = redactor
+        record.attributes = attributes.value(for: record.attributes) { redactor.redacted($0) }
         return record
     }
 }

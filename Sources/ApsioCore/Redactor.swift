@@ -36,20 +36,27 @@ public struct Redactor: Sendable {
     public func redact(_ record: LogRecord) -> LogRecord {
         var record = record
         record.body = redact(record.body)
-        redactAttributes(&record.attributes)
+        record.attributes = redacted(record.attributes)
         return record
     }
 
-    func redactAttributes(_ attributes: inout [Attribute]) {
+    /// `attributes` with their string values redacted: the same array (the same storage, which
+    /// the encoder and the ingest window recognise) when nothing was replaced, as for nearly
+    /// every record. The array is read first and copied only for a value that changes; writing
+    /// into it in place would let the optimiser make it unique, a copy, before the first write.
+    func redacted(_ attributes: [Attribute]) -> [Attribute] {
+        var out: [Attribute]?
         for index in attributes.indices {
             guard case .string(let value) = attributes[index].value else { continue }
             let redacted = redact(value)
             // Equal counts mean nothing was replaced: a replacement always changes the length
             // or, for a secret exactly as long as the marker, the bytes, which `!=` then checks.
             if redacted.utf8.count != value.utf8.count || redacted != value {
-                attributes[index].value = .string(redacted)
+                if out == nil { out = attributes }
+                out?[index].value = .string(redacted)
             }
         }
+        return out ?? attributes
     }
 
     /// Redacts `text`; `continuingPrivateKey` says an earlier text of the same stream opened a

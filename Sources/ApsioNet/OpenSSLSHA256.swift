@@ -6,16 +6,31 @@ public struct OpenSSLSHA256: SHA256Hashing {
     public init() {}
 
     public func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
+        var ok: Int32 = 0
+        let digest = bytes.withUnsafeBytes { input in
+            [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { output, count in
                 // EVP_Digest is one-shot: no context to leak. It fails only if the library is broken
                 // (no SHA-256 provider), which no caller can recover from.
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+                ok = EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, SHA256Method.shared.md, nil)
+                count = ok == 1 ? Int(length) : 0
             }
         }
         precondition(ok == 1 && length == 32, "OpenSSL could not compute SHA-256: the library is unusable")
-        return Array(digest.prefix(32))
+        return digest
+    }
+}
+
+/// SHA-256 fetched from OpenSSL's default provider once. `EVP_sha256()` makes every digest look the
+/// algorithm up again (a locked table search, more than the hash itself on a log record's ~140
+/// bytes: every ingested record hashes its uid). A fetched method is immutable and may be used
+/// from any thread; it lives as long as the process, so it is never freed.
+private final class SHA256Method: @unchecked Sendable {
+    let md: OpaquePointer?
+
+    static let shared = SHA256Method()
+
+    private init() {
+        md = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
     }
 }

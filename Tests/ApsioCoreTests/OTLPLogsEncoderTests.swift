@@ -189,6 +189,33 @@ import Testing
         #expect(json["resourceLogs"]?.arrayValue?.isEmpty == true)
     }
 
+    /// Records of a unit share one attribute array, whose JSON the encoder writes once: each record
+    /// still gets its own uid, session and mark, and the bytes are those of arrays stored apart.
+    @Test func recordsSharingAnAttributeArrayAreWrittenAsIfEachHadItsOwn() throws {
+        let shared: [Attribute] = [.int("process.pid", 812), .string("syslog.identifier", "nginx \"edge\""), .string("session.id", "x")]
+        func entries(sharing: Bool) -> [IngestRecord] {
+            (0..<6).map { index in
+                // Built element by element, so that each array has storage of its own.
+                let attributes = sharing ? shared : shared.map { $0 }
+                let session = index == 3 ? "99999999-3f1d-4c1d-9f00-5e6d7c8b9a01" : Self.session
+                let mark: SamplingMark = index % 2 == 0 ? .sessionRate(0.5) : .releasedLive
+                return IngestRecord(
+                    record("line \(index)", cursor: index == 4 ? nil : "s=abc;i=\(index)", session: session,
+                        attributes: index == 2 ? [] : attributes),
+                    mark: mark)
+            }
+        }
+        let sharedJSON = encoder.encode([OTLPResourceLogs(resource: Self.resource, records: entries(sharing: true))])
+        #expect(sharedJSON == encoder.encode([OTLPResourceLogs(resource: Self.resource, records: entries(sharing: false))]))
+        let written = records(try JSONParser().parse(sharedJSON))
+        #expect(Set(written.compactMap { attributes($0["attributes"])["log.record.uid"]?["stringValue"]?.stringValue }).count == 6)
+        #expect(written.map { attributes($0["attributes"])["process.pid"] != nil } == [true, true, false, true, true, true])
+        #expect(written.map { keys($0["attributes"]).last } == [
+            "apsio.sampling.session.rate", "apsio.sampling.released", "apsio.sampling.session.rate",
+            "apsio.sampling.released", "apsio.sampling.session.rate", "apsio.sampling.released",
+        ])
+    }
+
     @Test func neverADeviceID() {
         #expect(!Self.resource.attributes.contains { $0.key == "device.id" })
     }

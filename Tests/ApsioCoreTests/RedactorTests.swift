@@ -250,4 +250,19 @@ import Testing
         let out = lines(["password=x card=1234", "ok"]).map { stream.redact($0).body }
         #expect(out == ["password=[REDACTED] [REDACTED]", "ok"])
     }
+
+    /// A unit's records share one attribute array, redacted once for all of them: each still comes
+    /// out redacted, a record with other attributes is redacted on its own, and nothing is mixed up.
+    @Test func recordsSharingAttributesAreEachRedacted() {
+        var stream = RedactionStream(redactor: redactor)
+        let shared: [Attribute] = [.string("url", "https://a:b@host/"), .string("unit", "web.service")]
+        let own: [Attribute] = [.string("auth", "Bearer abcdefghijklmnop"), .string("unit", "web.service")]
+        let records = [shared, shared, own, shared, []].map {
+            LogRecord(timeUnixNano: 1, severity: JournalSeverity(priority: 6), body: "x", attributes: $0)
+        }
+        let out = records.map { stream.redact($0).attributes }
+        let redactedShared: [Attribute] = [.string("url", "https://[REDACTED]@host/"), .string("unit", "web.service")]
+        #expect(out == [redactedShared, redactedShared, [.string("auth", "Bearer [REDACTED]"), .string("unit", "web.service")],
+                        redactedShared, []])
+    }
 }

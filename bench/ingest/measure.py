@@ -35,6 +35,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", required=True)
     parser.add_argument("--levels", nargs="+", default=["1"])
+    parser.add_argument("--before", help="an earlier build of apsio-bench-ingest, run in the same rounds")
     args = parser.parse_args()
 
     results = {}
@@ -44,13 +45,16 @@ def main():
             process = subprocess.Popen(journalctl, stdout=sink)
             _, status, usage = os.wait4(process.pid, 0)
         results.setdefault("journalctl -o export", []).append({"cpu": usage.ru_utime + usage.ru_stime, "anon": 0})
-        for level in args.levels:
+        runs = [(f"pipeline, gzip {level}", args.bench, level) for level in args.levels]
+        if args.before:
+            runs += [(f"pipeline before, gzip {level}", args.before, level) for level in args.levels]
+        for name, bench, level in runs:
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)
-            command = [args.bench, "run", "--journal-dir", args.dir, "--unit", "bench0.service",
+            command = [bench, "run", "--journal-dir", args.dir, "--unit", "bench0.service",
                        "--backend", f"http://127.0.0.1:{args.port}", "--state-dir", state,
                        "--gzip-level", level, "--expect", str(args.entries)]
-            results.setdefault(f"pipeline, gzip {level}", []).append(run(command))
+            results.setdefault(name, []).append(run(command))
 
     base = statistics.median(r["cpu"] for r in results["journalctl -o export"])
     print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | rate vs journalctl |")

@@ -7,6 +7,7 @@
 #   bench/ingest/run.sh                        # 1,000,000 entries, 3 rounds, gzip level 1
 #   N=200000 ROUNDS=2 LEVELS="1 6" bench/ingest/run.sh
 #   JOURNAL_DIR=/var/tmp/ib bench/ingest/run.sh  # keep (or reuse) the generated files there
+#   BEFORE=path/to/an/earlier/apsio-bench-ingest bench/ingest/run.sh  # run it in the same rounds
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
@@ -40,4 +41,4 @@ port=$(sed -n 's/^port=//p' "$work/sink.out")
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
-    --work "$work" --levels $LEVELS
+    --work "$work" --levels $LEVELS ${BEFORE:+--before "$BEFORE"}
