@@ -50,13 +50,15 @@ public actor LiveRuntime {
 
     /// The policy's `live` object changed: its origin (nil when the policy has none, or an invalid
     /// one) and its testers.
-    public func configure(origin: LiveOrigin?, testers: [TesterEntry]) {
+    /// `interval`: the policy's `live.interval_s`, the hello interval until a hello answer names one.
+    public func configure(origin: LiveOrigin?, testers: [TesterEntry], interval: Duration? = nil) {
         guard !stopped else { return }
         if origin != self.origin {
             self.origin = origin
             transport = origin.map(makeTransport)
             send(.originChanged)
         }
+        if let interval { send(.policyInterval(interval)) }
         self.testers = origin == nil ? [] : testers
         matchTester(now: clock.now())
     }

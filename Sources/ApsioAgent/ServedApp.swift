@@ -102,7 +102,7 @@ struct ServedApp: Sendable {
         await runtime.live.send(.killSwitch(policy.killSwitch))
         // Without an installation id the app takes no part in live inspection (LINUX-PROFILE §2).
         let live = installationID == nil ? nil : policy.live
-        await runtime.live.configure(origin: live?.origin, testers: live?.testers ?? [])
+        await runtime.live.configure(origin: live?.origin, testers: live?.testers ?? [], interval: live?.interval)
     }
 
     func applySettings(allowLive: Bool, consentGranted: Bool, lowPower: Bool, lowData: Bool, dataSaver: Bool) async {

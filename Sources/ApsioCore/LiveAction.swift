@@ -44,6 +44,8 @@ public enum LiveEvent: Sendable {
     case identity(LiveIdentity)
     /// The policy's `live.origin` changed: nothing of the old one carries over.
     case originChanged
+    /// The policy's `live.interval_s`: the hello interval until a hello answer names one.
+    case policyInterval(Duration)
     case answered(LiveRequestID, LiveResponse)
     /// A record of a `logs` or `errors` family that is not off, after redaction.
     case record(LogRecord)

@@ -115,6 +115,8 @@ public struct LiveChannel: Sendable {
             tester = proof
         case .identity(let identity):
             self.identity = identity
+        case .policyInterval(let policyInterval):
+            interval = policyInterval
         case .originChanged:
             closeEverything(now: now, &actions)
             helloNextAt = nil

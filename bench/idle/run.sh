@@ -17,8 +17,9 @@ APPS=${APPS:-50}
 DURATION=${SECONDS_:-60}
 WARMUP=${WARMUP:-10}
 
-swift build -c release --product apsiod >&2
-bin="$(swift build -c release --show-bin-path)"
+# The build the package ships: the Swift runtime linked statically, as packaging/build-deb.sh makes it.
+swift build -c release --static-swift-stdlib --product apsiod >&2
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 work=$(mktemp -d)
 pids=()

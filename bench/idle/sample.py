@@ -26,10 +26,18 @@ def status(key):
             return int(line.split()[1]) / 1024
     return 0.0
 
+def pss():
+    """Proportional set size: each shared page divided among the processes mapping it, so the C
+    libraries every process maps count as the share this one holds."""
+    for line in open(f"/proc/{pid}/smaps_rollup"):
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
 cpu0, sw0, t0 = cpu(), switches(), time.monotonic()
 time.sleep(seconds)
 cpu1, sw1, t1 = cpu(), switches(), time.monotonic()
 elapsed = t1 - t0
-print(f"idle apps={apps} rss_mib={status('VmRSS'):.1f} rss_anon_mib={status('RssAnon'):.1f} rss_file_mib={status('RssFile'):.1f} "
+print(f"idle apps={apps} rss_mib={status('VmRSS'):.1f} rss_anon_mib={status('RssAnon'):.1f} rss_file_mib={status('RssFile'):.1f} pss_mib={pss():.1f} "
       f"cpu_pct={100 * (cpu1 - cpu0) / elapsed:.3f} wakeups_per_s={(sw1 - sw0) / elapsed:.1f} "
       f"threads={len(os.listdir(f'/proc/{pid}/task'))}")

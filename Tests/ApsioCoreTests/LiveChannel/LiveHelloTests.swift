@@ -153,6 +153,19 @@ import Testing
         #expect(waits == [.seconds(30), .seconds(60), .seconds(120), .seconds(120), .seconds(120)])
     }
 
+    /// The policy's `interval_s` is the interval until a hello answer names one: a failed first
+    /// hello waits it, not the default.
+    @Test func thePolicysIntervalHoldsUntilAHelloAnswerNamesOne() throws {
+        var h = LiveHarness()
+        h.send(.policyInterval(.seconds(60)))
+        let hello = try #require(h.openChannel().helloID)
+        h.send(.answered(hello, .status(503, body: nil, retryAfter: nil)))
+        #expect(h.run(for: .seconds(60) - .milliseconds(1)).helloBodies.isEmpty)
+        let next = try #require(h.advance(.milliseconds(1)).helloID)
+        h.send(.answered(next, .status(200, body: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
+        #expect(h.channel.interval == .seconds(20), "the answer's interval wins from then on")
+    }
+
     @Test(arguments: [LiveResponse.status(429, body: nil, retryAfter: .seconds(90)), .status(302, body: nil, retryAfter: .seconds(90))])
     func retryAfterIsHonouredOnHellos(_ response: LiveResponse) throws {
         var h = LiveHarness()
