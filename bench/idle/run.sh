@@ -100,7 +100,10 @@ import sys
 def parse(line):
     return dict(part.split("=") for part in line.split()[1:])
 one, many = parse(sys.argv[1]), parse(sys.argv[2])
-print(f"ratio {many['apps']} apps / 1 app: rss {float(many['rss_mib'])/float(one['rss_mib']):.2f}x, "
-      f"cpu {float(many['cpu_pct'])/max(float(one['cpu_pct']),1e-9):.2f}x, "
-      f"wakeups {float(many['wakeups_per_s'])/max(float(one['wakeups_per_s']),1e-9):.2f}x")
+def ratio(key):
+    # No CPU tick counted in the interval is a zero, not a ratio.
+    base = float(one[key])
+    return f"{float(many[key]) / base:.2f}x" if base > 0 else "n/a (1 app measured 0)"
+print(f"ratio {many['apps']} apps / 1 app: rss {ratio('rss_mib')}, pss {ratio('pss_mib')}, "
+      f"anon {ratio('rss_anon_mib')}, cpu {ratio('cpu_pct')}, wakeups {ratio('wakeups_per_s')}")
 PY
