@@ -70,7 +70,7 @@ let package = Package(
             name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform"], path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet"],
+            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ApsioAgentTests",

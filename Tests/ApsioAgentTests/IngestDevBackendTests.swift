@@ -182,44 +182,9 @@ import Testing
     }
 }
 
-/// `Tests/ApsioCoreTests/Fixtures/otlp/otlp_check.py`: the OpenTelemetry protobuf definitions parse
-/// a request strictly and print it back.
+/// The OTLP wire check, as the core's encoder tests run it.
 enum ProtobufCheck {
-    static var python: String {
-        ProcessInfo.processInfo.environment["APSIO_OTLP_PYTHON"]
-            ?? IngestFixture.packageRoot.appendingPathComponent(".build/python-otlp/bin/python3").path
-    }
-
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
     static func run(_ request: [UInt8]) async throws -> JSONValue {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failure(description: "\(python) is missing: run scripts/install-deps.sh (or set APSIO_OTLP_PYTHON)")
-        }
-        let directory = try TestDirectory("otlp-check")
-        let input = directory.path + "/request.json"
-        let output = directory.path + "/summary.json"
-        try Data(request).write(to: URL(fileURLWithPath: input))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [IngestFixture.coreFixture("otlp/otlp_check.py").path, input, output]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        guard status == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw Failure(description: "otlp_check.py exited \(status): \(message)")
-        }
-        return try JSONParser(maxBytes: 16 << 20).parse(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        try await OTLPCheck.summary(of: request)
     }
 }

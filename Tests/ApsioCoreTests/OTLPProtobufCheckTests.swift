@@ -2,67 +2,19 @@ import ApsioCore
 import Foundation
 import Testing
 
+@testable import ApsioTestSupport
+
 /// The encoder's output as the OpenTelemetry protobuf definitions read it: Python's
 /// `google.protobuf.json_format.Parse` into `ExportLogsServiceRequest`, refusing unknown fields
 /// (`Fixtures/otlp/otlp_check.py`). What an OTLP/HTTP receiver would store is compared, field by
 /// field, with what was encoded.
 ///
-/// The definitions come from the `opentelemetry-proto` package in `.build/python-otlp`, which
-/// `scripts/install-deps.sh` makes (or from the Python named by `APSIO_OTLP_PYTHON`). Without them
-/// this test fails: it is the one check that the wire is OTLP.
+/// `OTLPCheck` (ApsioTestSupport) says where the definitions come from; without them this test
+/// fails: it is the one check that the wire is OTLP.
 @Suite struct OTLPProtobufCheckTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = packageRoot.appendingPathComponent("Tests/ApsioCoreTests/Fixtures/otlp/otlp_check.py")
-
-    static var python: String {
-        ProcessInfo.processInfo.environment["APSIO_OTLP_PYTHON"]
-            ?? packageRoot.appendingPathComponent(".build/python-otlp/bin/python3").path
-    }
-
-    struct CheckFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs the check on `request` and returns its summary, or fails with what went wrong.
     static func check(_ request: [UInt8]) async throws -> JSONValue {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw CheckFailure(description: """
-                \(python) is missing: run scripts/install-deps.sh, which makes a Python environment with \
-                opentelemetry-proto for this test (or set APSIO_OTLP_PYTHON to a python3 that has it)
-                """)
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-check-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("request.json")
-        let output = directory.appendingPathComponent("summary.json")
-        let errors = directory.appendingPathComponent("stderr.txt")
-        try Data(request).write(to: input)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let errorHandle = try FileHandle(forWritingTo: errors)
-        defer { try? errorHandle.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, input.path, output.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errorHandle
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            throw CheckFailure(description: "otlp_check.py exited \(status): \(stderr)")
-        }
-        return try JSONParser(maxBytes: 16 << 20).parse(Array(try Data(contentsOf: output)))
+        try await OTLPCheck.summary(of: request)
     }
 
     // MARK: The request
@@ -241,7 +193,7 @@ import Testing
         do {
             _ = try await Self.check(bad)
             Issue.record("an unknown field was accepted")
-        } catch let failure as CheckFailure {
+        } catch let failure as OTLPCheck.Failure {
             #expect(failure.description.contains("exited 2"), "\(failure)")
             #expect(failure.description.contains("sessionId"), "\(failure)")
         }
@@ -249,6 +201,6 @@ import Testing
 
     @Test func theCheckRefusesAnIntegerWhereTheSchemaWantsAString() async throws {
         let bad = Array(#"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"intValue":"x"}}]}]}]}"#.utf8)
-        await #expect(throws: CheckFailure.self) { _ = try await Self.check(bad) }
+        await #expect(throws: OTLPCheck.Failure.self) { _ = try await Self.check(bad) }
     }
 }
