@@ -17,8 +17,7 @@ public struct HTTPRequestParser: Sendable {
 
     private enum State: Sendable {
         case head(HTTPHeadParser)
-        case fixed(remaining: Int)
-        case chunked(ChunkedDecoder)
+        case body(HTTPBodyFramer)
         case complete
     }
 
@@ -76,31 +75,21 @@ public struct HTTPRequestParser: Sendable {
                 head = parsed
                 events.append(.head(parsed))
                 switch try HTTPSyntax.bodyFraming(parsed.headers, maxBody: limits.maxBodyBytes) {
-                case .chunked: state = .chunked(ChunkedDecoder(limits: limits))
-                case .length(let length) where length > 0: state = .fixed(remaining: length)
+                case .chunked: state = .body(.chunked(limits: limits))
+                case .length(let length) where length > 0: state = .body(.length(length))
                 default:
                     state = .complete
                     events.append(.end)
                 }
-            case .fixed(let remaining):
-                let take = min(remaining, bytes.endIndex - index)
-                events.append(.body(Array(bytes[index..<(index + take)])))
-                index += take
-                if take == remaining {
-                    state = .complete
-                    events.append(.end)
-                } else {
-                    state = .fixed(remaining: remaining - take)
-                }
-            case .chunked(var decoder):
-                var body: [UInt8] = []
-                index = try decoder.decode(bytes[index...], into: &body)
+            case .body(var framer):
+                let (body, next, isDone) = try framer.consume(bytes[index...])
                 if !body.isEmpty { events.append(.body(body)) }
-                if decoder.isDone {
+                index = next
+                if isDone {
                     state = .complete
                     events.append(.end)
                 } else {
-                    state = .chunked(decoder)
+                    state = .body(framer)
                 }
             }
         }

@@ -15,8 +15,7 @@ public struct HTTPResponseParser: Sendable {
 
     private enum State: Sendable {
         case head(HTTPHeadParser)
-        case fixed(remaining: Int)
-        case chunked(ChunkedDecoder)
+        case body(HTTPBodyFramer)
         case untilClose(received: Int)
         case complete
     }
@@ -78,10 +77,8 @@ public struct HTTPResponseParser: Sendable {
             events = [.end]
         case .head:
             failure = .truncated(hasReceivedBytes ? "response head" : "response: the server closed without answering")
-        case .fixed(let remaining):
-            failure = .truncated("body (\(remaining) bytes of Content-Length missing)")
-        case .chunked:
-            failure = .truncated("chunked body")
+        case .body(let framer):
+            failure = .truncated(framer.missing)
         }
         if let failure { throw failure }
         return events
@@ -103,25 +100,15 @@ public struct HTTPResponseParser: Sendable {
                 index = end
                 headBytesUsed += parser.byteCount
                 try startBody(parser, events: &events)
-            case .fixed(let remaining):
-                let take = min(remaining, bytes.endIndex - index)
-                events.append(.body(Array(bytes[index..<(index + take)])))
-                index += take
-                if take == remaining {
-                    state = .complete
-                    events.append(.end)
-                } else {
-                    state = .fixed(remaining: remaining - take)
-                }
-            case .chunked(var decoder):
-                var body: [UInt8] = []
-                index = try decoder.decode(bytes[index...], into: &body)
+            case .body(var framer):
+                let (body, next, isDone) = try framer.consume(bytes[index...])
                 if !body.isEmpty { events.append(.body(body)) }
-                if decoder.isDone {
+                index = next
+                if isDone {
                     state = .complete
                     events.append(.end)
                 } else {
-                    state = .chunked(decoder)
+                    state = .body(framer)
                 }
             case .untilClose(let received):
                 let count = bytes.endIndex - index
@@ -157,12 +144,12 @@ public struct HTTPResponseParser: Sendable {
         }
         switch try HTTPSyntax.bodyFraming(parsed.headers, maxBody: limits.maxBodyBytes) {
         case .chunked:
-            state = .chunked(ChunkedDecoder(limits: limits))
+            state = .body(.chunked(limits: limits))
         case .length(0):
             state = .complete
             events.append(.end)
         case .length(let length):
-            state = .fixed(remaining: length)
+            state = .body(.length(length))
         case nil:
             readsUntilClose = true
             state = .untilClose(received: 0)
