@@ -58,9 +58,6 @@ public actor Daemon {
         liveEventTask = Task { [weak self] in
             for await event in stream { await self?.liveEvent(event) }
         }
-        await indicator.onChange { [weak self] change in
-            Task { await self?.indicatorChanged(change) }
-        }
         loadSettings()
         let loaded = loadConfiguration()
         await apply(loaded)
@@ -98,6 +95,8 @@ public actor Daemon {
         await apply(loaded)
         for served in apps.values { await served.fetcher.fetchNow() }
         edges.notifier.ready(status: idleStatus)
+        // The app count changed: what STATUS= says again once nobody watches.
+        await indicator.setIdleStatus(idleStatus)
         log.log(.notice, .reloaded, "configuration read again: serving \(apps.count) app\(apps.count == 1 ? "" : "s")")
         return loaded.problems
     }
@@ -326,10 +325,12 @@ public actor Daemon {
             } else if before == 0 {
                 apps[name]?.viewingSinceUnixMs = edges.clock.now().wallUnixMs
             }
+            if count != before { publishStatus(of: name) }
         case .sessionEnded(let end):
             apps[name]?.viewers = 0
             apps[name]?.viewingSinceUnixMs = nil
             broadcast(.ended(app: event.app, end), app: event.app)
+            if served.viewers != 0 { publishStatus(of: name) }
         case .notice(let command):
             let now = edges.clock.now().wallUnixMs
             let until = command == .raiseLogLevel ? apps[name]?.logLevelRaisedUntilUnixMs : nil
@@ -338,17 +339,5 @@ public actor Daemon {
             break
         }
         await indicator.apply(event)
-    }
-
-    private func indicatorChanged(_ change: IndicatorBoard.Change) async {
-        switch change {
-        case .viewingStarted(let app, _), .viewersChanged(let app, _), .viewingEnded(let app):
-            if let name = try? AppName(app) { publishStatus(of: name) }
-        case .command:
-            break
-        }
-        if case .viewingEnded = change, await indicator.watched.isEmpty {
-            await indicator.setIdleStatus(idleStatus)
-        }
     }
 }

@@ -2,9 +2,9 @@ import ApsioCore
 import ApsioPlatform
 
 /// The machine showing that it is watched (16.2, LINUX-PROFILE §16): the live runtimes' events go
-/// through one `IndicatorBoard`, and each change reaches every place an operator may look —
-/// `apsioctl status`/`watch` (through the control handler's watchers), `STATUS=`, the motd file
-/// and the logged-in terminals. None of it ever enters a record.
+/// through one `IndicatorBoard`, and each change reaches `STATUS=`, the motd file and the logged-in
+/// terminals (`apsioctl status`/`watch` read the daemon's own record of each app). None of it ever
+/// enters a record.
 actor DaemonIndicator {
     private var board = IndicatorBoard()
     private var motd: MotdFile?
@@ -15,8 +15,6 @@ actor DaemonIndicator {
     /// What `STATUS=` says while nobody watches: the daemon's ordinary state.
     private var idleStatus = "Starting"
     private var lastMotdFailure: String?
-    /// Told of every change, for `watch`; set by the daemon.
-    private var changed: (@Sendable (IndicatorBoard.Change) -> Void)?
 
     init(
         motdFile: String?, announceTerminals: Bool, utmpPath: String, notifier: SystemdNotifier, log: DaemonLog,
@@ -29,10 +27,6 @@ actor DaemonIndicator {
         self.wallUnixMs = wallUnixMs
     }
 
-    func onChange(_ handler: @escaping @Sendable (IndicatorBoard.Change) -> Void) {
-        changed = handler
-    }
-
     /// `apsiod.conf` changed on reload: the old motd file goes before the new one is used.
     func reconfigure(motdFile: String?, announceTerminals: Bool, utmpPath: String) {
         if motd?.path != motdFile {
@@ -43,8 +37,6 @@ actor DaemonIndicator {
         }
         terminals = announceTerminals ? TerminalAnnouncer(utmpPath: utmpPath) : nil
     }
-
-    var watched: [String: IndicatorBoard.Watch] { board.watched }
 
     func setIdleStatus(_ text: String) {
         idleStatus = text
@@ -69,7 +61,6 @@ actor DaemonIndicator {
         guard !changes.isEmpty else { return }
         var boardChanged = false
         for change in changes {
-            changed?(change)
             switch change {
             case .viewingStarted(let app, let viewers):
                 boardChanged = true

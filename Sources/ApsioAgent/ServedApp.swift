@@ -115,7 +115,7 @@ struct ServedApp: Sendable {
 
     /// Journal lines for the live channel: below the app file's floor only while the level is raised.
     func liveRecords(_ records: [LogRecord]) async {
-        let raised = await runtime.logLevelRaisedUntilUnixMs != nil
+        let raised = logLevelRaisedUntilUnixMs != nil
         let floor = JournalSeverity(priority: configuration.minPriority).severityNumber
         let wanted = raised ? records : records.filter { $0.severityNumber >= floor }
         guard !wanted.isEmpty else { return }
