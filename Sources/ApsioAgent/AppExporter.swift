@@ -10,8 +10,8 @@ import ApsioNet
 /// The journal is the queue. The exporter follows the app's entries with its own `JournalFollower`,
 /// from the app's saved cursor, into a bounded window (`IngestWindow`), and reads only while the
 /// window has room. The cursor moves only once the backend accepted every record before it, and is
-/// written after each accepted batch (see `AppExporterConfiguration.cursorWriteInterval`) and at
-/// `stop()`. Records that are not journal entries (`submit`) go to the app's on-disk `RecordQueue`
+/// written after each accepted batch and synced to disk now and then (see
+/// `AppExporterConfiguration.cursorSyncInterval`) and at `stop()`. Records that are not journal entries (`submit`) go to the app's on-disk `RecordQueue`
 /// and are sent from there, ahead of the journal's.
 ///
 /// The daemon feeds it: `consent(granted:)` (nothing is read until consent is known),
@@ -80,7 +80,7 @@ public actor AppExporter {
         delivery = IngestDelivery(limits: configuration.limits)
         sampler = SessionSampler(hashing: hashing, limits: configuration.limits)
         redaction = RedactionStream(redactor: configuration.redactor, limits: configuration.limits)
-        cursors = CursorStore(layout: state, minimumInterval: configuration.cursorWriteInterval)
+        cursors = CursorStore(layout: state, syncInterval: configuration.cursorSyncInterval)
         do {
             try state.makeAppDirectory(configuration.app)
         } catch {
@@ -145,6 +145,7 @@ public actor AppExporter {
         timer?.task.cancel()
         timer = nil
         writeCursor(force: true)
+        cursors.close()
         queue.close()
     }
 

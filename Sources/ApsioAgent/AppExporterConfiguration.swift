@@ -24,15 +24,15 @@ public struct AppExporterConfiguration: Sendable {
     public var windowBytes: Int
     /// zlib level of the request bodies (docs/ingest.md says why 1).
     public var gzipLevel: Int32
-    /// The least time between two writes of the cursor file. Zero: after every accepted batch,
-    /// which a batch's size and age already bound (at most one write per 1000 records or 512 KiB,
-    /// or per 5 seconds), and which makes a crash send at most the batch in flight again.
-    public var cursorWriteInterval: Duration
+    /// The least time between two syncs of the cursor file to disk. The cursor is written after
+    /// every accepted batch (so a crash of apsiod sends again at most the batch in flight); this
+    /// bounds what a power cut sends again.
+    public var cursorSyncInterval: Duration
 
     public init(
         app: AppName, unit: String, minPriority: Int = 7, journal: JournalSource = .system,
         firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,
-        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = 1, cursorWriteInterval: Duration = .zero
+        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = 1, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
         self.unit = unit
@@ -45,6 +45,6 @@ public struct AppExporterConfiguration: Sendable {
         self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords
         self.windowBytes = windowBytes ?? 2 * limits.ingestBatchBytes
         self.gzipLevel = gzipLevel
-        self.cursorWriteInterval = cursorWriteInterval
+        self.cursorSyncInterval = cursorSyncInterval
     }
 }

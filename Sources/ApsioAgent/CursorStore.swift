@@ -1,93 +1,106 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
 public import ApsioCore
-internal import ApsioPOSIX
+import ApsioPOSIX
 
 /// Each app's journal cursor (`apps/NAME/cursor`): where its ingest resumes after a restart.
 ///
-/// The cursor moves with every batch the backend accepts, which can be many a second; writing it
-/// each time would be a sync a batch for nothing. So `update` keeps it in memory and `flushIfDue`
-/// writes what changed at most once every `minimumInterval` (all apps in one go); `flush` writes at
-/// once, at shutdown. A crash loses at most an interval of progress, which means entries sent again
-/// (a backend drops them by `log.record.uid`), never entries lost.
+/// The cursor moves with every batch the backend accepts, which can be many a second. `update`
+/// keeps it in memory; `flushIfDue` writes it into the app's `CursorFile` (one `pwrite`: it then
+/// survives any crash of apsiod, so a crash sends again at most the batch in flight), and makes
+/// the writes durable against a power cut (`fdatasync`) at most once every `syncInterval`; `flush`
+/// does both at once, at shutdown. A power cut therefore sends again at most an interval's worth of
+/// batches (a backend drops them by `log.record.uid`); nothing is ever skipped.
 ///
 /// Not thread-safe: one owner calls it.
 public final class CursorStore {
     public let layout: StateLayout
-    public let minimumInterval: Duration
+    public let syncInterval: Duration
     private var pending: [AppName: String] = [:]
-    private var lastWrite: MonotonicInstant?
+    private var files: [AppName: CursorFile] = [:]
+    private var lastSync: MonotonicInstant?
 
-    /// A journal cursor is about 150 bytes; a file longer than this is not one.
-    static let maxCursorBytes = 1024
-
-    public init(layout: StateLayout, minimumInterval: Duration = .seconds(10)) {
+    public init(layout: StateLayout, syncInterval: Duration = .seconds(5)) {
         self.layout = layout
-        self.minimumInterval = minimumInterval
+        self.syncInterval = syncInterval
     }
 
     /// The newest cursor: the one not yet written, else the one on disk, else nil.
     public func cursor(for app: AppName) throws(StateStoreError) -> String? {
         if let cursor = pending[app] { return cursor }
-        let path = layout.cursorFile(app)
-        let bytes: [UInt8]?
-        do {
-            bytes = try AtomicFile.read(path, maxBytes: Self.maxCursorBytes)
-        } catch {
-            throw error.errno == EFBIG ? .unreadable(path: path, reason: "longer than a journal cursor") : .system(error)
-        }
-        guard let bytes else { return nil }
-        guard bytes.last == 0x0A, bytes.dropLast().allSatisfy({ (0x21...0x7E).contains($0) }), bytes.count > 1 else {
-            throw .unreadable(path: path, reason: "not a journal cursor")
-        }
-        return String(decoding: bytes.dropLast(), as: UTF8.self)
+        return try file(for: app, creating: false)?.cursorAtOpen
     }
 
-    /// Remembers the cursor of the last entry the backend accepted; written by a later flush.
+    /// Remembers the cursor of the last entry the backend accepted; written by the next flush.
     public func update(_ cursor: String, for app: AppName) {
         pending[app] = cursor
     }
 
-    public var hasPendingWrites: Bool { !pending.isEmpty }
+    public var hasPendingWrites: Bool { !pending.isEmpty || files.values.contains { $0.hasUnsyncedWrites } }
 
-    /// When the next `flushIfDue` will write, if anything waits: for a timer.
+    /// When the next `flushIfDue` has something to do, if anything waits: for a timer.
     public var nextWriteDue: MonotonicInstant? {
-        guard !pending.isEmpty else { return nil }
-        return lastWrite.map { $0 + minimumInterval } ?? .origin
+        if !pending.isEmpty { return .origin }
+        guard files.values.contains(where: { $0.hasUnsyncedWrites }) else { return nil }
+        return lastSync.map { $0 + syncInterval } ?? .origin
     }
 
-    /// Writes the changed cursors when the last write was at least `minimumInterval` before `now`.
-    /// Returns whether it wrote.
+    /// Writes every changed cursor, and syncs them when the last sync was at least `syncInterval`
+    /// before `now`. Returns whether it wrote or synced anything.
     @discardableResult
     public func flushIfDue(now: MonotonicInstant) throws(StateStoreError) -> Bool {
-        guard let due = nextWriteDue, now >= due else { return false }
-        try flush(now: now)
+        guard nextWriteDue != nil else { return false }
+        let syncDue = lastSync.map { now >= $0 + syncInterval } ?? true
+        guard !pending.isEmpty || syncDue else { return false }
+        try flush(now: now, sync: syncDue)
         return true
     }
 
-    /// Writes every changed cursor now. A cursor that failed to write stays pending for the next
-    /// flush; the interval counts from this attempt either way, so a failing disk is not hammered.
+    /// Writes and syncs every changed cursor now.
     public func flush(now: MonotonicInstant) throws(StateStoreError) {
-        guard !pending.isEmpty else { return }
-        lastWrite = now
+        try flush(now: now, sync: true)
+    }
+
+    /// A cursor that failed to write stays pending for the next flush; a failed sync is tried at
+    /// the next. The interval counts from this attempt either way, so a failing disk is not hammered.
+    private func flush(now: MonotonicInstant, sync: Bool) throws(StateStoreError) {
         var firstError: StateStoreError?
         for (app, cursor) in pending.sorted(by: { $0.key < $1.key }) {
-            let path = layout.cursorFile(app)
-            let layout = layout
             do {
-                try layout.makeAppDirectory(app)
-                try AtomicFile.write(Array((cursor + "\n").utf8), to: path, mode: 0o640)
+                guard let file = try file(for: app, creating: true) else { continue }
+                try file.write(cursor)
                 pending[app] = nil
             } catch {
-                firstError = firstError ?? .system(error)
+                firstError = firstError ?? error
+            }
+        }
+        if sync {
+            lastSync = now
+            for (_, file) in files.sorted(by: { $0.key < $1.key }) {
+                do { try file.sync() } catch { firstError = firstError ?? error }
             }
         }
         if let firstError { throw firstError }
     }
 
-    /// Drops a cursor not yet written, for an app whose state is being removed.
+    /// Closes every cursor file; pending cursors stay in memory for a later flush.
+    public func close() {
+        for file in files.values { file.close() }
+        files.removeAll()
+    }
+
+    /// Drops a cursor not yet written, and closes the file of an app whose state is being removed.
     public func forget(_ app: AppName) {
         pending[app] = nil
+        files.removeValue(forKey: app)?.close()
+    }
+
+    private func file(for app: AppName, creating: Bool) throws(StateStoreError) -> CursorFile? {
+        if let file = files[app] { return file }
+        if creating {
+            let layout = layout
+            try StateStoreError.io { () throws(SystemError) in try layout.makeAppDirectory(app) }
+        }
+        guard let file = try CursorFile(path: layout.cursorFile(app), mode: 0o640, creating: creating) else { return nil }
+        files[app] = file
+        return file
     }
 }

@@ -9,54 +9,139 @@ import Testing
 
     func at(_ seconds: Int) -> MonotonicInstant { MonotonicInstant(.seconds(seconds)) }
 
-    func onDisk(_ layout: StateLayout, _ app: AppName) -> String? {
-        try? String(contentsOfFile: layout.cursorFile(app), encoding: .utf8)
+    /// What a daemon starting now would resume after.
+    func onDisk(_ layout: StateLayout, _ app: AppName) throws -> String? {
+        try CursorStore(layout: layout).cursor(for: app)
     }
 
-    @Test func cursorsAreWrittenAtMostOnceAnInterval() throws {
+    func bytes(_ layout: StateLayout, _ app: AppName) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: layout.cursorFile(app))))
+    }
+
+    func overwrite(_ layout: StateLayout, _ app: AppName, with bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: layout.cursorFile(app)))
+    }
+
+    @Test func everyFlushWritesAtOnceAndSyncsAreBoundedByTheInterval() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
-        let store = CursorStore(layout: layout, minimumInterval: .seconds(10))
+        let store = CursorStore(layout: layout, syncInterval: .seconds(10))
         #expect(try store.cursor(for: nginx) == nil)
         #expect(try store.flushIfDue(now: at(0)) == false)  // nothing to write
 
         store.update("s=1;i=1", for: nginx)
+        #expect(store.nextWriteDue == .origin)
         #expect(try store.flushIfDue(now: at(0)))
-        #expect(onDisk(layout, nginx) == "s=1;i=1\n")
+        #expect(try onDisk(layout, nginx) == "s=1;i=1")
+        #expect(store.nextWriteDue == nil)  // written and synced
 
-        // Many updates within the interval: memory only, the newest is what reads see.
-        for index in 2...50 { store.update("s=1;i=\(index)", for: nginx) }
+        // Within the interval: each flush writes (a crash right after finds the newest cursor),
+        // and the sync waits for the interval.
+        for index in 2...50 {
+            store.update("s=1;i=\(index)", for: nginx)
+            #expect(try store.flushIfDue(now: at(5)))
+            #expect(try onDisk(layout, nginx) == "s=1;i=\(index)")
+        }
         store.update("s=9;i=1", for: cron)
-        #expect(try store.cursor(for: nginx) == "s=1;i=50")
+        #expect(try store.flushIfDue(now: at(9)))
+        #expect(try onDisk(layout, cron) == "s=9;i=1")
         #expect(store.nextWriteDue == at(10))
-        #expect(try store.flushIfDue(now: at(9)) == false)
-        #expect(onDisk(layout, nginx) == "s=1;i=1\n")
-        #expect(onDisk(layout, cron) == nil)
+        #expect(store.hasPendingWrites)
+        #expect(try store.flushIfDue(now: at(9)) == false)  // only the sync waits, and it is not due
 
         #expect(try store.flushIfDue(now: at(10)))
-        #expect(onDisk(layout, nginx) == "s=1;i=50\n")
-        #expect(onDisk(layout, cron) == "s=9;i=1\n")
         #expect(store.hasPendingWrites == false)
         #expect(store.nextWriteDue == nil)
+        #expect(try store.cursor(for: nginx) == "s=1;i=50")
     }
 
     @Test func flushAtShutdownWritesWhateverIsPendingAndANewStoreReadsIt() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
-        let store = CursorStore(layout: layout, minimumInterval: .seconds(10))
+        let store = CursorStore(layout: layout, syncInterval: .seconds(10))
         store.update("s=1;i=1", for: nginx)
         try store.flushIfDue(now: at(100))
         store.update("s=1;i=2", for: nginx)
         try store.flush(now: at(101))
+        store.close()
         #expect(try CursorStore(layout: layout).cursor(for: nginx) == "s=1;i=2")
         #expect(try dir.mode(of: "apps/nginx/cursor") == 0o640)
+    }
+
+    @Test func aTornNewestSlotFallsBackToTheCursorBeforeIt() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        let store = CursorStore(layout: layout)
+        store.update("s=1;i=1", for: nginx)
+        try store.flush(now: at(0))
+        store.update("s=1;i=2", for: nginx)
+        try store.flush(now: at(1))
+        store.close()
+
+        // A power cut in the middle of the second write: its slot is half new, half old.
+        var file = try bytes(layout, nginx)
+        let slot = file.count / 2
+        #expect(String(decoding: file[slot...], as: UTF8.self).contains("s=1;i=2"))
+        file[slot + 4] ^= 0x01
+        try overwrite(layout, nginx, with: file)
+        #expect(try onDisk(layout, nginx) == "s=1;i=1")
+
+        // The next write goes over the damaged slot, and wins.
+        let again = CursorStore(layout: layout)
+        again.update("s=1;i=3", for: nginx)
+        try again.flush(now: at(2))
+        #expect(try onDisk(layout, nginx) == "s=1;i=3")
+    }
+
+    @Test func theNewestOfTheTwoSlotsWinsWhicheverSlotItIsIn() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        let store = CursorStore(layout: layout)
+        for index in 1...5 {
+            store.update("s=1;i=\(index)", for: nginx)
+            try store.flush(now: at(index))
+            #expect(try onDisk(layout, nginx) == "s=1;i=\(index)")
+        }
+        store.close()
+        // A second daemon run goes on from the newest, not from the first slot.
+        let next = CursorStore(layout: layout)
+        #expect(try next.cursor(for: nginx) == "s=1;i=5")
+        next.update("s=1;i=6", for: nginx)
+        try next.flush(now: at(10))
+        #expect(try onDisk(layout, nginx) == "s=1;i=6")
+        #expect(try bytes(layout, nginx).count == 1024)
+    }
+
+    @Test func aOneLineCursorFileFromEarlierVersionsIsReadAndThenReplaced() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        try layout.makeAppDirectory(nginx)
+        try overwrite(layout, nginx, with: Array("s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70\n".utf8))
+        let store = CursorStore(layout: layout)
+        #expect(try store.cursor(for: nginx) == "s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70")
+        store.update("s=0f1e;i=2b;b=3c4d;m=5f;t=70;x=71", for: nginx)
+        try store.flush(now: at(0))
+        #expect(try onDisk(layout, nginx) == "s=0f1e;i=2b;b=3c4d;m=5f;t=70;x=71")
     }
 
     @Test func aCursorFileThatIsNotACursorIsReportedNotUsed() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
         try layout.makeAppDirectory(nginx)
-        try Data([0x73, 0x00, 0x0A]).write(to: URL(fileURLWithPath: layout.cursorFile(nginx)))
+        try overwrite(layout, nginx, with: [0x73, 0x00, 0x0A])
         #expect(throws: StateStoreError.self) { try CursorStore(layout: layout).cursor(for: nginx) }
+        try overwrite(layout, nginx, with: [UInt8](repeating: 0x61, count: 4096))
+        #expect(throws: StateStoreError.self) { try CursorStore(layout: layout).cursor(for: nginx) }
+    }
+
+    @Test func aCursorTooLongForASlotIsRefusedAndTheOneOnDiskStays() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        let store = CursorStore(layout: layout)
+        store.update("s=1;i=1", for: nginx)
+        try store.flush(now: at(0))
+        store.update("s=" + String(repeating: "f", count: 600), for: nginx)
+        #expect(throws: StateStoreError.self) { try store.flush(now: at(1)) }
+        #expect(try onDisk(layout, nginx) == "s=1;i=1")
     }
 }

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+import ApsioPOSIX
+
+/// One app's `cursor` file: the journal cursor its ingest resumes after, rewritten in place after
+/// every accepted batch, cheaply enough to do so many times a second.
+///
+/// The file holds two slots of `slotBytes` each, written in turn; each slot is one text line,
+/// `SEQUENCE CRC32C CURSOR`, padded with newlines. A reader takes the valid slot with the highest
+/// sequence. So:
+/// - a write is one `pwrite` of one slot, no temporary file, no rename: it is in the kernel's page
+///   cache, and survives any crash of apsiod, as soon as the call returns;
+/// - `sync()` (`fdatasync`) makes the writes so far survive a power cut; the caller bounds how
+///   often it runs;
+/// - a write torn by a power cut damages only the slot being written (each slot is one 512-byte
+///   sector, and its checksum tells), and the other still holds the cursor before it: the entries
+///   in between are sent again, never skipped.
+///
+/// A file of one line holding just a cursor (what earlier versions wrote) is read as that cursor;
+/// the first write goes to the second slot, which that line does not reach.
+final class CursorFile {
+    static let slotBytes = 512
+    /// What a slot's line leaves for the cursor: a journal cursor is about 150 bytes.
+    static let maxCursorBytes = slotBytes - 40
+
+    let path: String
+    private let fd: OwnedFileDescriptor
+    private var sequence: UInt64 = 0
+    /// The slot the next write goes to: the one not holding the newest cursor.
+    private var nextSlot = 0
+    private(set) var hasUnsyncedWrites = false
+
+    /// The newest valid cursor in the file when it was opened, nil for a new or empty file.
+    let cursorAtOpen: String?
+
+    /// Opens the file at `path` and reads it; with `creating`, makes it (mode `mode`) when missing,
+    /// else nil when missing. Throws `.unreadable` when it exists but holds no valid cursor: it is
+    /// not ours, or both slots were damaged.
+    init?(path: String, mode: UInt32, creating: Bool) throws(StateStoreError) {
+        self.path = path
+        let raw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (creating ? O_CREAT : 0), mode)
+        if raw < 0, errno == ENOENT, !creating { return nil }
+        guard raw >= 0 else { throw .system(SystemError.last("open(\(path))")) }
+        fd = OwnedFileDescriptor(taking: raw)
+        let bytes = try StateStoreError.io { () throws(SystemError) in try Self.readPrefix(raw, path: path) }
+        guard bytes.count <= 2 * Self.slotBytes else {
+            throw .unreadable(path: path, reason: "longer than a cursor file")
+        }
+        if bytes.isEmpty {
+            cursorAtOpen = nil
+            // A file just made: the directory entry is made durable once, here, so that later
+            // `sync()`s need only the file's data.
+            Self.syncDirectory(of: path)
+            return
+        }
+        let slots = [0, 1].compactMap { index in Self.parseSlot(bytes, index: index).map { (index, $0) } }
+        if let newest = slots.max(by: { $0.1.sequence < $1.1.sequence }) {
+            cursorAtOpen = newest.1.cursor
+            sequence = newest.1.sequence
+            nextSlot = 1 - newest.0
+        } else if let legacy = Self.parseLegacy(bytes) {
+            cursorAtOpen = legacy
+            nextSlot = 1
+        } else {
+            throw .unreadable(path: path, reason: "not a journal cursor")
+        }
+    }
+
+    func close() { fd.close() }
+
+    /// Writes `cursor` into the slot after the newest. Throws when it is not a cursor this file
+    /// can hold, or the write failed (the newest cursor on disk is then still the previous one).
+    func write(_ cursor: String) throws(StateStoreError) {
+        guard Self.isCursor(Array(cursor.utf8)) else {
+            throw .unreadable(path: path, reason: "not a journal cursor: \(cursor.utf8.count) bytes")
+        }
+        let next = sequence &+ 1
+        var slot = Array(Self.line(sequence: next, cursor: cursor).utf8)
+        slot += [UInt8](repeating: 0x0A, count: Self.slotBytes - slot.count)
+        let offset = off_t(nextSlot * Self.slotBytes)
+        let raw = fd.rawValue
+        let written = try StateStoreError.io { () throws(SystemError) in
+            try retryingInterrupts("pwrite(\(path))") { slot.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, offset) } }
+        }
+        // A short write of one sector does not happen on a local file system; if it did, the slot's
+        // checksum would reject it and the other slot still counts.
+        guard written == slot.count else { throw .system(SystemError("pwrite(\(path))", errno: EIO)) }
+        sequence = next
+        nextSlot = 1 - nextSlot
+        hasUnsyncedWrites = true
+    }
+
+    /// Makes every write so far survive a power cut.
+    func sync() throws(StateStoreError) {
+        guard hasUnsyncedWrites else { return }
+        let raw = fd.rawValue
+        try StateStoreError.io { () throws(SystemError) in
+            _ = try retryingInterrupts("fdatasync(\(path))") { fdatasync(raw) }
+        }
+        hasUnsyncedWrites = false
+    }
+
+    // MARK: The format
+
+    static func line(sequence: UInt64, cursor: String) -> String {
+        let checksum = CRC32C.checksum("\(sequence) \(cursor)".utf8)
+        let hex = String(checksum, radix: 16)
+        return "\(sequence) \(String(repeating: "0", count: 8 - hex.count))\(hex) \(cursor)\n"
+    }
+
+    private static func parseSlot(_ bytes: [UInt8], index: Int) -> (sequence: UInt64, cursor: String)? {
+        let start = index * slotBytes
+        guard bytes.count > start else { return nil }
+        let slot = bytes[start..<min(bytes.count, start + slotBytes)]
+        guard let end = slot.firstIndex(of: 0x0A) else { return nil }
+        let fields = slot[start..<end].split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, let sequence = UInt64(String(decoding: fields[0], as: UTF8.self)),
+            fields[1].count == 8, let checksum = UInt32(String(decoding: fields[1], as: UTF8.self), radix: 16),
+            isCursor(Array(fields[2]))
+        else { return nil }
+        let cursor = String(decoding: fields[2], as: UTF8.self)
+        guard CRC32C.checksum("\(sequence) \(cursor)".utf8) == checksum else { return nil }
+        return (sequence, cursor)
+    }
+
+    private static func parseLegacy(_ bytes: [UInt8]) -> String? {
+        guard bytes.last == 0x0A, bytes.count <= 1024 else { return nil }
+        let line = Array(bytes.dropLast())
+        return isCursor(line) ? String(decoding: line, as: UTF8.self) : nil
+    }
+
+    /// Printable ASCII without spaces, as sd-journal formats a cursor, and short enough for a slot.
+    private static func isCursor(_ bytes: [UInt8]) -> Bool {
+        !bytes.isEmpty && bytes.count <= maxCursorBytes && bytes.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    // MARK: I/O
+
+    /// Both slots and one byte more, which tells a longer file: that is not a cursor file.
+    private static func readPrefix(_ fd: Int32, path: String) throws(SystemError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 2 * slotBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, $0.count - count, off_t(count)) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw SystemError.last("pread(\(path))") }
+            if got == 0 { break }
+            count += got
+        }
+        return Array(bytes[0..<count])
+    }
+
+    private static func syncDirectory(of path: String) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let raw = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard raw >= 0 else { return }
+        let dir = OwnedFileDescriptor(taking: raw)
+        _ = fsync(dir.rawValue)
+        dir.close()
+    }
+}
