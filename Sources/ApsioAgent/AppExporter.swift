@@ -317,6 +317,7 @@ public actor AppExporter {
         let now = clock.now()
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
+        var chunk = IngestWindow.Chunk()
         for routed in batch.records where routed.appID == name.rawValue {
             let record = redaction.redact(routed.record)
             var mark: SamplingMark?
@@ -324,18 +325,19 @@ public actor AppExporter {
                 mark = IngestGate.admit(record, policy: policy, sampler: &sampler, logLevelRaised: raised)
                 guard mark != nil else {
                     counters.filteredRecords += 1
-                    if let cursor = record.journalCursor, !window.extendLast(to: cursor) {
+                    if let cursor = record.journalCursor, !chunk.extendLast(to: cursor), !window.extendLast(to: cursor) {
                         cursors.update(cursor, for: name)
                     }
                     continue
                 }
             }
-            window.append(
-                IngestWindow.Item(
-                    record: record, mark: mark, observedUnixNano: observed,
-                    bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
-                    cursorAfter: record.journalCursor, queuedAt: now.mono))
+            let entry = IngestWindow.Entry(
+                held: mark == nil, bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
+                cursorAfter: record.journalCursor, queuedAt: now.mono)
+            // A held record's mark is a stand-in until the first policy decides (`admitHeld`).
+            chunk.append(IngestRecord(record, mark: mark ?? .unsampled, observedTimeUnixNano: observed), entry)
         }
+        window.append(chunk)
         if let cursor = batch.cursors[name.rawValue], !window.extendLast(to: cursor) {
             cursors.update(cursor, for: name)
             writeCursor(force: false)
@@ -420,14 +422,11 @@ public actor AppExporter {
         let taken = window.prefixCount(
             maxRecords: limit.maxRecords - batch.queueEntries, maxBytes: limit.maxBytes - usedBytes,
             atLeastOne: batch.queueEntries == 0)
-        for item in window.front(taken) {
-            // Only records held before the first policy lack a mark, and nothing is sent before it.
-            guard let mark = item.mark else { break }
-            records.append(IngestRecord(item.record, mark: mark, observedTimeUnixNano: item.observedUnixNano))
-            batch.windowRecords += 1
-        }
-        batch.records = records.count
-        guard !records.isEmpty else {
+        // Only records held before the first policy stop a run short, and nothing is sent before it.
+        let runs = (records.isEmpty ? [] : [records[...]]) + window.front(taken)
+        batch.windowRecords = runs.reduce(0) { $0 + $1.count } - records.count
+        batch.records = batch.windowRecords + records.count
+        guard batch.records > 0 else {
             // Everything peeked was kept out by the policy: nothing to send, and nothing to keep.
             inFlight = (id, batch, nil)
             perform(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
@@ -438,7 +437,7 @@ public actor AppExporter {
         let level = configuration.gzipLevel
         let transport = transport
         let task = Task {
-            let response = await Self.post(records, resource: resource, encoder: encoder, gzipLevel: level, transport: transport)
+            let response = await Self.post(runs, resource: resource, encoder: encoder, gzipLevel: level, transport: transport)
             guard let response else { return }
             self.answered(id, response)
         }
@@ -448,10 +447,10 @@ public actor AppExporter {
     /// Encodes, compresses and sends one batch off the actor, so the reader goes on meanwhile.
     /// nil when cancelled.
     private nonisolated static func post(
-        _ records: [IngestRecord], resource: OTLPResource, encoder: OTLPLogsEncoder, gzipLevel: Int32,
+        _ runs: [ArraySlice<IngestRecord>], resource: OTLPResource, encoder: OTLPLogsEncoder, gzipLevel: Int32,
         transport: any IngestTransport
     ) async -> LiveResponse? {
-        let json = encoder.encode(OTLPResourceLogs.grouped(app: resource, records: records))
+        let json = encoder.encode(app: resource, runs: runs)
         let body: [UInt8]
         do {
             body = try Gzip.compress(json, level: gzipLevel)

@@ -9,40 +9,78 @@ import ApsioCore
 /// Entries between two records that were not delivered (below the policy's floor, a dropped
 /// session, a family that is off) move the cursor of the record before them, so that accepting that
 /// record also moves past them.
+///
+/// Records are kept in chunks, one per batch the reader read, and a chunk's records are never
+/// changed once it is in the window (only its bookkeeping is). A batch being sent is then a few
+/// slices sharing the chunks' storage, handed to the encoder off the exporter's actor without
+/// copying a record, while the reader goes on appending chunks.
 struct IngestWindow {
-    struct Item {
-        var record: LogRecord
-        /// nil while held before the first policy (15.3): the policy decides then.
-        var mark: SamplingMark?
-        /// When the exporter read it (`observedTimeUnixNano`).
-        var observedUnixNano: UInt64
+    /// What the window knows of each record besides the record itself.
+    struct Entry {
+        /// Read before the first policy (15.3): the policy decides then; its record's mark means
+        /// nothing until.
+        var held: Bool
         var bytes: Int
         /// The cursor to save once this record is accepted.
         var cursorAfter: String?
         var queuedAt: MonotonicInstant
     }
 
-    private var items: [Item] = []
-    /// The first item still in the window; items before it are gone and compacted away now and then,
-    /// so taking from the front costs nothing per record.
+    /// Records read together, with their entries, index for index.
+    struct Chunk {
+        fileprivate(set) var records: [IngestRecord] = []
+        fileprivate var entries: [Entry] = []
+
+        init() {}
+
+        var isEmpty: Bool { records.isEmpty }
+
+        mutating func append(_ record: IngestRecord, _ entry: Entry) {
+            records.append(record)
+            entries.append(entry)
+        }
+
+        /// As `IngestWindow.extendLast`, within the chunk.
+        mutating func extendLast(to cursor: String) -> Bool {
+            guard !entries.isEmpty else { return false }
+            entries[entries.count - 1].cursorAfter = cursor
+            return true
+        }
+    }
+
+    private var chunks: [Chunk] = []
+    /// The first record still in the window, in `chunks[0]`: records before it are gone, and the
+    /// chunk goes once all of its records are.
     private var start = 0
+    private(set) var count = 0
     private(set) var bytes = 0
 
-    var count: Int { items.count - start }
     var isEmpty: Bool { count == 0 }
-    var oldestQueuedAt: MonotonicInstant? { isEmpty ? nil : items[start].queuedAt }
+    var oldestQueuedAt: MonotonicInstant? { isEmpty ? nil : chunks[0].entries[start].queuedAt }
 
-    mutating func append(_ item: Item) {
-        items.append(item)
-        bytes += item.bytes
+    mutating func append(_ chunk: Chunk) {
+        guard !chunk.isEmpty else { return }
+        count += chunk.records.count
+        bytes += chunk.entries.reduce(0) { $0 + $1.bytes }
+        chunks.append(chunk)
     }
 
     /// Entries that were not delivered come after the last record: accepting it moves past them too.
     /// Returns false when the window is empty, for the caller to save `cursor` itself.
     mutating func extendLast(to cursor: String) -> Bool {
         guard !isEmpty else { return false }
-        items[items.count - 1].cursorAfter = cursor
+        let last = chunks.count - 1
+        chunks[last].entries[chunks[last].entries.count - 1].cursorAfter = cursor
         return true
+    }
+
+    /// The window's entries from the front, in order, with their chunk and index.
+    private func forEachEntry(_ body: (_ chunk: Int, _ index: Int, _ entry: Entry) -> Bool) {
+        for chunk in chunks.indices {
+            for index in (chunk == 0 ? start : 0)..<chunks[chunk].entries.count {
+                guard body(chunk, index, chunks[chunk].entries[index]) else { return }
+            }
+        }
     }
 
     /// How many records from the front fit `maxRecords` and `maxBytes`; with `atLeastOne`, one
@@ -50,71 +88,100 @@ struct IngestWindow {
     func prefixCount(maxRecords: Int, maxBytes: Int, atLeastOne: Bool = true) -> Int {
         var taken = 0
         var size = 0
-        for index in start..<items.count {
-            guard taken < maxRecords else { break }
-            let next = items[index].bytes
-            if taken > 0 || !atLeastOne, size + next > maxBytes { break }
+        forEachEntry { _, _, entry in
+            guard taken < maxRecords else { return false }
+            if taken > 0 || !atLeastOne, size + entry.bytes > maxBytes { return false }
             taken += 1
-            size += next
+            size += entry.bytes
+            return true
         }
         return taken
     }
 
-    func front(_ n: Int) -> ArraySlice<Item> { items[start..<(start + min(n, count))] }
+    /// Up to `n` records from the front, stopping before the first one still held, as slices of
+    /// the chunks' storage (nothing is copied).
+    func front(_ n: Int) -> [ArraySlice<IngestRecord>] {
+        var runs: [ArraySlice<IngestRecord>] = []
+        var runChunk = -1
+        var runStart = 0
+        var runEnd = 0
+        var taken = 0
+        forEachEntry { chunk, index, entry in
+            guard taken < n, !entry.held else { return false }
+            if chunk != runChunk {
+                if runChunk >= 0 { runs.append(chunks[runChunk].records[runStart..<runEnd]) }
+                (runChunk, runStart) = (chunk, index)
+            }
+            runEnd = index + 1
+            taken += 1
+            return true
+        }
+        if runChunk >= 0 { runs.append(chunks[runChunk].records[runStart..<runEnd]) }
+        return runs
+    }
 
     /// Removes `n` records from the front (accepted, or dropped by the backend) and returns the cursor
     /// that may now be saved.
     mutating func removeFirst(_ n: Int) -> String? {
-        let n = min(n, count)
-        guard n > 0 else { return nil }
+        var left = min(n, count)
         var cursor: String?
-        for index in start..<(start + n) {
-            bytes -= items[index].bytes
-            if let after = items[index].cursorAfter { cursor = after }
-        }
-        start += n
-        if start == items.count {
-            items.removeAll(keepingCapacity: true)
-            start = 0
-        } else if start >= 4096, start * 2 >= items.count {
-            items.removeFirst(start)
-            start = 0
+        while left > 0 {
+            let entries = chunks[0].entries
+            let end = min(entries.count, start + left)
+            for index in start..<end {
+                bytes -= entries[index].bytes
+                if let after = entries[index].cursorAfter { cursor = after }
+            }
+            count -= end - start
+            left -= end - start
+            if end == entries.count {
+                chunks.removeFirst()
+                start = 0
+            } else {
+                start = end
+            }
         }
         return cursor
     }
 
     mutating func removeAll() {
-        items.removeAll()
+        chunks.removeAll()
         start = 0
+        count = 0
         bytes = 0
     }
 
     /// Decides the records held before the first policy: each gets its mark, or leaves the window
     /// when `admit` says it is not sent. Returns the cursor to save when records at the front all
-    /// left (nothing before them waits any more), and how many left.
+    /// left (nothing before them waits any more), and how many left. Nothing is in flight before
+    /// the first policy, so the chunks are rebuilt in place.
     mutating func admitHeld(_ admit: (LogRecord) -> SamplingMark?) -> (cursor: String?, removed: Int) {
-        var kept: [Item] = []
-        kept.reserveCapacity(count)
+        var kept = Chunk()
         var leadingCursor: String?
         var removed = 0
-        for index in start..<items.count {
-            var item = items[index]
-            if item.mark == nil {
-                if let mark = admit(item.record) {
-                    item.mark = mark
-                } else {
+        forEachEntry { chunk, index, entry in
+            var record = chunks[chunk].records[index]
+            var entry = entry
+            if entry.held {
+                guard let mark = admit(record.record) else {
                     removed += 1
-                    if let after = item.cursorAfter {
-                        if kept.isEmpty { leadingCursor = after } else { kept[kept.count - 1].cursorAfter = after }
+                    if let after = entry.cursorAfter {
+                        if kept.isEmpty {
+                            leadingCursor = after
+                        } else {
+                            kept.entries[kept.entries.count - 1].cursorAfter = after
+                        }
                     }
-                    continue
+                    return true
                 }
+                record.mark = mark
+                entry.held = false
             }
-            kept.append(item)
+            kept.append(record, entry)
+            return true
         }
-        items = kept
-        start = 0
-        bytes = kept.reduce(0) { $0 + $1.bytes }
+        removeAll()
+        append(kept)
         return (leadingCursor, removed)
     }
 

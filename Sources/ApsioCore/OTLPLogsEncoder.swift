@@ -31,22 +31,66 @@ public struct OTLPLogsEncoder: Sendable {
     }
 
     public func encode(_ groups: [OTLPResourceLogs]) -> [UInt8] {
-        // Each record's envelope, uid and mark take about 350 bytes; its attributes are counted
-        // once per group in practice (shared), but reserving for them too costs only address space.
-        var estimate = 1024
-        for group in groups {
-            for entry in group.records { estimate += 350 + entry.record.body.utf8.count + entry.record.attributes.count * 64 }
-        }
-        var writer = JSONWriter(reservingCapacity: estimate)
+        var writer = JSONWriter(reservingCapacity: Self.estimate(groups.lazy.map { $0.records[...] }))
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
         for group in groups where !group.records.isEmpty {
-            write(group, into: &writer)
+            beginGroup(group.resource, into: &writer)
+            var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
+            for index in group.records.indices {
+                write(group.records[index], resourceSession: group.resource.sessionID, pieces: &pieces, into: &writer)
+            }
+            endGroup(into: &writer)
         }
         writer.endArray()
         writer.endObject()
         return writer.bytes
+    }
+
+    /// The records of `runs`, in order, one `ResourceLogs` per session as `OTLPResourceLogs.grouped`
+    /// would make them, without copying a record into groups: the exporter hands over slices of
+    /// the records it keeps until the backend accepts them.
+    public func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>]) -> [UInt8] {
+        var sessions: [String?] = []
+        for run in runs {
+            for index in run.indices {
+                let session = run[index].record.sessionID
+                if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
+            }
+        }
+        var writer = JSONWriter(reservingCapacity: Self.estimate(runs))
+        writer.beginObject()
+        writer.key("resourceLogs")
+        writer.beginArray()
+        for session in sessions {
+            var resource = app
+            resource.sessionID = session
+            beginGroup(resource, into: &writer)
+            var pieces = RecordPieces(namespace: resource.recordUIDNamespace)
+            for run in runs {
+                for index in run.indices where sessions.count == 1 || run[index].record.sessionID == session {
+                    write(run[index], resourceSession: session, pieces: &pieces, into: &writer)
+                }
+            }
+            endGroup(into: &writer)
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Each record's envelope, uid and mark take about 350 bytes; its attributes are counted once
+    /// per group in practice (shared), but reserving for them too costs only address space.
+    private static func estimate(_ runs: some Sequence<ArraySlice<IngestRecord>>) -> Int {
+        var estimate = 1024
+        for run in runs {
+            for index in run.indices {
+                let record = run[index].record
+                estimate += 350 + record.body.utf8.count + record.attributes.count * 64
+            }
+        }
+        return estimate
     }
 
     /// `log.record.uid`: lowercase hex of the first 16 bytes of SHA-256 of the namespace (the
@@ -108,12 +152,13 @@ public struct OTLPLogsEncoder: Sendable {
 
     // MARK: Writing
 
-    private func write(_ group: OTLPResourceLogs, into writer: inout JSONWriter) {
+    /// A `ResourceLogs` up to its first record.
+    private func beginGroup(_ resource: OTLPResource, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("resource")
         writer.beginObject()
         writer.key("attributes")
-        writeAttributes(group.resource.attributes, into: &writer)
+        writeAttributes(resource.attributes, into: &writer)
         writer.endObject()
         writer.key("scopeLogs")
         writer.beginArray()
@@ -127,10 +172,9 @@ public struct OTLPLogsEncoder: Sendable {
         writer.endObject()
         writer.key("logRecords")
         writer.beginArray()
-        var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
-        for entry in group.records {
-            write(entry, resourceSession: group.resource.sessionID, pieces: &pieces, into: &writer)
-        }
+    }
+
+    private func endGroup(into writer: inout JSONWriter) {
         writer.endArray()
         writer.endObject()
         writer.endArray()

@@ -183,6 +183,23 @@ import Testing
         #expect(groups[2].resource.attributes.allSatisfy { $0.key != "session.id" })
     }
 
+    /// The exporter hands over slices of the records it keeps: the request is byte for byte the one
+    /// the same records grouped by session make, whatever runs they come in.
+    @Test func runsOfRecordsEncodeAsTheirGroupsDo() {
+        let a = "aaaaaaaa-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let b = "bbbbbbbb-3f1d-4c1d-9f00-5e6d7c8b9a01"
+        let entries = [record("1", session: b), record("2", session: a), record("3", session: nil), record("4", session: b),
+                       record("5", session: a), record("6", session: b)]
+            .map { IngestRecord($0, mark: .sessionRate(0.5)) }
+        let grouped = encoder.encode(OTLPResourceLogs.grouped(app: Self.resource, records: entries))
+        let runs = [entries[0..<1], entries[1..<4], entries[4..<4], entries[4..<6]]
+        #expect(encoder.encode(app: Self.resource, runs: runs) == grouped)
+        let oneSession = entries.filter { $0.record.sessionID == b }
+        #expect(encoder.encode(app: Self.resource, runs: [oneSession[0..<2], oneSession[2...]])
+            == encoder.encode(OTLPResourceLogs.grouped(app: Self.resource, records: oneSession)))
+        #expect(String(decoding: encoder.encode(app: Self.resource, runs: []), as: UTF8.self) == #"{"resourceLogs":[]}"#)
+    }
+
     @Test func emptyGroupsAreLeftOutAndAnEmptyRequestIsValid() throws {
         #expect(String(decoding: encoder.encode([]), as: UTF8.self) == #"{"resourceLogs":[]}"#)
         let json = try decode([OTLPResourceLogs(resource: Self.resource, records: [])])
