@@ -17,13 +17,17 @@ let package = Package(
     ],
     targets: [
         // Each C library is imported by exactly one Swift module:
-        // CSystemd by ApsioPlatform, CZlib and COpenSSL by ApsioNet.
+        // CSystemd by ApsioPlatform; CZlib, CDeflate and COpenSSL by ApsioNet.
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // Compression of whole bodies; zlib stays for decompression, which must stream under a cap.
+        .systemLibrary(
+            name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
@@ -33,7 +37,7 @@ let package = Package(
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
         .target(name: "ApsioPOSIX", dependencies: ["ApsioCore"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
-        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "COpenSSL"], swiftSettings: strict),
+        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CDeflate", "COpenSSL"], swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
         .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 

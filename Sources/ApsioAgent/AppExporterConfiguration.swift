@@ -22,7 +22,7 @@ public struct AppExporterConfiguration: Sendable {
     /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
     public var windowRecords: Int
     public var windowBytes: Int
-    /// zlib level of the request bodies (docs/ingest.md says why 1).
+    /// gzip level of the request bodies, `Gzip.levels` (docs/ingest.md says why 1).
     public var gzipLevel: Int32
     /// The least time between two syncs of the cursor file to disk. The cursor is written after
     /// every accepted batch (so a crash of apsiod sends again at most the batch in flight); this

@@ -6,8 +6,8 @@ public struct GzipBodyCompressor: BodyCompressing {
     public init() {}
 
     public func compress(_ bytes: [UInt8]) -> [UInt8] {
-        // Compressing bytes in memory fails only when zlib cannot allocate, which nothing above
-        // could recover from either.
+        // Compressing bytes in memory at the default level fails only when libdeflate cannot
+        // allocate, which nothing above could recover from either.
         do {
             return try Gzip.compress(bytes)
         } catch {

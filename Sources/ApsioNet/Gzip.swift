@@ -1,34 +1,23 @@
 internal import CZlib
 
-/// gzip (RFC 1952) through zlib: request bodies out (1.1), and bodies in with a cap on what they
-/// may expand to, so that a small hostile body cannot become gigabytes in memory.
+/// gzip (RFC 1952): bodies out (1.1) through libdeflate, which compresses a whole body in memory
+/// faster and smaller than zlib; bodies in through zlib, whose streaming lets a cap stop what
+/// they expand to, so that a small hostile body cannot become gigabytes in memory.
 public enum Gzip {
-    /// Level 6 is zlib's default: most of level 9's ratio on JSON log batches at a fraction of
-    /// its CPU. The ingest benchmark is where this choice is measured.
+    /// Level 6, as zlib's default: most of the top levels' ratio on JSON log batches at a fraction
+    /// of their CPU. Ingest uses 1 (docs/ingest.md says why).
     public static let defaultLevel: Int32 = 6
 
-    public static func compress(_ input: [UInt8], level: Int32 = defaultLevel) throws(GzipError) -> [UInt8] {
-        var stream = z_stream()
-        let initCode = apsio_deflate_init_gzip(&stream, level)
-        guard initCode == Z_OK else { throw .zlib(code: initCode) }
-        defer { deflateEnd(&stream) }
+    /// The levels `compress` accepts: zlib's 1 (fastest) to 9 mean the same here, 0 stores without
+    /// compressing, and 10 to 12 trade much more CPU for a little less output.
+    public static let levels: ClosedRange<Int32> = 0...12
 
-        // Left uninitialised: zeroing the bound (about the input's size) cost a pass over memory
-        // that deflate mostly never touches, as a batch of log records compresses about tenfold.
-        let bound = Int(deflateBound(&stream, UInt(input.count))) + 32
-        var code: Int32 = Z_OK
-        let output = input.withUnsafeBufferPointer { inBuf in
-            [UInt8](unsafeUninitializedCapacity: bound) { outBuf, count in
-                stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress)
-                stream.avail_in = UInt32(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = UInt32(outBuf.count)
-                // deflateBound guarantees one call with Z_FINISH is enough.
-                code = deflate(&stream, Z_FINISH)
-                count = code == Z_STREAM_END ? Int(stream.total_out) : 0
-            }
-        }
-        guard code == Z_STREAM_END else { throw .zlib(code: code) }
+    /// One gzip member holding all of `input`. A level outside `levels` is `GzipError.invalidLevel`.
+    public static func compress(_ input: [UInt8], level: Int32 = defaultLevel) throws(GzipError) -> [UInt8] {
+        let pool = DeflateCompressorPool.shared
+        let compressor = try pool.take(level: level)
+        let output = compressor.gzip(input)
+        pool.giveBack(compressor)
         return output
     }
 

@@ -8,8 +8,12 @@ public enum GzipError: Error, Equatable, CustomStringConvertible {
     case tooLarge(limit: Int)
     /// Bytes follow the gzip member; nothing the project sends does that.
     case trailingData
-    /// zlib itself failed (out of memory, a version mismatch).
+    /// zlib itself failed while decompressing (out of memory, a version mismatch).
     case zlib(code: Int32)
+    /// A compression level outside `Gzip.levels`: a configuration mistake, refused rather than guessed.
+    case invalidLevel(Int32)
+    /// libdeflate could not allocate a compressor's tables.
+    case outOfMemory
 
     public var description: String {
         switch self {
@@ -18,6 +22,10 @@ public enum GzipError: Error, Equatable, CustomStringConvertible {
         case .tooLarge(let limit): "gzip data decompresses to more than \(limit) bytes"
         case .trailingData: "gzip data has bytes after its end"
         case .zlib(let code): "zlib failed with code \(code)"
+        case .invalidLevel(let level):
+            "gzip level \(level) is outside \(Gzip.levels.lowerBound)...\(Gzip.levels.upperBound) "
+                + "(1 is fastest, 6 the default, 12 the smallest output)"
+        case .outOfMemory: "no memory for a gzip compressor"
         }
     }
 }

@@ -1,0 +1,51 @@
+internal import Synchronization
+
+/// Idle compressors kept between bodies, so that compressing a batch reuses tables whose pages are
+/// already mapped instead of allocating (and faulting in) new ones each time. A caller takes one
+/// out for the length of one body, so two callers never share one; there are as many as callers
+/// compressing at once, and at most `capacity` stay behind when they are done.
+final class DeflateCompressorPool: Sendable {
+    /// Shared by every caller of `Gzip.compress`. Four: two cores' worth of concurrent bodies at
+    /// the two levels in use (1 for ingest, 6 for the rest), about 1 MiB kept at most.
+    static let shared = DeflateCompressorPool(capacity: 4)
+
+    let capacity: Int
+    /// Oldest given back first: when full, the one idle longest goes, whatever its level.
+    private let idle: Mutex<[Idle]>
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        self.idle = Mutex([])
+    }
+
+    /// An idle compressor at `level`, or a new one.
+    func take(level: Int32) throws(GzipError) -> sending DeflateCompressor {
+        let reused = idle.withLock { idle -> Idle? in
+            guard let index = idle.lastIndex(where: { $0.compressor.level == level }) else { return nil }
+            return idle.remove(at: index)
+        }
+        if let reused { return reused.compressor }
+        return try DeflateCompressor(level: level)
+    }
+
+    /// Keeps `compressor` for the next caller; the caller gives it up (`sending`).
+    func giveBack(_ compressor: sending DeflateCompressor) {
+        let returned = Idle(compressor: compressor)
+        let evicted = idle.withLock { idle -> Idle? in
+            idle.append(returned)
+            return idle.count > capacity ? idle.removeFirst() : nil
+        }
+        // Freed here, outside the lock.
+        _ = evicted
+    }
+
+    /// How many compressors wait idle (for tests).
+    var idleCount: Int { idle.withLock { $0.count } }
+
+    /// A compressor nobody holds: it came in through `giveBack`'s `sending` and leaves through
+    /// `take` to exactly one caller, so crossing threads inside the lock is safe although a
+    /// compressor itself is not for two threads at once.
+    private struct Idle: @unchecked Sendable {
+        let compressor: DeflateCompressor
+    }
+}
