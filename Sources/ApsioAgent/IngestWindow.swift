@@ -35,7 +35,8 @@ struct IngestWindow {
 
         var isEmpty: Bool { records.isEmpty }
 
-        mutating func append(_ record: IngestRecord, _ entry: Entry) {
+        /// Consuming: the record moves into the chunk rather than being copied and the original freed.
+        mutating func append(_ record: consuming IngestRecord, _ entry: consuming Entry) {
             records.append(record)
             entries.append(entry)
         }

@@ -14,11 +14,19 @@ public struct AttributeMemo<Value> {
     public init() {}
 
     public mutating func value(for attributes: [Attribute], make: ([Attribute]) -> Value) -> Value {
-        if let known = self.attributes, let value, Self.sameStorage(known, attributes) { return value }
-        let made = make(attributes)
-        self.attributes = attributes
-        value = made
-        return made
+        withValue(for: attributes, make: make) { $0 }
+    }
+
+    /// Calls `body` with the value for `attributes`, lent rather than copied out: on the hot path
+    /// (a value holding an array, once per record), a copy would be a retain and a release.
+    public mutating func withValue<Result>(
+        for attributes: [Attribute], make: ([Attribute]) -> Value, _ body: (borrowing Value) -> Result
+    ) -> Result {
+        if value == nil || !Self.sameStorage(self.attributes ?? [], attributes) {
+            value = make(attributes)
+            self.attributes = attributes
+        }
+        return body(value.unsafelyUnwrapped)
     }
 
     private static func sameStorage(_ left: [Attribute], _ right: [Attribute]) -> Bool {

@@ -117,7 +117,9 @@ public struct JSONWriter: Sendable {
 
     /// Bytes that are valid JSON where the caller puts them; no comma is put before them.
     mutating func appendFragment(_ fragment: [UInt8]) {
-        bytes.append(contentsOf: fragment)
+        // Through a buffer pointer: a plain memcpy, where appending the array as a sequence
+        // retained and released its storage on every record.
+        fragment.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
     }
 
     /// A string's quoted and escaped JSON, with no comma before it.
@@ -127,6 +129,10 @@ public struct JSONWriter: Sendable {
 
     /// Lowercase hex of `digest`'s first `count` bytes, with no quotes and no comma.
     mutating func appendHex(_ digest: [UInt8], count: Int) {
+        digest.withUnsafeBytes { appendHex($0, count: count) }
+    }
+
+    mutating func appendHex(_ digest: UnsafeRawBufferPointer, count: Int) {
         let count = min(count, digest.count)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 2) { buffer in
             for index in 0..<count {

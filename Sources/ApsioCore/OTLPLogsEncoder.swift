@@ -35,13 +35,17 @@ public struct OTLPLogsEncoder: Sendable {
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
-        for group in groups where !group.records.isEmpty {
-            beginGroup(group.resource, into: &writer)
-            var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
-            for index in group.records.indices {
-                write(group.records[index], resourceSession: group.resource.sessionID, pieces: &pieces, into: &writer)
+        hashing.withDigester { digester in
+            for group in groups where !group.records.isEmpty {
+                beginGroup(group.resource, into: &writer)
+                var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
+                for index in group.records.indices {
+                    write(
+                        group.records[index], resourceSession: group.resource.sessionID, pieces: &pieces,
+                        digester: digester, into: &writer)
+                }
+                endGroup(into: &writer)
             }
-            endGroup(into: &writer)
         }
         writer.endArray()
         writer.endObject()
@@ -52,28 +56,36 @@ public struct OTLPLogsEncoder: Sendable {
     /// would make them, without copying a record into groups: the exporter hands over slices of
     /// the records it keeps until the backend accepts them.
     public func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>]) -> [UInt8] {
+        // Records are read in place through buffer pointers: a subscript of the slice would copy
+        // each record out (four retains) and destroy the copy again.
         var sessions: [String?] = []
         for run in runs {
-            for index in run.indices {
-                let session = run[index].record.sessionID
-                if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
+            run.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    let session = records[index].record.sessionID
+                    if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
+                }
             }
         }
         var writer = JSONWriter(reservingCapacity: Self.estimate(runs))
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
-        for session in sessions {
-            var resource = app
-            resource.sessionID = session
-            beginGroup(resource, into: &writer)
-            var pieces = RecordPieces(namespace: resource.recordUIDNamespace)
-            for run in runs {
-                for index in run.indices where sessions.count == 1 || run[index].record.sessionID == session {
-                    write(run[index], resourceSession: session, pieces: &pieces, into: &writer)
+        hashing.withDigester { digester in
+            for session in sessions {
+                var resource = app
+                resource.sessionID = session
+                beginGroup(resource, into: &writer)
+                var pieces = RecordPieces(namespace: resource.recordUIDNamespace)
+                for run in runs {
+                    run.withUnsafeBufferPointer { records in
+                        for index in records.indices where sessions.count == 1 || records[index].record.sessionID == session {
+                            write(records[index], resourceSession: session, pieces: &pieces, digester: digester, into: &writer)
+                        }
+                    }
                 }
+                endGroup(into: &writer)
             }
-            endGroup(into: &writer)
         }
         writer.endArray()
         writer.endObject()
@@ -85,9 +97,10 @@ public struct OTLPLogsEncoder: Sendable {
     private static func estimate(_ runs: some Sequence<ArraySlice<IngestRecord>>) -> Int {
         var estimate = 1024
         for run in runs {
-            for index in run.indices {
-                let record = run[index].record
-                estimate += 350 + record.body.utf8.count + record.attributes.count * 64
+            run.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    estimate += 350 + records[index].record.body.utf8.count + records[index].record.attributes.count * 64
+                }
             }
         }
         return estimate
@@ -116,20 +129,25 @@ public struct OTLPLogsEncoder: Sendable {
             namespaceCount = bytes.count
             bytes.reserveCapacity(namespaceCount + 128)
         }
+
+        /// The namespace and colon stay; the record's part replaces the previous record's.
+        mutating func fill(for record: LogRecord) {
+            bytes.removeLast(bytes.count - namespaceCount)
+            if let cursor = record.journalCursor {
+                bytes.append(contentsOf: cursor.utf8)
+            } else {
+                bytes.append(contentsOf: "apsio-record:".utf8)
+                bytes.append(contentsOf: OTLPLogsEncoder.contentKey(record))
+            }
+        }
     }
 
     private func uidDigest(_ record: LogRecord, input: inout UIDInput) -> [UInt8] {
-        input.bytes.removeLast(input.bytes.count - input.namespaceCount)
-        if let cursor = record.journalCursor {
-            input.bytes.append(contentsOf: cursor.utf8)
-        } else {
-            input.bytes.append(contentsOf: "apsio-record:".utf8)
-            input.bytes.append(contentsOf: Self.contentKey(record))
-        }
+        input.fill(for: record)
         return hashing.sha256(input.bytes)
     }
 
-    private static func contentKey(_ record: LogRecord) -> [UInt8] {
+    fileprivate static func contentKey(_ record: LogRecord) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginArray()
         writer.uint(record.timeUnixNano)
@@ -215,7 +233,8 @@ public struct OTLPLogsEncoder: Sendable {
     /// The record object, written piece by piece; the same bytes `writeAttribute` and the writer's
     /// own methods would make, in the shape the type's comment gives.
     private func write(
-        _ entry: IngestRecord, resourceSession: String?, pieces: inout RecordPieces, into writer: inout JSONWriter
+        _ entry: IngestRecord, resourceSession: String?, pieces: inout RecordPieces, digester: borrowing SHA256Digester,
+        into writer: inout JSONWriter
     ) {
         let record = entry.record
         writer.beginObject()
@@ -234,17 +253,23 @@ public struct OTLPLogsEncoder: Sendable {
         writer.appendQuotedString(UTF8Cut.cutBody(record.body, limits: limits))
         writer.appendFragment(Self.attributesKey)
 
-        let attributes = pieces.attributes.value(for: record.attributes) { encode(attributes: $0) }
-        writer.appendFragment(attributes.json)
-        var written = !attributes.json.isEmpty
-        if let session = record.sessionID, session != resourceSession, !attributes.hasSessionAttribute {
+        let hasSessionAttribute = pieces.attributes.withValue(for: record.attributes, make: encode(attributes:)) { attributes in
+            writer.appendFragment(attributes.json)
+            return attributes.hasSessionAttribute
+        }
+        var written = writer.bytes.last != UInt8(ascii: "[")
+        if let session = record.sessionID, session != resourceSession, !hasSessionAttribute {
             if written { writer.appendFragment(Self.comma) }
             writer.appendFragment(json(of: .string(Self.sessionIDKey, session)))
             written = true
         }
         if written { writer.appendFragment(Self.comma) }
         writer.appendFragment(Self.uidStart)
-        writer.appendHex(uidDigest(record, input: &pieces.uid), count: 16)
+        pieces.uid.fill(for: record)
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
+            pieces.uid.bytes.withUnsafeBytes { digester.digest($0, into: digest) }
+            writer.appendHex(UnsafeRawBufferPointer(digest), count: 16)
+        }
         writer.appendFragment(Self.uidEnd)
         if let mark = entry.mark.attribute {
             if pieces.mark?.mark != entry.mark { pieces.mark = (entry.mark, json(of: mark)) }

@@ -19,6 +19,27 @@ public struct OpenSSLSHA256: SHA256Hashing {
         precondition(ok == 1 && length == 32, "OpenSSL could not compute SHA-256: the library is unusable")
         return digest
     }
+
+    /// One digest context for the whole run: `EVP_Digest` allocates, initialises and frees one
+    /// for every digest, which costs more than hashing a record's uid input (about 140 bytes).
+    public func withDigester<Result>(_ body: (borrowing SHA256Digester) -> Result) -> Result {
+        guard let context = EVP_MD_CTX_new() else {
+            return body(SHA256Digester { input, output in
+                let digest = sha256(Array(input))
+                digest.withUnsafeBytes { output.copyMemory(from: $0) }
+            })
+        }
+        defer { EVP_MD_CTX_free(context) }
+        let md = SHA256Method.shared.md
+        let digester = SHA256Digester { input, output in
+            var length: UInt32 = 0
+            let ok = EVP_DigestInit_ex2(context, md, nil) == 1
+                && EVP_DigestUpdate(context, input.baseAddress, input.count) == 1
+                && EVP_DigestFinal_ex(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
+            precondition(ok && length == 32, "OpenSSL could not compute SHA-256: the library is unusable")
+        }
+        return body(digester)
+    }
 }
 
 /// SHA-256 fetched from OpenSSL's default provider once. `EVP_sha256()` makes every digest look the
