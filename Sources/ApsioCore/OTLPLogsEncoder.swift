@@ -61,8 +61,9 @@ public struct OTLPLogsEncoder: Sendable {
         var sessions: [String?] = []
         for run in runs {
             run.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
                 for index in records.indices {
-                    let session = records[index].record.sessionID
+                    let session = (base + index).pointee.record.sessionID
                     if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
                 }
             }
@@ -79,8 +80,10 @@ public struct OTLPLogsEncoder: Sendable {
                 var pieces = RecordPieces(namespace: resource.recordUIDNamespace)
                 for run in runs {
                     run.withUnsafeBufferPointer { records in
-                        for index in records.indices where sessions.count == 1 || records[index].record.sessionID == session {
-                            write(records[index], resourceSession: session, pieces: &pieces, digester: digester, into: &writer)
+                        // `pointee` lends the record where the buffer's subscript returns a copy.
+                        guard let base = records.baseAddress else { return }
+                        for index in records.indices where sessions.count == 1 || base[index].record.sessionID == session {
+                            write((base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester, into: &writer)
                         }
                     }
                 }
@@ -98,8 +101,10 @@ public struct OTLPLogsEncoder: Sendable {
         var estimate = 1024
         for run in runs {
             run.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
                 for index in records.indices {
-                    estimate += 350 + records[index].record.body.utf8.count + records[index].record.attributes.count * 64
+                    let record = (base + index).pointee.record
+                    estimate += 350 + record.body.utf8.count + record.attributes.count * 64
                 }
             }
         }
@@ -233,7 +238,7 @@ public struct OTLPLogsEncoder: Sendable {
     /// The record object, written piece by piece; the same bytes `writeAttribute` and the writer's
     /// own methods would make, in the shape the type's comment gives.
     private func write(
-        _ entry: IngestRecord, resourceSession: String?, pieces: inout RecordPieces, digester: borrowing SHA256Digester,
+        _ entry: borrowing IngestRecord, resourceSession: String?, pieces: inout RecordPieces, digester: borrowing SHA256Digester,
         into writer: inout JSONWriter
     ) {
         let record = entry.record
