@@ -31,8 +31,9 @@ final class CursorFile {
     private var nextSlot = 0
     private(set) var hasUnsyncedWrites = false
 
-    /// The newest valid cursor in the file when it was opened, nil for a new or empty file.
-    let cursorAtOpen: String?
+    /// The newest valid cursor in the file: read when it was opened (nil for a new or empty file),
+    /// then the last one written.
+    private(set) var newest: String?
 
     /// Opens the file at `path` and reads it; with `creating`, makes it (mode `mode`) when missing,
     /// else nil when missing. Throws `.unreadable` when it exists but holds no valid cursor: it is
@@ -48,19 +49,19 @@ final class CursorFile {
             throw .unreadable(path: path, reason: "longer than a cursor file")
         }
         if bytes.isEmpty {
-            cursorAtOpen = nil
+            newest = nil
             // A file just made: the directory entry is made durable once, here, so that later
             // `sync()`s need only the file's data.
             Self.syncDirectory(of: path)
             return
         }
         let slots = [0, 1].compactMap { index in Self.parseSlot(bytes, index: index).map { (index, $0) } }
-        if let newest = slots.max(by: { $0.1.sequence < $1.1.sequence }) {
-            cursorAtOpen = newest.1.cursor
-            sequence = newest.1.sequence
-            nextSlot = 1 - newest.0
+        if let latest = slots.max(by: { $0.1.sequence < $1.1.sequence }) {
+            newest = latest.1.cursor
+            sequence = latest.1.sequence
+            nextSlot = 1 - latest.0
         } else if let legacy = Self.parseLegacy(bytes) {
-            cursorAtOpen = legacy
+            newest = legacy
             nextSlot = 1
         } else {
             throw .unreadable(path: path, reason: "not a journal cursor")
@@ -88,6 +89,7 @@ final class CursorFile {
         guard written == slot.count else { throw .system(SystemError("pwrite(\(path))", errno: EIO)) }
         sequence = next
         nextSlot = 1 - nextSlot
+        newest = cursor
         hasUnsyncedWrites = true
     }
 

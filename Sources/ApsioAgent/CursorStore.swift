@@ -26,7 +26,7 @@ public final class CursorStore {
     /// The newest cursor: the one not yet written, else the one on disk, else nil.
     public func cursor(for app: AppName) throws(StateStoreError) -> String? {
         if let cursor = pending[app] { return cursor }
-        return try file(for: app, creating: false)?.cursorAtOpen
+        return try file(for: app, creating: false)?.newest
     }
 
     /// Remembers the cursor of the last entry the backend accepted; written by the next flush.

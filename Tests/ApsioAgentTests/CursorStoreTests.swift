@@ -22,6 +22,14 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: layout.cursorFile(app)))
     }
 
+    /// What a daemon run that saves `cursor` for nginx and stops leaves behind.
+    func saveInANewRun(_ layout: StateLayout, _ cursor: String, at second: Int) throws {
+        let store = CursorStore(layout: layout)
+        store.update(cursor, for: nginx)
+        try store.flush(now: at(second))
+        store.close()
+    }
+
     @Test func everyFlushWritesAtOnceAndSyncsAreBoundedByTheInterval() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
@@ -87,9 +95,7 @@ import Testing
         #expect(try onDisk(layout, nginx) == "s=1;i=1")
 
         // The next write goes over the damaged slot, and wins.
-        let again = CursorStore(layout: layout)
-        again.update("s=1;i=3", for: nginx)
-        try again.flush(now: at(2))
+        try saveInANewRun(layout, "s=1;i=3", at: 2)
         #expect(try onDisk(layout, nginx) == "s=1;i=3")
     }
 
@@ -104,10 +110,8 @@ import Testing
         }
         store.close()
         // A second daemon run goes on from the newest, not from the first slot.
-        let next = CursorStore(layout: layout)
-        #expect(try next.cursor(for: nginx) == "s=1;i=5")
-        next.update("s=1;i=6", for: nginx)
-        try next.flush(now: at(10))
+        #expect(try CursorStore(layout: layout).cursor(for: nginx) == "s=1;i=5")
+        try saveInANewRun(layout, "s=1;i=6", at: 10)
         #expect(try onDisk(layout, nginx) == "s=1;i=6")
         #expect(try bytes(layout, nginx).count == 1024)
     }
@@ -117,10 +121,8 @@ import Testing
         let layout = StateLayout(root: dir.path)
         try layout.makeAppDirectory(nginx)
         try overwrite(layout, nginx, with: Array("s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70\n".utf8))
-        let store = CursorStore(layout: layout)
-        #expect(try store.cursor(for: nginx) == "s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70")
-        store.update("s=0f1e;i=2b;b=3c4d;m=5f;t=70;x=71", for: nginx)
-        try store.flush(now: at(0))
+        #expect(try CursorStore(layout: layout).cursor(for: nginx) == "s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70")
+        try saveInANewRun(layout, "s=0f1e;i=2b;b=3c4d;m=5f;t=70;x=71", at: 0)
         #expect(try onDisk(layout, nginx) == "s=0f1e;i=2b;b=3c4d;m=5f;t=70;x=71")
     }
 
