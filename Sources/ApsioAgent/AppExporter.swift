@@ -317,9 +317,9 @@ public actor AppExporter {
         let now = clock.now()
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
-        var chunk = IngestWindow.Chunk()
-        for routed in batch.records where routed.appID == name.rawValue {
-            let record = redaction.redact(routed.record)
+        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.count)
+        for index in batch.records.indices where batch.records[index].appID == name.rawValue {
+            let record = redaction.redact(batch.records[index].record)
             var mark: SamplingMark?
             if let policy {
                 mark = IngestGate.admit(record, policy: policy, sampler: &sampler, logLevelRaised: raised)

@@ -31,7 +31,10 @@ struct IngestWindow {
         fileprivate(set) var records: [IngestRecord] = []
         fileprivate var entries: [Entry] = []
 
-        init() {}
+        init(reservingCapacity capacity: Int = 0) {
+            records.reserveCapacity(capacity)
+            entries.reserveCapacity(capacity)
+        }
 
         var isEmpty: Bool { records.isEmpty }
 
