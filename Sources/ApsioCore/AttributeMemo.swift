@@ -8,7 +8,12 @@
 /// reused for other attributes while it is remembered: the same storage means the same attributes.
 /// Arrays that are equal but stored apart are simply worked out again.
 public struct AttributeMemo<Value> {
-    private var attributes: [Attribute]?
+    /// Kept only so that its storage is not freed and reused for other attributes while remembered.
+    private var attributes: [Attribute] = []
+    /// Where `attributes` is stored (its address), compared without touching the array itself:
+    /// reading the array would retain and release it, and that storage is the one every record of
+    /// a unit shares across threads.
+    private var storage: UInt = 0
     private var value: Value?
 
     public init() {}
@@ -22,19 +27,18 @@ public struct AttributeMemo<Value> {
     public mutating func withValue<Result>(
         for attributes: [Attribute], make: ([Attribute]) -> Value, _ body: (borrowing Value) -> Result
     ) -> Result {
-        if value == nil || !Self.sameStorage(self.attributes ?? [], attributes) {
+        let incoming = Self.storage(of: attributes)
+        if value == nil || incoming != storage || attributes.count != self.attributes.count {
             value = make(attributes)
             self.attributes = attributes
+            storage = Self.storage(of: self.attributes)
         }
         return body(value.unsafelyUnwrapped)
     }
 
-    private static func sameStorage(_ left: [Attribute], _ right: [Attribute]) -> Bool {
-        guard left.count == right.count else { return false }
-        if left.isEmpty { return true }
-        return left.withUnsafeBufferPointer { left in
-            right.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress }
-        }
+    /// Empty arrays all count as the same storage (0): their values are the same anyway.
+    private static func storage(of attributes: [Attribute]) -> UInt {
+        attributes.isEmpty ? 0 : attributes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 }
 
