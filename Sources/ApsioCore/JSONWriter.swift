@@ -81,6 +81,13 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// The same, from memory the caller lends.
+    mutating func raw(_ json: UnsafeBufferPointer<UInt8>) {
+        prefix()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
     public static func encode(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
         writer.value(value)
@@ -96,7 +103,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Digits are made right to left in a small buffer and appended in one go.
-    mutating func appendDecimal(_ magnitude: UInt64, negative: Bool) {
+    private mutating func appendDecimal(_ magnitude: UInt64, negative: Bool) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
             var magnitude = magnitude
             var start = buffer.count
@@ -113,72 +120,18 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    // MARK: Pieces for the OTLP encoder, which knows where commas go
-
-    /// Bytes that are valid JSON where the caller puts them; no comma is put before them.
-    mutating func appendFragment(_ fragment: [UInt8]) {
-        // Through a buffer pointer: a plain memcpy, where appending the array as a sequence
-        // retained and released its storage on every record.
-        fragment.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
-    }
-
-    /// A string's quoted and escaped JSON, with no comma before it.
-    mutating func appendQuotedString(_ text: String) {
-        appendQuoted(text)
-    }
-
-    /// Lowercase hex of `digest`'s first `count` bytes, with no quotes and no comma.
-    mutating func appendHex(_ digest: [UInt8], count: Int) {
-        digest.withUnsafeBytes { appendHex($0, count: count) }
-    }
-
-    mutating func appendHex(_ digest: UnsafeRawBufferPointer, count: Int) {
-        let count = min(count, digest.count)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count * 2) { buffer in
-            for index in 0..<count {
-                let byte = digest[index]
-                buffer[index * 2] = Self.hexDigits[Int(byte >> 4)]
-                buffer[index * 2 + 1] = Self.hexDigits[Int(byte & 0x0F)]
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
-    }
-
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Runs of bytes that need no escape, which is nearly all of a log line, are copied whole.
     private mutating func appendQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else {
-                    continue
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendEscaped(byte)
-                runStart = index + 1
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONEscaping.quotedBound(utf8Count: utf8.count)) { buffer in
+                let written = JSONEscaping.writeQuoted(utf8, into: buffer.baseAddress!)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func appendEscaped(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-        default:
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30])
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
         }
     }
 }

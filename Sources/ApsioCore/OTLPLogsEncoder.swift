@@ -35,6 +35,7 @@ public struct OTLPLogsEncoder: Sendable {
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
+        var scratch = JSONScratch()
         hashing.withDigester { digester in
             for group in groups where !group.records.isEmpty {
                 beginGroup(group.resource, into: &writer)
@@ -42,7 +43,7 @@ public struct OTLPLogsEncoder: Sendable {
                 for index in group.records.indices {
                     write(
                         group.records[index], resourceSession: group.resource.sessionID, pieces: &pieces,
-                        digester: digester, into: &writer)
+                        digester: digester, scratch: &scratch, into: &writer)
                 }
                 endGroup(into: &writer)
             }
@@ -72,6 +73,7 @@ public struct OTLPLogsEncoder: Sendable {
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()
+        var scratch = JSONScratch()
         hashing.withDigester { digester in
             for session in sessions {
                 var resource = app
@@ -83,7 +85,7 @@ public struct OTLPLogsEncoder: Sendable {
                         // `pointee` lends the record where the buffer's subscript returns a copy.
                         guard let base = records.baseAddress else { return }
                         for index in records.indices where sessions.count == 1 || base[index].record.sessionID == session {
-                            write((base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester, into: &writer)
+                            write((base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester, scratch: &scratch, into: &writer)
                         }
                     }
                 }
@@ -232,58 +234,67 @@ public struct OTLPLogsEncoder: Sendable {
     private static let attributesKey = Array(#"},"attributes":["#.utf8)
     private static let uidStart = Array(#"{"key":"log.record.uid","value":{"stringValue":""#.utf8)
     private static let uidEnd = Array(#""}}"#.utf8)
-    private static let comma = [UInt8(ascii: ",")]
-    private static let arrayEnd = [UInt8(ascii: "]")]
 
-    /// The record object, written piece by piece; the same bytes `writeAttribute` and the writer's
-    /// own methods would make, in the shape the type's comment gives.
+    /// The record object, written piece by piece into `scratch` and then into the request; the same
+    /// bytes `writeAttribute` and the writer's own methods would make, in the shape the type's
+    /// comment gives.
     private func write(
         _ entry: borrowing IngestRecord, resourceSession: String?, pieces: inout RecordPieces, digester: borrowing SHA256Digester,
-        into writer: inout JSONWriter
+        scratch: inout JSONScratch, into writer: inout JSONWriter
     ) {
         let record = entry.record
-        writer.beginObject()
-        writer.appendFragment(Self.timeKey)
-        writer.appendDecimal(record.timeUnixNano, negative: false)
-        writer.appendFragment(Self.observedTimeKey)
-        writer.appendDecimal(entry.observedTimeUnixNano ?? record.timeUnixNano, negative: false)
-        writer.appendFragment(Self.severityNumberKey)
-        let severity = CapturePolicy.severityRange.contains(record.severityNumber) ? record.severityNumber : 0
-        writer.appendDecimal(UInt64(severity), negative: false)
-        if !record.severityText.isEmpty {
-            writer.appendFragment(Self.severityTextKey)
-            writer.appendQuotedString(record.severityText)
-        }
-        writer.appendFragment(Self.bodyKey)
-        writer.appendQuotedString(UTF8Cut.cutBody(record.body, limits: limits))
-        writer.appendFragment(Self.attributesKey)
-
-        let hasSessionAttribute = pieces.attributes.withValue(for: record.attributes, make: encode(attributes:)) { attributes in
-            writer.appendFragment(attributes.json)
-            return attributes.hasSessionAttribute
-        }
-        var written = writer.bytes.last != UInt8(ascii: "[")
-        if let session = record.sessionID, session != resourceSession, !hasSessionAttribute {
-            if written { writer.appendFragment(Self.comma) }
-            writer.appendFragment(json(of: .string(Self.sessionIDKey, session)))
-            written = true
-        }
-        if written { writer.appendFragment(Self.comma) }
-        writer.appendFragment(Self.uidStart)
+        let body = UTF8Cut.cutBody(record.body, limits: limits)
+        if let mark = entry.mark.attribute, pieces.mark?.mark != entry.mark { pieces.mark = (entry.mark, json(of: mark)) }
+        let markJSON = entry.mark.attribute == nil ? nil : pieces.mark?.json
         pieces.uid.fill(for: record)
+        let uid = pieces.uid.bytes
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
-            pieces.uid.bytes.withUnsafeBytes { digester.digest($0, into: digest) }
-            writer.appendHex(UnsafeRawBufferPointer(digest), count: 16)
+            uid.withUnsafeBytes { digester.digest($0, into: digest) }
+            pieces.attributes.withValue(for: record.attributes, make: encode(attributes:)) { attributes in
+                let session = record.sessionID.flatMap { $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil }
+                let sessionJSON = session.map { json(of: .string(Self.sessionIDKey, $0)) } ?? []
+                scratch.reset(
+                    reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: record.severityText.utf8.count)
+                        + JSONEscaping.quotedBound(utf8Count: body.utf8.count) + attributes.json.count + sessionJSON.count
+                        + (markJSON?.count ?? 0))
+                scratch.put(UInt8(ascii: "{"))
+                scratch.put(Self.timeKey)
+                scratch.putDecimal(record.timeUnixNano)
+                scratch.put(Self.observedTimeKey)
+                scratch.putDecimal(entry.observedTimeUnixNano ?? record.timeUnixNano)
+                scratch.put(Self.severityNumberKey)
+                let severity = CapturePolicy.severityRange.contains(record.severityNumber) ? record.severityNumber : 0
+                scratch.putDecimal(UInt64(severity))
+                if !record.severityText.isEmpty {
+                    scratch.put(Self.severityTextKey)
+                    scratch.putQuoted(record.severityText)
+                }
+                scratch.put(Self.bodyKey)
+                scratch.putQuoted(body)
+                scratch.put(Self.attributesKey)
+                scratch.put(attributes.json)
+                if !sessionJSON.isEmpty {
+                    if !attributes.json.isEmpty { scratch.put(UInt8(ascii: ",")) }
+                    scratch.put(sessionJSON)
+                }
+                if !attributes.json.isEmpty || !sessionJSON.isEmpty { scratch.put(UInt8(ascii: ",")) }
+                scratch.put(Self.uidStart)
+                scratch.putHex(UnsafeRawBufferPointer(digest), count: 16)
+                scratch.put(Self.uidEnd)
+                if let markJSON {
+                    scratch.put(UInt8(ascii: ","))
+                    scratch.put(markJSON)
+                }
+                scratch.put(UInt8(ascii: "]"))
+                scratch.put(UInt8(ascii: "}"))
+            }
         }
-        writer.appendFragment(Self.uidEnd)
-        if let mark = entry.mark.attribute {
-            if pieces.mark?.mark != entry.mark { pieces.mark = (entry.mark, json(of: mark)) }
-            writer.appendFragment(Self.comma)
-            writer.appendFragment(pieces.mark?.json ?? [])
-        }
-        writer.appendFragment(Self.arrayEnd)
-        writer.endObject()
+        writer.raw(scratch.bytes)
     }
+
+    /// The envelope's keys and punctuation, three numbers of at most 20 digits, and the uid: what a
+    /// record takes besides its strings and attributes (about 260 bytes), with room to spare.
+    private static let fixedRecordBytes = 512
 
     private func encode(attributes: [Attribute]) -> EncodedAttributes {
         var writer = JSONWriter()

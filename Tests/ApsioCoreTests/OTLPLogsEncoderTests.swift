@@ -208,6 +208,18 @@ import Testing
 
     /// Records of a unit share one attribute array, whose JSON the encoder writes once: each record
     /// still gets its own uid, session and mark, and the bytes are those of arrays stored apart.
+    /// Bodies that need escaping come back as they were, the longest (a cut body of control
+    /// characters, six bytes each in JSON) included.
+    @Test func bodiesNeedingEscapesReadBackWhole() throws {
+        let bodies = [
+            "tab\t quote\" backslash\\ nl\n cr\r bell\u{7} del\u{7f} é 😀 \u{1}",
+            String(repeating: "\u{1}", count: 4096), "", "\"",
+        ]
+        let entries = bodies.map { IngestRecord(record($0), mark: .unsampled) }
+        let json = try JSONParser().parse(encoder.encode(app: Self.resource, runs: [entries[...]]))
+        #expect(records(json).map { $0["body"]?["stringValue"] } == bodies.map { JSONValue.string($0) })
+    }
+
     @Test func recordsSharingAnAttributeArrayAreWrittenAsIfEachHadItsOwn() throws {
         let shared: [Attribute] = [.int("process.pid", 812), .string("syslog.identifier", "nginx \"edge\""), .string("session.id", "x")]
         func entries(sharing: Bool) -> [IngestRecord] {

@@ -1,0 +1,89 @@
+/// JSON written with plain stores into memory sized for it beforehand: one ingest record at a time,
+/// appended to the request in one go. Appending a record's two dozen pieces to the request's array
+/// one by one checked its capacity and uniqueness each time.
+///
+/// `reset(reserving:)` takes an upper bound of what follows; every `put` checks that it stays within
+/// the memory, so a bound computed wrong stops the process rather than writing past it.
+struct JSONScratch: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    /// Empties it, with room for at least `bound` bytes.
+    mutating func reset(reserving bound: Int) {
+        count = 0
+        guard bound > capacity else { return }
+        base.deallocate()
+        capacity = max(bound, capacity * 2)
+        base = .allocate(capacity: capacity)
+    }
+
+    private func ensure(_ more: Int) {
+        precondition(count + more <= capacity, "a JSON fragment outgrew the bound it was sized for")
+    }
+
+    mutating func put(_ byte: UInt8) {
+        ensure(1)
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func put(_ fragment: [UInt8]) {
+        fragment.withUnsafeBufferPointer { put($0) }
+    }
+
+    mutating func put(_ fragment: UnsafeBufferPointer<UInt8>) {
+        guard let source = fragment.baseAddress, !fragment.isEmpty else { return }
+        ensure(fragment.count)
+        (base + count).update(from: source, count: fragment.count)
+        count += fragment.count
+    }
+
+    /// Digits of `value`, right to left into their place.
+    mutating func putDecimal(_ value: UInt64) {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        ensure(digits)
+        var remaining = value
+        for offset in stride(from: digits - 1, through: 0, by: -1) {
+            base[count + offset] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
+            remaining /= 10
+        }
+        count += digits
+    }
+
+    /// Lowercase hex of the first `count` bytes of `digest`.
+    mutating func putHex(_ digest: UnsafeRawBufferPointer, count bytes: Int) {
+        let bytes = min(bytes, digest.count)
+        ensure(bytes * 2)
+        JSONEscaping.hexDigits.withUnsafeBufferPointer { hex in
+            for index in 0..<bytes {
+                base[count + index * 2] = hex[Int(digest[index] >> 4)]
+                base[count + index * 2 + 1] = hex[Int(digest[index] & 0x0F)]
+            }
+        }
+        count += bytes * 2
+    }
+
+    /// `text` in quotes, escaped: at most `JSONEscaping.quotedBound` bytes.
+    mutating func putQuoted(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            ensure(JSONEscaping.quotedBound(utf8Count: utf8.count))
+            count += JSONEscaping.writeQuoted(utf8, into: base + count)
+        }
+    }
+}
