@@ -7,24 +7,27 @@
 /// comparison each. The memo keeps the array it was made from, so that storage cannot be freed and
 /// reused for other attributes while it is remembered: the same storage means the same attributes.
 /// Arrays that are equal but stored apart are simply worked out again.
+///
+/// Inlinable: it is generic and used from other modules once per record, where an unspecialised
+/// call would go through value witness tables for every copy of `Value`.
 public struct AttributeMemo<Value> {
     /// Kept only so that its storage is not freed and reused for other attributes while remembered.
-    private var attributes: [Attribute] = []
+    @usableFromInline var attributes: [Attribute] = []
     /// Where `attributes` is stored (its address), compared without touching the array itself:
     /// reading the array would retain and release it, and that storage is the one every record of
     /// a unit shares across threads.
-    private var storage: UInt = 0
-    private var value: Value?
+    @usableFromInline var storage: UInt = 0
+    @usableFromInline var value: Value?
 
-    public init() {}
+    @inlinable public init() {}
 
-    public mutating func value(for attributes: [Attribute], make: ([Attribute]) -> Value) -> Value {
+    @inlinable public mutating func value(for attributes: [Attribute], make: ([Attribute]) -> Value) -> Value {
         withValue(for: attributes, make: make) { $0 }
     }
 
     /// Calls `body` with the value for `attributes`, lent rather than copied out: on the hot path
     /// (a value holding an array, once per record), a copy would be a retain and a release.
-    public mutating func withValue<Result>(
+    @inlinable public mutating func withValue<Result>(
         for attributes: [Attribute], make: ([Attribute]) -> Value, _ body: (borrowing Value) -> Result
     ) -> Result {
         let incoming = Self.storage(of: attributes)
@@ -37,7 +40,7 @@ public struct AttributeMemo<Value> {
     }
 
     /// Empty arrays all count as the same storage (0): their values are the same anyway.
-    private static func storage(of attributes: [Attribute]) -> UInt {
+    @inlinable static func storage(of attributes: [Attribute]) -> UInt {
         attributes.isEmpty ? 0 : attributes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 }

@@ -48,21 +48,22 @@ struct JSONScratch: ~Copyable {
         count += fragment.count
     }
 
-    /// Digits of `value`, right to left into their place.
+    /// Digits of `value`, made right to left in a small buffer and copied in one go.
     mutating func putDecimal(_ value: UInt64) {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
+        ensure(20)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let written = withUnsafeMutableBytes(of: &digits) { buffer in
+            var remaining = value
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
+                remaining /= 10
+            } while remaining > 0
+            UnsafeMutableRawPointer(base + count).copyMemory(from: buffer.baseAddress! + start, byteCount: buffer.count - start)
+            return buffer.count - start
         }
-        ensure(digits)
-        var remaining = value
-        for offset in stride(from: digits - 1, through: 0, by: -1) {
-            base[count + offset] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
-            remaining /= 10
-        }
-        count += digits
+        count += written
     }
 
     /// Lowercase hex of the first `count` bytes of `digest`.
