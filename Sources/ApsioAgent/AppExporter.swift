@@ -10,9 +10,10 @@ import ApsioNet
 /// The journal is the queue. The exporter follows the app's entries with its own `JournalFollower`,
 /// from the app's saved cursor, into a bounded window (`IngestWindow`), and reads only while the
 /// window has room. The cursor moves only once the backend accepted every record before it, and is
-/// written after each accepted batch and synced to disk now and then (see
-/// `AppExporterConfiguration.cursorSyncInterval`) and at `stop()`. Records that are not journal entries (`submit`) go to the app's on-disk `RecordQueue`
-/// and are sent from there, ahead of the journal's.
+/// written after each accepted batch, synced to disk now and then (see
+/// `AppExporterConfiguration.cursorSyncInterval`) and at `stop()`. Records that are not journal
+/// entries (`submit`) go to the app's on-disk `RecordQueue` and are sent from there, ahead of the
+/// journal's.
 ///
 /// The daemon feeds it: `consent(granted:)` (nothing is read until consent is known),
 /// `policyChanged` (records are held until the first policy and then filtered by it), `modes`,

@@ -85,7 +85,9 @@ public struct OTLPLogsEncoder: Sendable {
                         // `pointee` lends the record where the buffer's subscript returns a copy.
                         guard let base = records.baseAddress else { return }
                         for index in records.indices where sessions.count == 1 || base[index].record.sessionID == session {
-                            write((base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester, scratch: &scratch, into: &writer)
+                            write(
+                                (base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester,
+                                scratch: &scratch, into: &writer)
                         }
                     }
                 }
@@ -239,8 +241,8 @@ public struct OTLPLogsEncoder: Sendable {
     /// bytes `writeAttribute` and the writer's own methods would make, in the shape the type's
     /// comment gives.
     private func write(
-        _ entry: borrowing IngestRecord, resourceSession: String?, pieces: inout RecordPieces, digester: borrowing SHA256Digester,
-        scratch: inout JSONScratch, into writer: inout JSONWriter
+        _ entry: borrowing IngestRecord, resourceSession: String?, pieces: inout RecordPieces,
+        digester: borrowing SHA256Digester, scratch: inout JSONScratch, into writer: inout JSONWriter
     ) {
         let record = entry.record
         let body = UTF8Cut.cutBody(record.body, limits: limits)
@@ -251,7 +253,10 @@ public struct OTLPLogsEncoder: Sendable {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             uid.withUnsafeBytes { digester.digest($0, into: digest) }
             pieces.attributes.withValue(for: record.attributes, make: encode(attributes:)) { attributes in
-                let session = record.sessionID.flatMap { $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil }
+                // `session.id` on the record only where it differs from its Resource's (§2.4).
+                let session = record.sessionID.flatMap {
+                    $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil
+                }
                 let sessionJSON = session.map { json(of: .string(Self.sessionIDKey, $0)) } ?? []
                 scratch.reset(
                     reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: record.severityText.utf8.count)
