@@ -53,13 +53,7 @@ struct JSONScratch: ~Copyable {
         ensure(20)
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let written = withUnsafeMutableBytes(of: &digits) { buffer in
-            var remaining = value
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
-                remaining /= 10
-            } while remaining > 0
+            let start = DecimalDigits.write(value, endingIn: buffer)
             UnsafeMutableRawPointer(base + count).copyMemory(from: buffer.baseAddress! + start, byteCount: buffer.count - start)
             return buffer.count - start
         }

@@ -104,19 +104,13 @@ public struct JSONWriter: Sendable {
 
     /// Digits are made right to left in a small buffer and appended in one go.
     private mutating func appendDecimal(_ magnitude: UInt64, negative: Bool) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
-            var magnitude = magnitude
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
-                magnitude /= 10
-            } while magnitude > 0
+        withUnsafeTemporaryAllocation(byteCount: 21, alignment: 1) { buffer in
+            var start = DecimalDigits.write(magnitude, endingIn: buffer)
             if negative {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 

@@ -79,12 +79,8 @@ import Testing
     @Test func aTornNewestSlotFallsBackToTheCursorBeforeIt() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
-        let store = CursorStore(layout: layout)
-        store.update("s=1;i=1", for: nginx)
-        try store.flush(now: at(0))
-        store.update("s=1;i=2", for: nginx)
-        try store.flush(now: at(1))
-        store.close()
+        try saveInANewRun(layout, "s=1;i=1", at: 0)
+        try saveInANewRun(layout, "s=1;i=2", at: 1)
 
         // A power cut in the middle of the second write: its slot is half new, half old.
         var file = try bytes(layout, nginx)
@@ -139,9 +135,8 @@ import Testing
     @Test func aCursorTooLongForASlotIsRefusedAndTheOneOnDiskStays() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)
+        try saveInANewRun(layout, "s=1;i=1", at: 0)
         let store = CursorStore(layout: layout)
-        store.update("s=1;i=1", for: nginx)
-        try store.flush(now: at(0))
         store.update("s=" + String(repeating: "f", count: 600), for: nginx)
         #expect(throws: StateStoreError.self) { try store.flush(now: at(1)) }
         #expect(try onDisk(layout, nginx) == "s=1;i=1")
