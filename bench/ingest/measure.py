@@ -3,28 +3,10 @@
 so that a busy machine slows each alike: CPU seconds (user + system, from wait4), entries per
 CPU-second, peak anonymous memory (RssAnon sampled from /proc/PID/status while it runs), and the
 pipeline's rate over journalctl's. Each pipeline run starts with an empty state directory."""
-import argparse, os, shutil, statistics, subprocess, sys, time
+import argparse, os, shutil, statistics, subprocess, sys
 
-def run(command):
-    process = subprocess.Popen(command, stdout=subprocess.PIPE)
-    peak_anon = 0
-    status_path = f"/proc/{process.pid}/status"
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        try:
-            with open(status_path) as status_file:
-                for line in status_file:
-                    if line.startswith("RssAnon:"):
-                        peak_anon = max(peak_anon, int(line.split()[1]))
-        except OSError:
-            pass
-        time.sleep(0.01)
-    output = process.stdout.read().decode()
-    if status != 0:
-        sys.exit(f"{command[0]} failed with status {status}")
-    return {"cpu": usage.ru_utime + usage.ru_stime, "anon": peak_anon, "output": output}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from measured_run import run  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser()
@@ -44,7 +26,7 @@ def main():
         with open(os.devnull, "wb") as sink:
             process = subprocess.Popen(journalctl, stdout=sink)
             _, status, usage = os.wait4(process.pid, 0)
-        results.setdefault("journalctl -o export", []).append({"cpu": usage.ru_utime + usage.ru_stime, "anon": 0})
+        results.setdefault("journalctl -o export", []).append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0})
         runs = [(f"pipeline, gzip {level}", args.bench, level) for level in args.levels]
         if args.before:
             runs += [(f"pipeline before, gzip {level}", args.before, level) for level in args.levels]
@@ -61,7 +43,7 @@ def main():
     print("|---|---:|---:|---:|---:|---:|")
     for name, runs in results.items():
         cpu = statistics.median(r["cpu"] for r in runs)
-        anon = max(r["anon"] for r in runs) / 1024
+        anon = max(r["peak_anon_kib"] for r in runs) / 1024
         anon_text = f"{anon:.1f} MiB" if anon else "—"
         print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {base / cpu:.2f}× |")
     print()

@@ -6,34 +6,10 @@ CPU seconds (user + system, from wait4), entries per CPU-second, the peak anonym
 also counts the journal files' mapped pages), with the follower's rate over journalctl's. With
 --before, another build of the benchmark (an earlier commit's) runs in the same rounds too, so that
 a change is measured against what it replaces under the same load."""
-import argparse, os, statistics, subprocess, sys, time
+import argparse, os, statistics, subprocess, sys
 
-def run(command, stdout=subprocess.DEVNULL):
-    process = subprocess.Popen(command, stdout=subprocess.PIPE if stdout is None else stdout)
-    peak_anon = 0
-    status_path = f"/proc/{process.pid}/status"
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        try:
-            with open(status_path) as status_file:
-                for line in status_file:
-                    if line.startswith("RssAnon:"):
-                        peak_anon = max(peak_anon, int(line.split()[1]))
-        except OSError:
-            pass
-        time.sleep(0.01)
-    output = process.stdout.read().decode() if process.stdout else ""
-    if status != 0:
-        sys.exit(f"{command[0]} failed with status {status}")
-    report = dict(part.split("=", 1) for part in output.split() if "=" in part)
-    return {
-        "cpu": usage.ru_utime + usage.ru_stime,
-        "peak_anon_kib": peak_anon,
-        "maxrss_kib": usage.ru_maxrss,
-        "report": report,
-    }
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from measured_run import run  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser()
