@@ -94,27 +94,30 @@ struct Apsioctl {
         code == .notPermitted ? "; run it with sudo" : ""
     }
 
-    /// Sends a request the daemon must answer; the answer, or the exit code already reported.
-    private func ask(_ request: ControlRequest) async -> Result<(ControlAnswer, [UInt8]), ExitCodeBox> {
+    /// Sends a request the daemon must answer. With `--json` its answer line is printed as it
+    /// came; otherwise `show` prints the answer. A daemon not running, a failure or a refusal is
+    /// reported here and gives its exit code.
+    private func respond(to request: ControlRequest, _ show: (ControlAnswer) -> ExitCode) async -> ExitCode {
         let client: ControlClient
         switch connect() {
         case .connected(let connected): client = connected
-        case .notRunning(let message): return .failure(ExitCodeBox(notRunning(message)))
-        case .failed(let message): return .failure(ExitCodeBox(failed(message)))
+        case .notRunning(let message): return notRunning(message)
+        case .failed(let message): return failed(message)
         }
         defer { client.close() }
+        let answer: ControlAnswer
+        let line: [UInt8]
         do {
-            let (answer, line) = try await client.exchange(request)
-            if case .failed(let error) = answer { return .failure(ExitCodeBox(failed(error))) }
-            return .success((answer, line))
+            (answer, line) = try await client.exchange(request)
         } catch {
-            return .failure(ExitCodeBox(failed(error.description)))
+            return failed(error.description)
         }
-    }
-
-    struct ExitCodeBox: Error {
-        let code: ExitCode
-        init(_ code: ExitCode) { self.code = code }
+        if case .failed(let error) = answer { return failed(error) }
+        if invocation.json {
+            Output.json(line)
+            return .done
+        }
+        return show(answer)
     }
 
     private func localTime(_ unixMs: Int64) -> ClockTime { ClockTime.local(unixMs: unixMs) }
@@ -139,13 +142,7 @@ struct Apsioctl {
     }
 
     private func status(_ apps: [AppName]) async -> ExitCode {
-        switch await ask(.status(apps: apps.map(\.rawValue))) {
-        case .failure(let box): return box.code
-        case .success((let answer, let line)):
-            if invocation.json {
-                Output.json(line)
-                return .done
-            }
+        await respond(to: .status(apps: apps.map(\.rawValue))) { answer in
             guard case .status(let status) = answer else { return failed("apsiod's answer was not a status") }
             if status.apps.isEmpty { Output.line("No app is configured") }
             for app in status.apps {
@@ -157,13 +154,7 @@ struct Apsioctl {
     }
 
     private func reload() async -> ExitCode {
-        switch await ask(.reload) {
-        case .failure(let box): return box.code
-        case .success((let answer, let line)):
-            if invocation.json {
-                Output.json(line)
-                return .done
-            }
+        await respond(to: .reload) { answer in
             guard case .reloaded(let problems) = answer else { return failed("apsiod's answer was not a reload") }
             Output.line(problems.isEmpty ? "Configuration reloaded" : "Configuration reloaded, with problems:")
             for problem in problems { Output.line("  " + problem) }
