@@ -20,6 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+. "$root/scripts/private-bus.sh"
 
 port=${DEMO_PORT:-8787}
 bin=""
@@ -182,13 +183,7 @@ else
     pids+=($!)
 
     # The system bus, with systemd's mock on it.
-    cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=$work/bus.sock</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-<allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/></policy></busconfig>
-CONF
+    private_bus_config "$work"
     dbus-daemon --config-file="$work/bus.conf" --nofork >"$work/bus.log" 2>&1 &
     pids+=($!)
     export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"

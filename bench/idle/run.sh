@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
+. scripts/private-bus.sh
 
 APPS=${APPS:-50}
 DURATION=${SECONDS_:-60}
@@ -30,13 +31,7 @@ cleanup() {
 trap cleanup EXIT
 
 # A private system bus with systemd's mock and one active unit per app.
-cat > "$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=$work/bus.sock</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-<allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/></policy></busconfig>
-CONF
+private_bus_config "$work"
 dbus-daemon --config-file="$work/bus.conf" --nofork --print-address=1 > "$work/bus.address" &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/bus.address" ] && break; sleep 0.1; done
