@@ -94,6 +94,28 @@ struct Apsioctl {
         code == .notPermitted ? "; run it with sudo" : ""
     }
 
+    private enum Exchanged {
+        case answered(ControlAnswer, line: [UInt8])
+        /// The exchange failed or the daemon refused; already reported.
+        case reported
+    }
+
+    /// One request on a connected client: the daemon's answer and its line as it came, unless the
+    /// exchange failed or the answer is a refusal, which are reported here (exit code `.failed`).
+    private func exchange(_ request: ControlRequest, on client: ControlClient) async -> Exchanged {
+        do {
+            let (answer, line) = try await client.exchange(request)
+            if case .failed(let error) = answer {
+                _ = failed(error)
+                return .reported
+            }
+            return .answered(answer, line: line)
+        } catch {
+            _ = failed(error.description)
+            return .reported
+        }
+    }
+
     /// Sends a request the daemon must answer. With `--json` its answer line is printed as it
     /// came; otherwise `show` prints the answer. A daemon not running, a failure or a refusal is
     /// reported here and gives its exit code.
@@ -105,14 +127,7 @@ struct Apsioctl {
         case .failed(let message): return failed(message)
         }
         defer { client.close() }
-        let answer: ControlAnswer
-        let line: [UInt8]
-        do {
-            (answer, line) = try await client.exchange(request)
-        } catch {
-            return failed(error.description)
-        }
-        if case .failed(let error) = answer { return failed(error) }
+        guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
         if invocation.json {
             Output.json(line)
             return .done
@@ -207,14 +222,7 @@ struct Apsioctl {
         switch connect() {
         case .connected(let client):
             defer { client.close() }
-            let answer: ControlAnswer
-            let line: [UInt8]
-            do {
-                (answer, line) = try await client.exchange(.apps)
-            } catch {
-                return failed(error.description)
-            }
-            if case .failed(let error) = answer { return failed(error) }
+            guard case .answered(let answer, let line) = await exchange(.apps, on: client) else { return .failed }
             guard case .apps(let apps) = answer else { return failed("apsiod's answer was not a list of apps") }
             if invocation.json {
                 Output.json(withDaemonRunning(line, true))
@@ -284,14 +292,7 @@ struct Apsioctl {
         switch connect() {
         case .connected(let client):
             defer { client.close() }
-            let answer: ControlAnswer
-            let line: [UInt8]
-            do {
-                (answer, line) = try await client.exchange(request)
-            } catch {
-                return failed(error.description)
-            }
-            if case .failed(let error) = answer { return failed(error) }
+            guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
             if invocation.json {
                 Output.json(withDaemonRunning(line, true))
             } else {
