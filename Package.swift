@@ -17,7 +17,7 @@ let package = Package(
     ],
     targets: [
         // Each C library is imported by exactly one Swift module:
-        // CSystemd by ApsioPlatform; CZlib, CDeflate and COpenSSL by ApsioNet.
+        // CSystemd by ApsioPlatform; CZlib, CIsal and COpenSSL by ApsioNet.
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -26,8 +26,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // Compression of whole bodies; zlib stays for decompression, which must stream under a cap.
         .systemLibrary(
-            name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev"])]),
+            name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
@@ -37,7 +37,7 @@ let package = Package(
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
         .target(name: "ApsioPOSIX", dependencies: ["ApsioCore"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
-        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CDeflate", "COpenSSL"], swiftSettings: strict),
+        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CIsal", "COpenSSL"], swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
         .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 

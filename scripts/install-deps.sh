@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
     libsystemd-dev zlib1g-dev libssl-dev pkg-config   # the C libraries apsiod links
-    libdeflate-dev                                    # gzip of bodies sent (zlib reads those received)
+    libisal-dev                                       # gzip of bodies sent (zlib reads those received)
     systemd-journal-remote                            # real journal files for the tests
     dbus python3-dbusmock                             # a private system bus with mock services
     openssl gzip binutils                             # test certificates, gzip and readelf

@@ -1,52 +1,59 @@
-internal import CDeflate
+internal import CIsal
 
-/// One libdeflate compressor at one level. Its match-finder tables (hundreds of KiB) are allocated
-/// once and serve every body it compresses; `DeflateCompressorPool` keeps it between bodies so that
-/// a batch does not pay for fresh pages each time. Not for two threads at once: the pool lends it to
-/// one caller at a time.
+/// One ISA-L igzip compressor at one level: its stream state (about 80 KiB) and the level's
+/// buffer (a few hundred KiB) are allocated once and serve every body it compresses;
+/// `DeflateCompressorPool` keeps it between bodies so that a batch does not pay for fresh pages
+/// each time. Not for two threads at once: the pool lends it to one caller at a time.
 final class DeflateCompressor {
     let level: Int32
-    private let compressor: OpaquePointer
+    private let stream: UnsafeMutablePointer<isal_zstream>
+    private let levelBuffer: UnsafeMutablePointer<UInt8>
+    private let levelBufferSize: UInt32
 
     init(level: Int32) throws(GzipError) {
-        // libdeflate answers NULL both for a level it does not know and for no memory: checked
-        // first, so that the error says which.
         guard Gzip.levels.contains(level) else { throw .invalidLevel(level) }
-        guard let compressor = libdeflate_alloc_compressor(level) else { throw .outOfMemory }
         self.level = level
-        self.compressor = compressor
+        stream = .allocate(capacity: 1)
+        levelBufferSize = apsio_isal_level_buffer_size(level)
+        levelBuffer = .allocate(capacity: Int(levelBufferSize))
     }
 
     deinit {
-        libdeflate_free_compressor(compressor)
+        stream.deallocate()
+        levelBuffer.deallocate()
+    }
+
+    /// The largest body one call takes: ISA-L counts in 32 bits, and the bound below must too.
+    static let maxInput = Int(UInt32.max / 2)
+
+    /// Room enough for any input: ISA-L falls back to stored blocks when compressing would
+    /// expand, which adds a 5-byte header to each block of at most 64 KiB; the header and trailer
+    /// of gzip add 18. An eighth of a byte per input byte, plus a little, covers both with room.
+    static func outputBound(_ count: Int) -> Int {
+        count + count / 8 + 1024
     }
 
     /// One gzip member (RFC 1952) holding all of `input`.
-    func gzip(_ input: [UInt8]) -> [UInt8] {
-        let bound = libdeflate_gzip_compress_bound(compressor, input.count)
+    func gzip(_ input: [UInt8]) throws(GzipError) -> [UInt8] {
+        guard input.count <= Self.maxInput else { throw .tooLargeToCompress(limit: Self.maxInput) }
+        let bound = Self.outputBound(input.count)
+        var code: Int32 = 0
         // Left uninitialised: a batch of log records compresses about fifteenfold, so most of the
         // bound is never written, and zeroing it would be one more pass over memory.
-        let output = input.withUnsafeBytes { source in
+        let output = input.withUnsafeBufferPointer { source in
             [UInt8](unsafeUninitializedCapacity: bound) { destination, count in
-                count = Self.compress(compressor, source, into: destination)
+                var written: UInt32 = 0
+                // An empty array may have no storage; ISA-L reads none of its bytes either way.
+                var nothing: UInt8 = 0
+                code = withUnsafeMutablePointer(to: &nothing) { placeholder in
+                    apsio_isal_gzip(
+                        stream, levelBuffer, levelBufferSize, level, source.baseAddress ?? UnsafePointer(placeholder),
+                        UInt32(source.count), destination.baseAddress, UInt32(destination.count), &written)
+                }
+                count = code == COMP_OK ? Int(written) : 0
             }
         }
-        // libdeflate's contract: given its own bound, compression cannot run out of room.
-        precondition(!output.isEmpty, "libdeflate wrote nothing within its own bound")
+        guard code == COMP_OK else { throw .compressor(code: code) }
         return output
-    }
-
-    private static func compress(
-        _ compressor: OpaquePointer, _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableBufferPointer<UInt8>
-    ) -> Int {
-        guard let base = source.baseAddress else {
-            // An empty array may have no storage; libdeflate still copies its zero bytes, and a
-            // null source is undefined behaviour in C even then.
-            var nothing: UInt8 = 0
-            return withUnsafeBytes(of: &nothing) { byte in
-                libdeflate_gzip_compress(compressor, byte.baseAddress, 0, destination.baseAddress, destination.count)
-            }
-        }
-        return libdeflate_gzip_compress(compressor, base, source.count, destination.baseAddress, destination.count)
     }
 }

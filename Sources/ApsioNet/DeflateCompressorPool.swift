@@ -5,8 +5,8 @@ internal import Synchronization
 /// out for the length of one body, so two callers never share one; there are as many as callers
 /// compressing at once, and at most `capacity` stay behind when they are done.
 final class DeflateCompressorPool: Sendable {
-    /// Shared by every caller of `Gzip.compress`. Four: two cores' worth of concurrent bodies at
-    /// the two levels in use (1 for ingest, 6 for the rest), about 1 MiB kept at most.
+    /// Shared by every caller of `Gzip.compress`. Four: more than two cores' worth of concurrent
+    /// bodies, about 1.5 MiB kept at most at the default level.
     static let shared = DeflateCompressorPool(capacity: 4)
 
     let capacity: Int

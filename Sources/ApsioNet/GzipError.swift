@@ -12,8 +12,10 @@ public enum GzipError: Error, Equatable, CustomStringConvertible {
     case zlib(code: Int32)
     /// A compression level outside `Gzip.levels`: a configuration mistake, refused rather than guessed.
     case invalidLevel(Int32)
-    /// libdeflate could not allocate a compressor's tables.
-    case outOfMemory
+    /// A body over what one gzip member is made of here (ISA-L counts in 32 bits).
+    case tooLargeToCompress(limit: Int)
+    /// ISA-L refused to compress (its error code): a defect here, never the data's fault.
+    case compressor(code: Int32)
 
     public var description: String {
         switch self {
@@ -24,8 +26,9 @@ public enum GzipError: Error, Equatable, CustomStringConvertible {
         case .zlib(let code): "zlib failed with code \(code)"
         case .invalidLevel(let level):
             "gzip level \(level) is outside \(Gzip.levels.lowerBound)...\(Gzip.levels.upperBound) "
-                + "(1 is fastest, 6 the default, 12 the smallest output)"
-        case .outOfMemory: "no memory for a gzip compressor"
+                + "(0 is fastest, 1 the default, 3 the smallest output)"
+        case .tooLargeToCompress(let limit): "a body over \(limit) bytes is too large to gzip in one piece"
+        case .compressor(let code): "ISA-L failed to gzip a body with code \(code)"
         }
     }
 }

@@ -10,8 +10,8 @@ import Testing
         let first = try pool.take(level: 1)
         let firstIdentity = ObjectIdentifier(first)
         pool.giveBack(first)
-        let atSix = try pool.take(level: 6)
-        #expect(atSix.level == 6)  // not the idle level-1 one
+        let atThree = try pool.take(level: 3)
+        #expect(atThree.level == 3)  // not the idle level-1 one
         #expect(pool.idleCount == 1)
         let again = try pool.take(level: 1)
         #expect(ObjectIdentifier(again) == firstIdentity)
@@ -41,13 +41,13 @@ import Testing
 
     @Test func anInvalidLevelIsRefusedBeforeAnythingIsAllocated() {
         let pool = DeflateCompressorPool(capacity: 2)
-        #expect(throws: GzipError.invalidLevel(13)) { try pool.take(level: 13) }
+        #expect(throws: GzipError.invalidLevel(4)) { try pool.take(level: 4) }
         #expect(pool.idleCount == 0)
     }
 
     @Test func theSharedPoolStaysWithinItsCapacity() throws {
         let input = Array(String(repeating: "{\"key\":\"value\"}\n", count: 10_000).utf8)
-        for level in [Int32(1), 6, 9, 12, 0] {
+        for level in [Int32(1), 2, 3, 0] {
             #expect(try Gzip.decompress(Gzip.compress(input, level: level), maxOutput: input.count) == input)
         }
         #expect(DeflateCompressorPool.shared.idleCount <= DeflateCompressorPool.shared.capacity)

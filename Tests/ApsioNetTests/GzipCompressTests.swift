@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// What `Gzip.compress` writes must be read back by our own reader and by the `gzip` command (a
-/// collector or proxy on the way may be anything), at the level ingest uses and at the default.
+/// collector or proxy on the way may be anything), at the level ingest uses and at the smallest.
 @Suite struct GzipCompressTests {
     enum Body: String, CaseIterable, CustomTestStringConvertible {
         case empty, small, largeLogBatch, incompressible
@@ -15,14 +15,14 @@ import Testing
             switch self {
             case .empty: []
             case .small: Array("{\"resourceLogs\":[]}".utf8)
-            // Several MiB, so that it spans many of libdeflate's blocks.
+            // Several MiB, so that it spans many deflate blocks.
             case .largeLogBatch: logBatch(records: 40_000, seed: 0)
             case .incompressible: randomBytes(count: 1 << 20)
             }
         }
     }
 
-    @Test(arguments: Body.allCases, [Int32(1), 6])
+    @Test(arguments: Body.allCases, [Int32(1), 3])
     func roundTripsThroughOurReaderAndTheGzipCommand(body: Body, level: Int32) async throws {
         let input = body.bytes
         let packed = try Gzip.compress(input, level: level)
@@ -41,16 +41,16 @@ import Testing
         }
     }
 
-    @Test(arguments: [Int32(0), 12])
+    @Test(arguments: [Int32(0), 3])
     func theEndsOfTheLevelRangeWork(level: Int32) throws {
         let input = logBatch(records: 2_000, seed: 1)
         #expect(try Gzip.decompress(Gzip.compress(input, level: level), maxOutput: input.count) == input)
     }
 
-    @Test(arguments: [Int32(-1), 13, 100, .min, .max])
+    @Test(arguments: [Int32(-1), 4, 6, .min, .max])
     func aLevelOutsideTheRangeIsATypedError(level: Int32) throws {
         #expect(throws: GzipError.invalidLevel(level)) { try Gzip.compress(Array("hello".utf8), level: level) }
-        #expect("\(GzipError.invalidLevel(level))".contains("0...12"))
+        #expect("\(GzipError.invalidLevel(level))".contains("0...3"))
     }
 
     /// Each caller gets a compressor of its own: bodies compressed at once come out whole and
@@ -66,7 +66,7 @@ import Testing
                     for round in 0..<6 {
                         let input = logBatch(records: 3_000 + caller * 97, seed: caller * 1_000 + round)
                         let outcome = Result { () throws(GzipError) -> [UInt8] in
-                            let packed = try Gzip.compress(input, level: caller.isMultiple(of: 2) ? 1 : 6)
+                            let packed = try Gzip.compress(input, level: caller.isMultiple(of: 2) ? 1 : 3)
                             return try Gzip.decompress(packed, maxOutput: input.count)
                         }
                         if (try? outcome.get()) != input { failures.withLock { $0.append("caller \(caller), round \(round)") } }
