@@ -84,7 +84,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
-        .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX"], swiftSettings: strict),
+        .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioTestSupport"],

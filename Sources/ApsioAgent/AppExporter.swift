@@ -279,19 +279,23 @@ public actor AppExporter {
         guard reader == nil, readingAllowed, windowHasRoom, let follower else { return }
         readerGeneration += 1
         let generation = readerGeneration
-        let task = Task { [follower] in
-            while !Task.isCancelled {
-                let batch: JournalBatch
-                do {
-                    batch = try await follower.next()
-                } catch {
-                    self.readFailed(error, generation: generation)
-                    return
-                }
-                guard self.accept(batch, generation: generation) else { return }
-            }
+        let task = Task(executorPreference: IngestThread.executor) {
+            await self.read(from: follower, generation: generation)
         }
         reader = (generation, task)
+    }
+
+    private func read(from follower: JournalFollower, generation: UInt64) async {
+        while !Task.isCancelled {
+            let batch: JournalBatch
+            do {
+                batch = try await follower.next()
+            } catch {
+                readFailed(error, generation: generation)
+                return
+            }
+            guard accept(batch, generation: generation) else { return }
+        }
     }
 
     private func stopReader() async {
@@ -437,10 +441,10 @@ public actor AppExporter {
         let encoder = encoder
         let level = configuration.gzipLevel
         let transport = transport
-        let task = Task {
+        let task = Task(executorPreference: IngestThread.executor) {
             let response = await Self.post(runs, resource: resource, encoder: encoder, gzipLevel: level, transport: transport)
             guard let response else { return }
-            self.answered(id, response)
+            await self.answered(id, response)
         }
         inFlight = (id, batch, task)
     }
@@ -542,13 +546,13 @@ public actor AppExporter {
         timer = nil
         guard let deadline else { return }
         let clock = clock
-        let task = Task {
+        let task = Task(executorPreference: IngestThread.executor) {
             do {
                 try await clock.sleep(until: deadline)
             } catch {
                 return
             }
-            self.tick(deadline)
+            await self.tick(deadline)
         }
         timer = (deadline, task)
     }

@@ -86,6 +86,17 @@ import Testing
         #expect(host.cursorOnDisk() == all.cursors["x"])
     }
 
+    /// Reading, encoding and sending run on the one `apsio-ingest` thread an operator sees in
+    /// `top -H`, not on threads of the shared pool.
+    @Test func ingestRunsOnItsOwnNamedThread() async throws {
+        let host = try Host()
+        try await ready(host)
+        try await host.lines(["first", "second"])
+        try await host.deliver(2)
+        #expect(host.sink.threads == ["apsio-ingest"])
+        await host.exporter.stop()
+    }
+
     /// 16.6: a raised level releases DEBUG lines marked `released=live`, never a family that is off.
     @Test func aRaisedLogLevelReleasesDebugLinesButNoFamilyThatIsOff() async throws {
         let host = try Host()

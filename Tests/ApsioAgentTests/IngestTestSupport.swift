@@ -14,6 +14,8 @@ final class ScriptedIngestSink: IngestTransport {
         var script: [LiveResponse] = []
         var attempts = 0
         var accepted: [JSONValue] = []
+        /// The threads bodies were posted from, by name.
+        var threads: Set<String> = []
     }
 
     let state = Mutex(State())
@@ -22,10 +24,13 @@ final class ScriptedIngestSink: IngestTransport {
 
     var attempts: Int { state.withLock { $0.attempts } }
     var accepted: [JSONValue] { state.withLock { $0.accepted } }
+    var threads: Set<String> { state.withLock { $0.threads } }
 
     func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> LiveResponse {
         let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
+        let thread = currentThreadName()
         return state.withLock { state in
+            state.threads.insert(thread)
             state.attempts += 1
             let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
             if case .status(let code, _, _) = answer, (200..<300).contains(code), let json { state.accepted.append(json) }
