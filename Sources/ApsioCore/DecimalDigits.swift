@@ -6,11 +6,34 @@ enum DecimalDigits {
     static func write(_ value: UInt64, endingIn buffer: UnsafeMutableRawBufferPointer) -> Int {
         var remaining = value
         var start = buffer.count
-        repeat {
+        // Two digits a step: a record's times have nineteen, and each step is a division.
+        pairs.withUnsafeBufferPointer { pairs in
+            while remaining >= 100 {
+                let pair = Int(remaining % 100) * 2
+                remaining /= 100
+                start -= 2
+                buffer[start] = pairs[pair]
+                buffer[start + 1] = pairs[pair + 1]
+            }
+        }
+        if remaining >= 10 {
+            start -= 2
+            buffer[start] = UInt8(truncatingIfNeeded: remaining / 10) &+ 0x30
+            buffer[start + 1] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
+        } else {
             start -= 1
-            buffer[start] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
-            remaining /= 10
-        } while remaining > 0
+            buffer[start] = UInt8(truncatingIfNeeded: remaining) &+ 0x30
+        }
         return start
     }
+
+    /// "00", "01", … "99", back to back.
+    private static let pairs: [UInt8] = {
+        var pairs: [UInt8] = []
+        for value in 0..<100 {
+            pairs.append(UInt8(value / 10) + 0x30)
+            pairs.append(UInt8(value % 10) + 0x30)
+        }
+        return pairs
+    }()
 }

@@ -21,11 +21,20 @@ enum JSONEscaping {
                 written += length
             }
         }
-        for index in 0..<utf8.count {
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time while none of them needs escaping, which is most text.
+            if index + 8 <= utf8.count, let base = utf8.baseAddress,
+                !needsEscaping(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+                continue
+            }
             let byte = utf8[index]
+            index += 1
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
-            copyRun(to: index)
-            runStart = index + 1
+            copyRun(to: index - 1)
+            runStart = index
             output[written] = UInt8(ascii: "\\")
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
@@ -52,5 +61,19 @@ enum JSONEscaping {
         copyRun(to: utf8.count)
         output[written] = UInt8(ascii: "\"")
         return written + 1
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether any byte of `word` is a control character, `"`, `\` or DEL. Exact as a yes or no
+    /// (which byte is not needed): a byte below 0x20 is found by subtracting 0x20 from each byte,
+    /// the others as zero bytes after an exclusive or.
+    @inline(__always)
+    static func needsEscaping(_ word: UInt64) -> Bool {
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return control || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+            || hasZeroByte(word ^ (ones &* 0x7F))
     }
 }
