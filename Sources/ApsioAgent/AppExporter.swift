@@ -455,13 +455,10 @@ public actor AppExporter {
         _ runs: [ArraySlice<IngestRecord>], resource: OTLPResource, encoder: OTLPLogsEncoder, gzipLevel: Int32,
         transport: any IngestTransport
     ) async -> LiveResponse? {
-        let json = encoder.encode(app: resource, runs: runs)
-        let body: [UInt8]
-        do {
-            body = try Gzip.compress(json, level: gzipLevel)
-        } catch {
-            return .failed
-        }
+        let json = encoder.encode(app: resource, runs: runs, reusing: IngestScratch.shared.take())
+        let compressed = Result { () throws(GzipError) in try Gzip.compress(json, level: gzipLevel) }
+        IngestScratch.shared.giveBack(json)
+        guard let body = try? compressed.get() else { return .failed }
         do {
             return try await transport.post(gzippedOTLPJSON: body)
         } catch {

@@ -12,6 +12,14 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Writes into `buffer`'s storage, emptied first: a caller that writes large documents one
+    /// after another keeps the pages of one buffer instead of having fresh ones faulted in each time.
+    public init(reusing buffer: consuming [UInt8], reservingCapacity capacity: Int) {
+        bytes = buffer
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(capacity)
+    }
+
     public mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); needsComma = false }
     public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
     public mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); needsComma = false }

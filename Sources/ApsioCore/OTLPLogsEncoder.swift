@@ -56,7 +56,10 @@ public struct OTLPLogsEncoder: Sendable {
     /// The records of `runs`, in order, one `ResourceLogs` per session as `OTLPResourceLogs.grouped`
     /// would make them, without copying a record into groups: the exporter hands over slices of
     /// the records it keeps until the backend accepts them.
-    public func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>]) -> [UInt8] {
+    ///
+    /// The JSON is written into `buffer`'s storage when it is given (and not shared): see
+    /// `JSONWriter.init(reusing:reservingCapacity:)`.
+    public func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>], reusing buffer: consuming [UInt8] = []) -> [UInt8] {
         // Records are read in place through buffer pointers: a subscript of the slice would copy
         // each record out (four retains) and destroy the copy again.
         var sessions: [String?] = []
@@ -69,7 +72,7 @@ public struct OTLPLogsEncoder: Sendable {
                 }
             }
         }
-        var writer = JSONWriter(reservingCapacity: Self.estimate(runs))
+        var writer = JSONWriter(reusing: buffer, reservingCapacity: Self.estimate(runs))
         writer.beginObject()
         writer.key("resourceLogs")
         writer.beginArray()

@@ -12,6 +12,18 @@ import Testing
         facts: ResourceFacts(osName: "Debian GNU/Linux", osVersion: "12", hostName: "edge-7"),
         installationID: install, sessionID: session)
 
+    /// A request written into the memory of a larger one before it holds only its own records.
+    @Test func aRequestWrittenIntoAnEarlierOnesMemoryIsTheSameAsAFreshOne() {
+        let large = (0..<200).map { IngestRecord(record("request \($0) of a long batch", cursor: "s=abc;i=\($0)"), mark: .unsampled) }
+        let small = [IngestRecord(record("one line", cursor: "s=abc;i=999"), mark: .unsampled)]
+        let first = encoder.encode(app: Self.resource, runs: [large[...]])
+        let capacity = first.capacity
+        let reused = encoder.encode(app: Self.resource, runs: [small[...]], reusing: first)
+        #expect(reused == encoder.encode(app: Self.resource, runs: [small[...]]))
+        // The earlier request's storage, not new memory.
+        #expect(reused.capacity == capacity)
+    }
+
     func record(
         _ body: String = "GET /", cursor: String? = "s=abc;i=1", session: String? = OTLPLogsEncoderTests.session,
         attributes: [Attribute] = []
