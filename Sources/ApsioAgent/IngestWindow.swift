@@ -130,15 +130,26 @@ struct IngestWindow {
         var left = min(n, count)
         var cursor: String?
         while left > 0 {
-            let entries = chunks[0].entries
-            let end = min(entries.count, start + left)
-            for index in start..<end {
-                bytes -= entries[index].bytes
-                if let after = entries[index].cursorAfter { cursor = after }
+            let end = min(chunks[0].entries.count, start + left)
+            let first = start
+            let (removedBytes, lastCursor) = chunks[0].entries.withUnsafeBufferPointer { entries -> (Int, String?) in
+                guard let base = entries.baseAddress else { return (0, nil) }
+                var removed = 0
+                for index in first..<end { removed += (base + index).pointee.bytes }
+                // Only the last cursor counts: looked for from the end, through the pointer, so
+                // that no other cursor is copied (and retained) on the way.
+                var index = end
+                while index > first {
+                    index -= 1
+                    if (base + index).pointee.cursorAfter != nil { return (removed, (base + index).pointee.cursorAfter) }
+                }
+                return (removed, nil)
             }
+            bytes -= removedBytes
+            if let lastCursor { cursor = lastCursor }
             count -= end - start
             left -= end - start
-            if end == entries.count {
+            if end == chunks[0].entries.count {
                 chunks.removeFirst()
                 start = 0
             } else {

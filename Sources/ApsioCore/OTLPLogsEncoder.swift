@@ -40,10 +40,13 @@ public struct OTLPLogsEncoder: Sendable {
             for group in groups where !group.records.isEmpty {
                 beginGroup(group.resource, into: &writer)
                 var pieces = RecordPieces(namespace: group.resource.recordUIDNamespace)
-                for index in group.records.indices {
-                    write(
-                        group.records[index], resourceSession: group.resource.sessionID, pieces: &pieces,
-                        digester: digester, scratch: &scratch, into: &writer)
+                group.records.withUnsafeBufferPointer { records in
+                    guard let base = records.baseAddress else { return }
+                    for index in records.indices {
+                        write(
+                            base + index, resourceSession: group.resource.sessionID, pieces: &pieces,
+                            digester: digester, scratch: &scratch, into: &writer)
+                    }
                 }
                 endGroup(into: &writer)
             }
@@ -85,11 +88,12 @@ public struct OTLPLogsEncoder: Sendable {
                 var pieces = RecordPieces(namespace: resource.recordUIDNamespace)
                 for run in runs {
                     run.withUnsafeBufferPointer { records in
-                        // `pointee` lends the record where the buffer's subscript returns a copy.
+                        // A pointer, as `pointee` read field by field lends the record where the
+                        // buffer's subscript (or `pointee` passed on whole) returns a copy.
                         guard let base = records.baseAddress else { return }
-                        for index in records.indices where sessions.count == 1 || base[index].record.sessionID == session {
+                        for index in records.indices where sessions.count == 1 || (base + index).pointee.record.sessionID == session {
                             write(
-                                (base + index).pointee, resourceSession: session, pieces: &pieces, digester: digester,
+                                base + index, resourceSession: session, pieces: &pieces, digester: digester,
                                 scratch: &scratch, into: &writer)
                         }
                     }
@@ -245,37 +249,37 @@ public struct OTLPLogsEncoder: Sendable {
     /// bytes `writeAttribute` and the writer's own methods would make, in the shape the type's
     /// comment gives.
     private func write(
-        _ entry: borrowing IngestRecord, resourceSession: String?, pieces: inout RecordPieces,
+        _ entry: UnsafePointer<IngestRecord>, resourceSession: String?, pieces: inout RecordPieces,
         digester: borrowing SHA256Digester, scratch: inout JSONScratch, into writer: inout JSONWriter
     ) {
-        let body = UTF8Cut.cutBody(entry.record.body, limits: limits)
-        if let mark = entry.mark.attribute, pieces.mark?.mark != entry.mark { pieces.mark = (entry.mark, json(of: mark)) }
-        let markJSON = entry.mark.attribute == nil ? nil : pieces.mark?.json
-        pieces.uid.fill(for: entry.record)
+        let body = UTF8Cut.cutBody(entry.pointee.record.body, limits: limits)
+        if let mark = entry.pointee.mark.attribute, pieces.mark?.mark != entry.pointee.mark { pieces.mark = (entry.pointee.mark, json(of: mark)) }
+        let markJSON = entry.pointee.mark.attribute == nil ? nil : pieces.mark?.json
+        pieces.uid.fill(for: entry.pointee.record)
         let uid = pieces.uid.bytes
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             uid.withUnsafeBytes { digester.digest($0, into: digest) }
-            pieces.attributes.withValue(for: entry.record.attributes, make: encode(attributes:)) { attributes in
+            pieces.attributes.withValue(for: entry.pointee.record.attributes, make: encode(attributes:)) { attributes in
                 // `session.id` on the record only where it differs from its Resource's (§2.4).
-                let session = entry.record.sessionID.flatMap {
+                let session = entry.pointee.record.sessionID.flatMap {
                     $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil
                 }
                 let sessionJSON = session.map { json(of: .string(Self.sessionIDKey, $0)) } ?? []
                 scratch.reset(
-                    reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: entry.record.severityText.utf8.count)
+                    reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: entry.pointee.record.severityText.utf8.count)
                         + JSONEscaping.quotedBound(utf8Count: body.utf8.count) + attributes.json.count + sessionJSON.count
                         + (markJSON?.count ?? 0))
                 scratch.put(UInt8(ascii: "{"))
                 scratch.put(Self.timeKey)
-                scratch.putDecimal(entry.record.timeUnixNano)
+                scratch.putDecimal(entry.pointee.record.timeUnixNano)
                 scratch.put(Self.observedTimeKey)
-                scratch.putDecimal(entry.observedTimeUnixNano ?? entry.record.timeUnixNano)
+                scratch.putDecimal(entry.pointee.observedTimeUnixNano ?? entry.pointee.record.timeUnixNano)
                 scratch.put(Self.severityNumberKey)
-                let severity = CapturePolicy.severityRange.contains(entry.record.severityNumber) ? entry.record.severityNumber : 0
+                let severity = CapturePolicy.severityRange.contains(entry.pointee.record.severityNumber) ? entry.pointee.record.severityNumber : 0
                 scratch.putDecimal(UInt64(severity))
-                if !entry.record.severityText.isEmpty {
+                if !entry.pointee.record.severityText.isEmpty {
                     scratch.put(Self.severityTextKey)
-                    scratch.putQuoted(entry.record.severityText)
+                    scratch.putQuoted(entry.pointee.record.severityText)
                 }
                 scratch.put(Self.bodyKey)
                 scratch.putQuoted(body)

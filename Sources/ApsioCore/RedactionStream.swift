@@ -21,7 +21,8 @@ public struct RedactionStream: Sendable {
 
     public var isInsidePrivateKey: Bool { keyLines != nil }
 
-    public mutating func redact(_ record: LogRecord) -> LogRecord {
+    /// Takes the record (`consuming`): its fields are replaced in place rather than in a copy.
+    public mutating func redact(_ record: consuming LogRecord) -> LogRecord {
         var record = record
         let continuing = keyLines != nil
         let (body, open) = redactor.redact(record.body, continuingPrivateKey: continuing)
