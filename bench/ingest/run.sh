@@ -5,7 +5,7 @@
 # same rounds. Reports entries per CPU-second and peak RssAnon.
 #
 #   bench/ingest/run.sh                        # 1,000,000 entries, 3 rounds, gzip level 1
-#   N=200000 ROUNDS=2 LEVELS="1 6" bench/ingest/run.sh
+#   N=200000 ROUNDS=2 LEVELS="1 3" bench/ingest/run.sh
 #   JOURNAL_DIR=/var/tmp/ib bench/ingest/run.sh  # keep (or reuse) the generated files there
 #   BEFORE=path/to/an/earlier/apsio-bench-ingest bench/ingest/run.sh  # run it in the same rounds
 set -euo pipefail
