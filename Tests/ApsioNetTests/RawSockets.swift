@@ -9,9 +9,12 @@ final class RawServer: Sendable {
     let port: Int
     private let listener: Int32
     private let accepted = Counter()
+    private let closed = Counter()
     private let done = DispatchSemaphore(value: 0)
 
     var acceptedCount: Int { accepted.value.load(ordering: .sequentiallyConsistent) }
+    /// How many connections the server has closed, after `serve` returned for them.
+    var closedCount: Int { closed.value.load(ordering: .sequentiallyConsistent) }
 
     /// `serve` runs once per connection with its fd and its index (0 for the first); the fd is
     /// closed when it returns.
@@ -31,6 +34,7 @@ final class RawServer: Sendable {
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
         let counter = accepted
+        let closedCounter = closed
         let finished = done
         Thread.detachNewThread { [counter] in
             while true {
@@ -40,6 +44,7 @@ final class RawServer: Sendable {
                 Thread.detachNewThread {
                     serve(connection, index)
                     close(connection)
+                    _ = closedCounter.value.wrappingAdd(1, ordering: .sequentiallyConsistent)
                 }
             }
             finished.signal()
