@@ -120,19 +120,26 @@ struct Apsioctl {
     /// came; otherwise `show` prints the answer. A daemon not running, a failure or a refusal is
     /// reported here and gives its exit code.
     private func respond(to request: ControlRequest, _ show: (ControlAnswer) -> ExitCode) async -> ExitCode {
-        let client: ControlClient
+        await withDaemon { client in
+            guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
+            if invocation.json {
+                Output.json(line)
+                return .done
+            }
+            return show(answer)
+        }
+    }
+
+    /// Runs `body` on a connection to the daemon, closed after it; a daemon not running or a
+    /// connection that fails is reported here and gives its exit code.
+    private func withDaemon(_ body: (ControlClient) async -> ExitCode) async -> ExitCode {
         switch connect() {
-        case .connected(let connected): client = connected
+        case .connected(let client):
+            defer { client.close() }
+            return await body(client)
         case .notRunning(let message): return notRunning(message)
         case .failed(let message): return failed(message)
         }
-        defer { client.close() }
-        guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
-        if invocation.json {
-            Output.json(line)
-            return .done
-        }
-        return show(answer)
     }
 
     private func localTime(_ unixMs: Int64) -> ClockTime { ClockTime.local(unixMs: unixMs) }
@@ -178,13 +185,10 @@ struct Apsioctl {
     }
 
     private func watch(_ apps: [AppName]) async -> ExitCode {
-        let client: ControlClient
-        switch connect() {
-        case .connected(let connected): client = connected
-        case .notRunning(let message): return notRunning(message)
-        case .failed(let message): return failed(message)
-        }
-        defer { client.close() }
+        await withDaemon { client in await watch(apps, on: client) }
+    }
+
+    private func watch(_ apps: [AppName], on client: ControlClient) async -> ExitCode {
         do {
             let request = ControlRequest.watch(apps: apps.map(\.rawValue))
             let (answer, line) = try await client.exchange(request)
