@@ -1,5 +1,6 @@
 public import ApsioCore
 public import ApsioPlatform
+public import ApsioNet
 
 /// What one app's exporter is given: whose journal entries, what they are sent as, and its bounds.
 public struct AppExporterConfiguration: Sendable {
@@ -22,7 +23,8 @@ public struct AppExporterConfiguration: Sendable {
     /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
     public var windowRecords: Int
     public var windowBytes: Int
-    /// gzip level of the request bodies, `Gzip.levels` (docs/ingest.md says why 1).
+    /// gzip level of the request bodies, one of `Gzip.levels`; by default the level every body the
+    /// daemon sends uses (docs/ingest.md says why).
     public var gzipLevel: Int32
     /// The least time between two syncs of the cursor file to disk. The cursor is written after
     /// every accepted batch (so a crash of apsiod sends again at most the batch in flight); this
@@ -32,7 +34,7 @@ public struct AppExporterConfiguration: Sendable {
     public init(
         app: AppName, unit: String, minPriority: Int = 7, journal: JournalSource = .system,
         firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,
-        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = 1, cursorSyncInterval: Duration = .seconds(5)
+        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
         self.unit = unit
