@@ -27,6 +27,11 @@ public struct SessionSampler: Sendable {
     /// Session ids in the order they were first decided, for forgetting the oldest.
     private var order: [String] = []
     private var orderStart = 0
+    /// The session decided or looked up last, with its decision: a unit writes long runs of one
+    /// session's records, and comparing with the last id is cheaper than hashing it into
+    /// `decisions` for each one. It is always still in `decisions`: only an older session is
+    /// forgotten, and only when a newer one becomes the last.
+    private var last: (sessionID: String, decision: Decision)?
 
     public init(hashing: some SHA256Hashing, limits: Limits = .spec) {
         self.hashing = hashing
@@ -34,9 +39,14 @@ public struct SessionSampler: Sendable {
     }
 
     public mutating func decide(sessionID: String, rate: Double) -> Decision {
-        if let known = decisions[sessionID] { return known }
+        if let last, last.sessionID == sessionID { return last.decision }
+        if let known = decisions[sessionID] {
+            last = (sessionID, known)
+            return known
+        }
         let decision = Decision(keep: Self.keeps(sessionID: sessionID, rate: rate, hashing: hashing), rate: rate)
         decisions[sessionID] = decision
+        last = (sessionID, decision)
         order.append(sessionID)
         if decisions.count > capacity {
             decisions[order[orderStart]] = nil

@@ -63,6 +63,17 @@ import Testing
         for index in 0..<50 { _ = sampler.decide(sessionID: "x\(index)", rate: 1) }
         #expect(!sampler.decide(sessionID: "c", rate: 0).keep)
     }
+
+    @Test func theSessionAskedAboutLastIsForgottenLikeAnyOther() {
+        var limits = Limits.spec
+        limits.maxRememberedSessions = 1
+        var sampler = SessionSampler(hashing: sha256, limits: limits)
+        _ = sampler.decide(sessionID: "a", rate: 1)
+        #expect(sampler.decide(sessionID: "a", rate: 0).keep)  // asked again in a row
+        _ = sampler.decide(sessionID: "b", rate: 1)  // forgets a
+        #expect(!sampler.decide(sessionID: "a", rate: 0).keep)
+        #expect(!sampler.decide(sessionID: "b", rate: 0).keep)  // a, decided again, forgot b
+    }
 }
 
 @Suite struct IngestGateTests {
