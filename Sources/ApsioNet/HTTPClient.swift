@@ -1,4 +1,5 @@
 import ApsioCore
+import Synchronization
 
 /// A strict HTTP/1.1 client on POSIX sockets and OpenSSL, for the live channel and ingest.
 ///
@@ -10,17 +11,40 @@ import ApsioCore
 /// is closed at once, so the server sees the connection end. That is how the live channel stops.
 public final class HTTPClient: Sendable {
     public let options: Options
-    private let tls: TLSContext
+    /// Made at the first https connection when the system's trust store is used: parsing its
+    /// bundle costs tens of milliseconds of CPU and holds about a megabyte, which a client that
+    /// only ever speaks plain HTTP to loopback (a development backend) never needs. A CA file
+    /// named in `options` is loaded at once instead, so that a wrong path fails here, at start.
+    private let tls: Mutex<TLSContext?>
     private let pool: ConnectionPool
 
     public init(options: Options = Options()) throws(HTTPClientError) {
         self.options = options
+        tls = Mutex(options.caFile == nil ? nil : try Self.makeTLSContext(caFile: options.caFile))
+        pool = ConnectionPool(maxPerKey: options.maxIdleConnectionsPerOrigin, idleTimeout: options.idleTimeout)
+    }
+
+    private static func makeTLSContext(caFile: String?) throws(HTTPClientError) -> TLSContext {
         do {
-            tls = try TLSContext.client(caFile: options.caFile)
+            return try TLSContext.client(caFile: caFile)
         } catch {
             throw .tlsConfiguration(error.reason)
         }
-        pool = ConnectionPool(maxPerKey: options.maxIdleConnectionsPerOrigin, idleTimeout: options.idleTimeout)
+    }
+
+    private func tlsContext() throws(HTTPClientError) -> TLSContext {
+        try tls.withLock { (context: inout TLSContext?) throws(HTTPClientError) -> TLSContext in
+            if let context { return context }
+            let made = try Self.makeTLSContext(caFile: options.caFile)
+            context = made
+            return made
+        }
+    }
+
+    /// Whether the client holds a TLS context yet: before its first https connection, only when a
+    /// CA file was named.
+    var hasTLSContext: Bool {
+        tls.withLock { $0 != nil }
     }
 
     /// Closes every idle connection (on shutdown, or when the network changed).
@@ -80,6 +104,7 @@ public final class HTTPClient: Sendable {
 
     private func open(_ endpoint: HTTPEndpoint, deadline: ContinuousClock.Instant, timeout: Duration) async throws -> Transport {
         let limits = options.limits
+        let context = endpoint.scheme == .https ? try tlsContext() : nil
         let connectBy = min(ContinuousClock.now + limits.connectTimeout, deadline)
         let connectPhase: (HTTPClientError.Phase, Duration) =
             connectBy == deadline ? (.exchange, timeout) : (.connect, limits.connectTimeout)
@@ -103,12 +128,12 @@ public final class HTTPClient: Sendable {
                 throw HTTPClientError.connectFailed(host: endpoint.host, port: endpoint.port, reason: reason)
             }
         }
-        guard endpoint.scheme == .https else { return transport }
+        guard let context else { return transport }
 
         let handshakeBy = min(ContinuousClock.now + limits.tlsHandshakeTimeout, deadline)
         do {
             let session = try TLSSession(
-                clientOf: tls, fd: transport.fd.rawValue, host: endpoint.host, hostIsIPLiteral: endpoint.isIPLiteral)
+                clientOf: context, fd: transport.fd.rawValue, host: endpoint.host, hostIsIPLiteral: endpoint.isIPLiteral)
             try await transport.startTLS(session, deadline: handshakeBy)
             return transport
         } catch let error as TransportError {

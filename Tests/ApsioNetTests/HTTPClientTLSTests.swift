@@ -1,4 +1,4 @@
-import ApsioNet
+@testable import ApsioNet
 import Testing
 
 /// TLS against the test CA: verification is on in every test; only what the client trusts changes.
@@ -77,6 +77,32 @@ import Testing
                 return true
             }
         }
+    }
+
+    /// A client of a plain loopback backend never parses the system's trust store (CPU and memory
+    /// it would hold for nothing); its first https connection loads it.
+    @Test func theSystemTrustStoreIsLoadedAtTheFirstHTTPSConnection() async throws {
+        let client = try HTTPClient(options: .init(limits: testLimits))
+        #expect(!client.hasTLSContext)
+        try await withServer(Self.router()) { _, port in
+            let response = try await client.send(.postJSON("/v1/live/frames", json: Array("{}".utf8)), to: loopback(port))
+            #expect(response.status == 200)
+        }
+        #expect(!client.hasTLSContext)
+
+        let certificates = try await TestCertificates.make()
+        let tls = HTTPServer.TLSFiles(certificateFile: certificates.serverCertificate, privateKeyFile: certificates.serverKey)
+        try await withServer(Self.router(), tls: tls) { _, port in
+            await #expect(throws: HTTPClientError.self) {
+                try await client.send(.postJSON("/v1/live/frames", json: []), to: HTTPEndpoint(scheme: .https, host: "localhost", port: port))
+            }
+        }
+        #expect(client.hasTLSContext)
+    }
+
+    @Test func aCAFileIsLoadedAtOnce() async throws {
+        let certificates = try await TestCertificates.make()
+        #expect(try HTTPClient(options: .init(caFile: certificates.caFile)).hasTLSContext)
     }
 
     @Test func aMissingCAFileIsAConfigurationError() {
