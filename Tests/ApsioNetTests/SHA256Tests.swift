@@ -37,4 +37,34 @@ import Testing
         #expect(digests == inputs.map { sha.sha256($0) })
         #expect(Hex.lowercase(digests[0]) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
+
+    /// Inputs that start with the same 64-byte block (a uid's input: installation id, colon, the
+    /// journal file's id) are hashed from a context holding that block; every input still gets its
+    /// own digest, however the first blocks come and go.
+    @Test func inputsSharingTheirFirstBlockEachGetTheirOwnDigest() {
+        let sha = OpenSSLSHA256()
+        let block = Array("4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31:s=739ad463348b4ceca5a9e69c9".utf8)
+        let other = Array("0b7e4d21-9a3c-4f5e-8d6b-1c2a3e4f5a6b:s=1111aaaa2222bbbb3333cccc4".utf8)
+        #expect(block.count == 64 && other.count == 64)
+        func entry(_ first: [UInt8], _ seqnum: Int) -> [UInt8] {
+            first + Array("5a3c93f;i=\(String(seqnum, radix: 16));b=9f0e;m=1a2b;t=5f3e2d1c;x=\(seqnum * 7919)".utf8)
+        }
+        let inputs: [[UInt8]] = [
+            entry(block, 1), entry(block, 2), entry(block, 3),  // the block hashed at the second, reused at the third
+            entry(other, 4), entry(block, 5), entry(other, 6),  // alternating: each hashed whole
+            entry(other, 7), entry(other, 8),
+            block, block + [0x61], Array("abc".utf8), [],  // exactly one block, one byte more, short ones
+            entry(block, 9), entry(block, 10),
+        ]
+        let digests = sha.withDigester { digester in
+            inputs.map { input in
+                [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                    input.withUnsafeBytes { digester.digest($0, into: UnsafeMutableRawBufferPointer(output)) }
+                    count = 32
+                }
+            }
+        }
+        #expect(digests == inputs.map { sha.sha256($0) })
+        #expect(Set(digests.map(Hex.lowercase)).count == inputs.count)
+    }
 }
