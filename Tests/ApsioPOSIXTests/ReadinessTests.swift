@@ -1,4 +1,4 @@
-import ApsioPOSIX
+@testable import ApsioPOSIX
 import Glibc
 import Testing
 
@@ -40,6 +40,26 @@ import Testing
         let task = Task { try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(3600)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    /// A wait that is over holds nothing until its timeout would have come: a daemon sending a
+    /// batch a second would otherwise keep every exchange's wait (and wake for its timer) for 30 s.
+    @Test(arguments: [false, true])
+    func aSettledWaitIsFreedLongBeforeItsTimeout(cancelled: Bool) async throws {
+        let pipe = try Pipe()
+        weak var finished: Readiness.Waiter?
+        do {
+            let waiter = Readiness.Waiter(fd: pipe.write.rawValue, event: cancelled ? .readable : .writable)
+            finished = waiter
+            if cancelled { waiter.settle(.failure(CancellationError())) }
+            let outcome = await withCheckedContinuation { continuation in
+                waiter.start(timeout: .seconds(3600), queue: Readiness.queue) { continuation.resume(returning: $0) }
+            }
+            #expect((try? outcome.get()) == (cancelled ? nil : .ready))
+        }
+        // Dispatch lets go of a cancelled source's handlers on its own queue, soon after.
+        for _ in 0..<500 where finished != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(finished == nil)
     }
 
     @Test func errorsCarryTheCallAndReason() {
