@@ -17,7 +17,7 @@ let package = Package(
     ],
     targets: [
         // Each C library is imported by exactly one Swift module:
-        // CSystemd by ApsioPlatform; CZlib, CIsal and COpenSSL by ApsioNet.
+        // CSystemd by ApsioPlatform; CZlib, CIsal and COpenSSL by ApsioNet; CLinux by ApsioPOSIX.
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -31,11 +31,13 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        // epoll and timerfd, which Swift's Glibc module leaves out; glibc itself, nothing to link.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // Pure rules and state machines: no C, no I/O, no clock reads.
         .target(name: "ApsioCore", swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
-        .target(name: "ApsioPOSIX", dependencies: ["ApsioCore"], swiftSettings: strict),
+        .target(name: "ApsioPOSIX", dependencies: ["ApsioCore", "CLinux"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
         .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CIsal", "COpenSSL"], swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.

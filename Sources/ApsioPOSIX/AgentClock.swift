@@ -11,7 +11,7 @@ public protocol AgentClock: Sendable {
     func sleep(until deadline: MonotonicInstant) async throws
 }
 
-/// The machine's clocks: `CLOCK_MONOTONIC` (through `ContinuousClock`, which does not stop while
+/// The machine's clocks: `CLOCK_BOOTTIME` (through `ContinuousClock`, which does not stop while
 /// the machine sleeps) and `CLOCK_REALTIME`.
 public struct SystemAgentClock: AgentClock {
     private let origin = ContinuousClock.now
@@ -23,7 +23,7 @@ public struct SystemAgentClock: AgentClock {
     }
 
     public func sleep(until deadline: MonotonicInstant) async throws {
-        try await Task.sleep(until: origin + deadline.sinceOrigin, clock: .continuous)
+        try await Readiness.sleep(for: (origin + deadline.sinceOrigin) - ContinuousClock.now)
     }
 
     public static func wallUnixMs() -> Int64 {

@@ -1,3 +1,4 @@
+import ApsioCore
 @testable import ApsioPOSIX
 import Glibc
 import Testing
@@ -43,23 +44,76 @@ import Testing
     }
 
     /// A wait that is over holds nothing until its timeout would have come: a daemon sending a
-    /// batch a second would otherwise keep every exchange's wait (and wake for its timer) for 30 s.
+    /// batch a second would otherwise keep every exchange's wait for 30 s.
     @Test(arguments: [false, true])
     func aSettledWaitIsFreedLongBeforeItsTimeout(cancelled: Bool) async throws {
         let pipe = try Pipe()
-        weak var finished: Readiness.Waiter?
+        weak var finished: EpollReactor.Waiter?
         do {
-            let waiter = Readiness.Waiter(fd: pipe.write.rawValue, event: cancelled ? .readable : .writable)
+            let waiter = EpollReactor.Waiter(
+                fd: cancelled ? pipe.read.rawValue : pipe.write.rawValue, event: cancelled ? .readable : .writable,
+                timeout: .seconds(3600))
             finished = waiter
-            if cancelled { waiter.settle(.failure(CancellationError())) }
+            if cancelled { EpollReactor.shared.cancel(waiter) }
             let outcome = await withCheckedContinuation { continuation in
-                waiter.start(timeout: .seconds(3600), queue: Readiness.queue) { continuation.resume(returning: $0) }
+                EpollReactor.shared.register(waiter) { continuation.resume(returning: $0) }
             }
             #expect((try? outcome.get()) == (cancelled ? nil : .ready))
         }
-        // Dispatch lets go of a cancelled source's handlers on its own queue, soon after.
-        for _ in 0..<500 where finished != nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(finished == nil)
+    }
+
+    /// A socket read and written at once (the bus does) has two waits on one descriptor: each
+    /// ends on its own event.
+    @Test func twoWaitsOnOneDescriptorEachEndOnTheirOwnEvent() async throws {
+        let pipe = try Pipe()
+        async let read = Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30))
+        #expect(try await Readiness.wait(pipe.read.rawValue, for: .writable, timeout: .seconds(30)) == .ready)
+        _ = Glibc.write(pipe.write.rawValue, "x", 1)
+        #expect(try await read == .ready)
+        // And once both are over, the descriptor can be waited for again.
+        #expect(try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30)) == .ready)
+    }
+
+    /// A short wait started after a long one still ends on time, and the long one goes on.
+    @Test func aShortWaitAfterALongOneTimesOutFirst() async throws {
+        let long = try Pipe()
+        let short = try Pipe()
+        let longWait = Task { try await Readiness.wait(long.read.rawValue, for: .readable, timeout: .seconds(3600)) }
+        #expect(try await Readiness.wait(short.read.rawValue, for: .readable, timeout: .milliseconds(20)) == .timedOut)
+        #expect(try await Readiness.wait(short.read.rawValue, for: .readable, timeout: .milliseconds(20)) == .timedOut)
+        _ = Glibc.write(long.write.rawValue, "x", 1)
+        #expect(try await longWait.value == .ready)
+    }
+
+    /// A regular file is always ready, as `poll` has it; epoll refuses to watch one.
+    @Test func aRegularFileIsReadyAtOnce() async throws {
+        let fd = Glibc.open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        let file = OwnedFileDescriptor(taking: fd)
+        #expect(try await Readiness.wait(file.rawValue, for: .readable, timeout: .seconds(30)) == .ready)
+    }
+
+    /// A sleep on the reactor's timer ends at its deadline, never before.
+    @Test func aSleepEndsNoSoonerThanAsked() async throws {
+        let start = ContinuousClock.now
+        try await Readiness.sleep(for: .milliseconds(30))
+        #expect(ContinuousClock.now - start >= .milliseconds(30))
+        try await Readiness.sleep(for: .seconds(-1))
+    }
+
+    @Test func cancellationEndsASleep() async throws {
+        let task = Task { try await Readiness.sleep(for: .seconds(3600)) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    /// The system clock sleeps on the reactor too, to the deadline its own `now` counts.
+    @Test func theSystemClockSleepsUntilItsDeadline() async throws {
+        let clock = SystemAgentClock()
+        let deadline = clock.now().mono + .milliseconds(30)
+        try await clock.sleep(until: deadline)
+        #expect(clock.now().mono >= deadline)
     }
 
     @Test func errorsCarryTheCallAndReason() {
