@@ -3,6 +3,18 @@ import ApsioNet
 import Testing
 
 @Suite struct SHA256Tests {
+    /// Each input's digest, in order, from one digester lent for all of them.
+    func digestEach(_ inputs: [[UInt8]], with sha: OpenSSLSHA256) -> [[UInt8]] {
+        sha.withDigester { digester in
+            inputs.map { input in
+                [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+                    input.withUnsafeBytes { digester.digest($0, into: UnsafeMutableRawBufferPointer(output)) }
+                    count = 32
+                }
+            }
+        }
+    }
+
     // FIPS 180-2, appendix B.1, and the digest of the empty message.
     @Test func fipsVectors() {
         let sha = OpenSSLSHA256()
@@ -26,14 +38,7 @@ import Testing
     @Test func aDigesterReusedForManyInputsGivesEachItsOwnDigest() {
         let sha = OpenSSLSHA256()
         let inputs = [Array("abc".utf8), [], [UInt8](repeating: 0x61, count: 1000), Array("abc".utf8)]
-        let digests = sha.withDigester { digester in
-            inputs.map { input in
-                [UInt8](unsafeUninitializedCapacity: 32) { output, count in
-                    input.withUnsafeBytes { digester.digest($0, into: UnsafeMutableRawBufferPointer(output)) }
-                    count = 32
-                }
-            }
-        }
+        let digests = digestEach(inputs, with: sha)
         #expect(digests == inputs.map { sha.sha256($0) })
         #expect(Hex.lowercase(digests[0]) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
@@ -56,14 +61,7 @@ import Testing
             block, block + [0x61], Array("abc".utf8), [],  // exactly one block, one byte more, short ones
             entry(block, 9), entry(block, 10),
         ]
-        let digests = sha.withDigester { digester in
-            inputs.map { input in
-                [UInt8](unsafeUninitializedCapacity: 32) { output, count in
-                    input.withUnsafeBytes { digester.digest($0, into: UnsafeMutableRawBufferPointer(output)) }
-                    count = 32
-                }
-            }
-        }
+        let digests = digestEach(inputs, with: sha)
         #expect(digests == inputs.map { sha.sha256($0) })
         #expect(Set(digests.map(Hex.lowercase)).count == inputs.count)
     }
