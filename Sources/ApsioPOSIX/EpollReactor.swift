@@ -75,7 +75,7 @@ final class EpollReactor: Sendable {
         event.events = EPOLLIN.rawValue
         event.data.u64 = Self.timerToken
         precondition(epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event) == 0, "cannot watch the reactor's timer")
-        startThread()
+        DetachedThread.start(name: "apsio-readiness") { [self] in run() }
     }
 
     // MARK: Waits
@@ -154,19 +154,7 @@ final class EpollReactor: Sendable {
 
     // MARK: The thread
 
-    private func startThread() {
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<EpollReactor>.fromOpaque(argument).takeRetainedValue().run()
-        }, retained)
-        precondition(created == 0, "cannot start the readiness thread: \(String(cString: strerror(created)))")
-        pthread_detach(thread)
-    }
-
     private func run() -> Never {
-        Self.nameThisThread("apsio-readiness")
         let capacity = 64
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         var settled: [(Resume, Readiness.Outcome)] = []
@@ -241,14 +229,5 @@ final class EpollReactor: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_BOOTTIME, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
-    /// Through procfs, as `ThreadExecutor` names its thread.
-    private static func nameThisThread(_ name: String) {
-        let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard file >= 0 else { return }
-        defer { Glibc.close(file) }
-        var name = name
-        _ = name.withUTF8 { write(file, $0.baseAddress, $0.count) }
     }
 }

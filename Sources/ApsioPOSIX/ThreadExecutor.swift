@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
 import Dispatch
 import Synchronization
 
@@ -24,17 +21,7 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
 
     public init(name: String) {
         self.name = String(name.utf8.prefix(15)) ?? "apsio-worker"
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let executor = Unmanaged<ThreadExecutor>.fromOpaque(argument).takeRetainedValue()
-            executor.run()
-        }, retained)
-        // Without its thread the process cannot do the work it exists for; there is no state to
-        // keep consistent yet, so stopping here is the clearest failure.
-        precondition(created == 0, "cannot start the \(name) thread: \(String(cString: strerror(created)))")
-        pthread_detach(thread)
+        DetachedThread.start(name: self.name) { [self] in run() }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -44,7 +31,6 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
     }
 
     private func run() -> Never {
-        nameThisThread()
         let executor = asUnownedTaskExecutor()
         var jobs: [UnownedJob] = []
         while true {
@@ -54,15 +40,5 @@ public final class ThreadExecutor: TaskExecutor, Sendable {
             for job in jobs { job.runSynchronously(on: executor) }
             jobs.removeAll(keepingCapacity: true)
         }
-    }
-
-    /// Through procfs: glibc's `pthread_setname_np` is not visible to Swift without `_GNU_SOURCE`.
-    /// A name that cannot be set only makes the thread harder to tell apart.
-    private func nameThisThread() {
-        let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard file >= 0 else { return }
-        defer { close(file) }
-        var name = name
-        _ = name.withUTF8 { write(file, $0.baseAddress, $0.count) }
     }
 }
