@@ -84,7 +84,7 @@ final class EpollReactor: Sendable {
     func register(
         _ waiter: Waiter, resume: @escaping Resume
     ) {
-        let now = waiter.timeout == nil ? nil : Self.bootTimeNanoseconds()
+        let deadline = waiter.timeout.map { Self.bootTimeNanoseconds() &+ Self.nanoseconds($0) }
         let settled: Result<Readiness.Outcome, CancellationError>? = state.withLock { state in
             if case .cancelledEarly = waiter.phase {
                 waiter.phase = .done
@@ -112,7 +112,6 @@ final class EpollReactor: Sendable {
                 waiter.phase = .done
                 return .success(.ready)
             }
-            let deadline = now.map { $0 &+ Self.nanoseconds(waiter.timeout ?? .zero) }
             waiter.phase = .waiting(token: token, registeredFD: registeredFD, duplicate: duplicate, deadline: deadline)
             waiter.resume = resume
             state.waiting[token] = waiter
