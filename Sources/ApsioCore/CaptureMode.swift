@@ -40,10 +40,4 @@ public struct CapturePolicy: Sendable, Equatable {
         case .errors: errors
         }
     }
-
-    /// The severity floor of the `logs` family, with or without a raised log level. Raising never
-    /// lifts a floor the policy already set lower.
-    public func logsFloor(raised: Bool) -> Int {
-        raised ? min(logsMinSeverity, Self.raisedLogsMinSeverity) : logsMinSeverity
-    }
 }

@@ -1,27 +1,34 @@
 /// Whether a log record goes through ingest under a policy, and with which sampling mark.
 ///
-/// Consent, the app file's families and `MinPriority=` are decided before a record is made;
-/// this is the policy's part (12.2, 12.3, 15.3, LINUX-PROFILE §9) and the raised log level's (16.6).
+/// Consent and the app file's `MinPriority=` are decided before a record is made; this is the
+/// families' part (the app file's and the policy's, `CaptureScope`), the policy's (12.3, 15.3,
+/// LINUX-PROFILE §9) and the commands' (16.6).
 public enum IngestGate {
     /// nil: the record is not sent.
     ///
     /// - `kill_switch` sends nothing.
-    /// - A family whose mode is `never` is off, and a raised log level never releases it.
+    /// - A family that is off (the app file's `Families=`, or the policy's mode `never`) stays
+    ///   off: neither a raised log level nor a command releases it.
+    /// - A record a command made (`diagnostics`) goes whatever the severity floor and sampling
+    ///   say, marked `released=live` (16.6: "records that go through ingest because of a command").
     /// - A `logs` record below `logs_min_severity` goes only while the level is raised (down to
     ///   DEBUG), marked `released=live`.
     /// - A record of a session sampling dropped goes only while the level is raised, marked
     ///   `released=live`; one of a kept session carries the session's rate; one of no session
     ///   (nothing to sample by) goes unmarked.
+    ///
+    /// `scope`: the families on and the floor; by default, what the policy alone leaves on.
     public static func admit(
-        family: LogFamily, severityNumber: Int, session: SessionSampler.Decision?, policy: Policy,
-        logLevelRaised: Bool
+        family: LogFamily, severityNumber: Int, releasedByCommand: Bool = false, session: SessionSampler.Decision?,
+        policy: Policy, scope: CaptureScope? = nil, logLevelRaised: Bool
     ) -> SamplingMark? {
-        guard !policy.killSwitch, policy.capture.mode(of: family) == .always else { return nil }
-        var released = false
-        if family == .logs, severityNumber < policy.capture.logsMinSeverity {
-            guard logLevelRaised, severityNumber >= policy.capture.logsFloor(raised: true) else { return nil }
-            released = true
+        let scope = scope ?? CaptureScope(appFamilies: Set(CaptureFamily.allCases), policy: policy.capture)
+        guard !policy.killSwitch, scope.isOn(family) else { return nil }
+        if releasedByCommand { return .releasedLive }
+        guard scope.writes(family: family, severityNumber: severityNumber, logLevelRaised: logLevelRaised) else {
+            return nil
         }
+        var released = scope.isBelowFloor(family: family, severityNumber: severityNumber)
         guard let session else { return released ? .releasedLive : .unsampled }
         if !session.keep {
             guard logLevelRaised else { return nil }
@@ -31,13 +38,17 @@ public enum IngestGate {
     }
 
     /// The same decision for a record, deciding its session with `sampler` at the policy's rate.
+    /// A record released by a command is not sampled at all.
     public static func admit(
-        _ record: LogRecord, policy: Policy, sampler: inout SessionSampler, logLevelRaised: Bool
+        _ record: LogRecord, policy: Policy, scope: CaptureScope? = nil, sampler: inout SessionSampler,
+        logLevelRaised: Bool
     ) -> SamplingMark? {
-        guard !policy.killSwitch, policy.capture.mode(of: record.family) == .always else { return nil }
-        let session = record.sessionID.map { sampler.decide(sessionID: $0, rate: policy.sessionRate) }
+        let scope = scope ?? CaptureScope(appFamilies: Set(CaptureFamily.allCases), policy: policy.capture)
+        guard !policy.killSwitch, scope.isOn(record.family) else { return nil }
+        let session = record.releasedByCommand
+            ? nil : record.sessionID.map { sampler.decide(sessionID: $0, rate: policy.sessionRate) }
         return admit(
-            family: record.family, severityNumber: record.severityNumber, session: session, policy: policy,
-            logLevelRaised: logLevelRaised)
+            family: record.family, severityNumber: record.severityNumber, releasedByCommand: record.releasedByCommand,
+            session: session, policy: policy, scope: scope, logLevelRaised: logLevelRaised)
     }
 }

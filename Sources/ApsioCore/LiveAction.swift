@@ -44,10 +44,15 @@ public enum LiveEvent: Sendable {
     case identity(LiveIdentity)
     /// The policy's `live.origin` changed: nothing of the old one carries over.
     case originChanged
-    /// The policy's `live.interval_s`: the hello interval until a hello answer names one.
+    /// The policy's `live.interval_s`: the hello interval until a hello answer names one; once
+    /// one has, the last answer's `interval_s` holds and a policy change does not reset it.
     case policyInterval(Duration)
+    /// The families on and the `logs` floor (the app file's and the policy's): the channel sends
+    /// only what they let through (16.5) and refuses a `screenshot` while `replay` is off.
+    case capture(CaptureScope)
     case answered(LiveRequestID, LiveResponse)
-    /// A record of a `logs` or `errors` family that is not off, after redaction.
+    /// A record of the `logs` or `errors` family, after redaction, past the app file's
+    /// `MinPriority=`: streamed when the capture scope writes it.
     case record(LogRecord)
     /// One metrics sample, encoded as a JSON object.
     case metrics([UInt8])

@@ -13,8 +13,12 @@ public struct LiveChannel: Sendable {
     /// A hello answered 401: the app key is unknown, and the channel stays closed until the next launch.
     public private(set) var appKeyRefused = false
 
+    /// The hello interval: the last hello answer's `interval_s`, else the policy's, else 30 s.
     public private(set) var interval: Duration
+    private var policyInterval: Duration?
+    private var answeredInterval: Duration?
     private var token: DeviceToken?
+    private var capture = CaptureScope.everything
 
     private var helloNextAt: MonotonicInstant?
     private var helloInFlight: LiveRequestID?
@@ -34,7 +38,14 @@ public struct LiveChannel: Sendable {
         case frames
         case results(commandID: String)
     }
-    private var requests: [LiveRequestID: RequestKind] = [:]
+    /// A request in flight, with the token it carries: a 401 speaks of that token only, so one
+    /// that answers a request sent with an earlier token (a slow `results` of the last session)
+    /// says nothing of the token held now.
+    private struct SentRequest: Sendable, Equatable {
+        var kind: RequestKind
+        var token: DeviceToken?
+    }
+    private var requests: [LiveRequestID: SentRequest] = [:]
     private var lastRequestNumber: UInt64 = 0
     public private(set) var viewers = 0
 
@@ -116,22 +127,41 @@ public struct LiveChannel: Sendable {
         case .identity(let identity):
             self.identity = identity
         case .policyInterval(let policyInterval):
-            interval = policyInterval
+            self.policyInterval = policyInterval
+            interval = answeredInterval ?? policyInterval
+        case .capture(let scope):
+            capture = scope
+            if !scope.isOn(.metrics) {
+                session?.metrics = nil
+                session?.metricsDirty = false
+            }
+            if !scope.isOn(.replay) {
+                session?.wireframe = nil
+                session?.wireframeDirty = false
+            }
         case .originChanged:
             closeEverything(now: now, &actions)
             helloNextAt = nil
             helloFailures = 0
             helloRefusedUntil = nil
             last401At = nil
+            // Another backend: what the old one said of the interval does not carry over.
+            answeredInterval = nil
+            interval = policyInterval ?? limits.defaultHelloInterval
         case .answered(let id, let response):
-            guard let kind = requests.removeValue(forKey: id) else { break }
-            switch kind {
+            guard let sent = requests.removeValue(forKey: id) else { break }
+            switch sent.kind {
             case .hello(let reason): helloAnswered(response, sentReason: reason, now: now, &actions)
-            case .next: nextAnswered(id, response, now: now, &actions)
-            case .frames: framesAnswered(id, response, now: now, &actions)
-            case .results(let commandID): resultsAnswered(commandID, response, now: now, &actions)
+            case .next: nextAnswered(id, response, sentWith: sent.token, now: now, &actions)
+            case .frames: framesAnswered(id, response, sentWith: sent.token, now: now, &actions)
+            case .results(let commandID): resultsAnswered(commandID, response, sentWith: sent.token, now: now, &actions)
             }
         case .record(let record):
+            // Live lines are copies of the records the daemon writes (16.5): the same families and
+            // the same floor, lowered to DEBUG while the level is raised.
+            let raised = raisedUntil.map { now.mono < $0 } ?? false
+            guard capture.writes(family: record.family, severityNumber: record.severityNumber, logLevelRaised: raised)
+            else { break }
             guard var s = session, s.isLive else { break }
             s.pendingLines.append(LiveLine(record: record, limits: limits))
             if s.pendingLines.count > limits.maxLinesPerFrames {
@@ -143,11 +173,11 @@ public struct LiveChannel: Sendable {
             }
             session = s
         case .metrics(let sample):
-            guard session != nil else { break }
+            guard session != nil, capture.isOn(.metrics) else { break }
             session?.metrics = sample
             session?.metricsDirty = true
         case .wireframe(let frame):
-            guard let s = session, s.wireframe != frame else { break }
+            guard capture.isOn(.replay), let s = session, s.wireframe != frame else { break }
             session?.wireframe = frame
             session?.wireframeDirty = true
         case .commandFinished(let result):
@@ -199,7 +229,7 @@ public struct LiveChannel: Sendable {
             now.mono >= max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin)
         {
             let reason = helloReason(now: now)
-            let id = newRequest(.hello(reason: reason))
+            let id = newRequest(.hello(reason: reason), token: token)
             helloInFlight = id
             let body = compressor.compress(LiveBodies.hello(identity: identity, tester: tester, reason: reason))
             actions.append(.sendHello(id, body: body, token: token))
@@ -258,7 +288,7 @@ public struct LiveChannel: Sendable {
             if s.nextInFlight == nil, !s.owesLiveBody,
                 s.lastNextOpenedAt.map({ now.mono - $0 >= limits.minNextSpacing }) ?? true
             {
-                let id = newRequest(.next)
+                let id = newRequest(.next, token: token)
                 s.nextInFlight = id
                 s.lastNextOpenedAt = now.mono
                 session = s
@@ -290,7 +320,7 @@ public struct LiveChannel: Sendable {
         s.metricsDirty = false
         s.wireframeDirty = false
         s.lastUploadAt = now.mono
-        let id = newRequest(.frames)
+        let id = newRequest(.frames, token: token)
         s.framesInFlight = id
         s.bytes += body.count
         session = s
@@ -320,7 +350,7 @@ public struct LiveChannel: Sendable {
                 LiveBodies.frames(
                     install: identity.install, state: .ended, reason: reason.rawValue, lines: s.pendingLines.prefix(limits.maxLinesPerFrames),
                     droppedLines: s.droppedLines, metrics: nil, wireframe: nil))
-            let id = newRequest(.frames)
+            let id = newRequest(.frames, token: token)
             countDayBytes(body.count, now: now, &actions)
             actions.append(.sendFrames(id, body: body, token: token))
         }
@@ -356,10 +386,10 @@ public struct LiveChannel: Sendable {
         actions.append(.restoreLogLevel)
     }
 
-    private mutating func newRequest(_ kind: RequestKind) -> LiveRequestID {
+    private mutating func newRequest(_ kind: RequestKind, token: DeviceToken?) -> LiveRequestID {
         lastRequestNumber += 1
         let id = LiveRequestID(value: lastRequestNumber)
-        requests[id] = kind
+        requests[id] = SentRequest(kind: kind, token: token)
         return id
     }
 
@@ -373,6 +403,7 @@ public struct LiveChannel: Sendable {
         case .status(let code, let body, _) where (200..<300).contains(code):
             helloFailures = 0
             let answer = HelloAnswer(body: body, limits: limits)
+            answeredInterval = answer.interval
             interval = answer.interval
             helloNextAt = now.mono + interval
             switch (token, answer.token) {
@@ -419,7 +450,8 @@ public struct LiveChannel: Sendable {
     }
 
     private mutating func nextAnswered(
-        _ id: LiveRequestID, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+        _ id: LiveRequestID, _ response: LiveResponse, sentWith sentToken: DeviceToken?, now: LiveNow,
+        _ actions: inout [LiveAction]
     ) {
         guard var s = session, s.nextInFlight == id else { return }
         s.nextInFlight = nil
@@ -444,7 +476,7 @@ public struct LiveChannel: Sendable {
             }
         case .status(401, _, _):
             session = s
-            tokenRefused(now: now, &actions)
+            tokenRefused(sentWith: sentToken, now: now, &actions)
         default:
             session = s
             livePause(response, now: now)
@@ -452,12 +484,13 @@ public struct LiveChannel: Sendable {
     }
 
     private mutating func framesAnswered(
-        _ id: LiveRequestID, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+        _ id: LiveRequestID, _ response: LiveResponse, sentWith sentToken: DeviceToken?, now: LiveNow,
+        _ actions: inout [LiveAction]
     ) {
         guard session?.framesInFlight == id else {
             // The `ended` body, or one sent before a session that is gone: a 401 there still means
-            // the token is gone.
-            if case .status(401, _, _) = response { tokenRefused(now: now, &actions) }
+            // the token it carried is gone.
+            if case .status(401, _, _) = response { tokenRefused(sentWith: sentToken, now: now, &actions) }
             return
         }
         session?.framesInFlight = nil
@@ -465,7 +498,7 @@ public struct LiveChannel: Sendable {
         case .status(let code, _, _) where (200..<300).contains(code):
             session?.networkFailures = 0
         case .status(401, _, _):
-            tokenRefused(now: now, &actions)
+            tokenRefused(sentWith: sentToken, now: now, &actions)
         default:
             // A lost `frames` body is lost; the viewers see a gap.
             livePause(response, now: now)
@@ -494,8 +527,10 @@ public struct LiveChannel: Sendable {
     /// `next`, drop the token, and say hello again — at once, unless this happened within the last
     /// `interval_s` already, so two senders sharing an install cannot take the session from each
     /// other in a loop.
-    private mutating func tokenRefused(now: LiveNow, _ actions: inout [LiveAction]) {
-        guard token != nil else { return }
+    /// A 401 for a request sent with an earlier token is that token's, long dropped: it does not
+    /// end the session that runs on the current one.
+    private mutating func tokenRefused(sentWith sentToken: DeviceToken?, now: LiveNow, _ actions: inout [LiveAction]) {
+        guard token != nil, sentToken == token else { return }
         token = nil
         endSession(.tokenLost, now: now, &actions)
         pendingResults.removeAll()
@@ -531,6 +566,12 @@ public struct LiveChannel: Sendable {
             actions.append(.raiseLogLevel(untilUnixMs: untilMs))
             actions.append(.notice(.raiseLogLevel))
             finish(command, .done, ["until": .number(Double(untilMs))], now: now)
+        case .screenshot where !capture.isOn(.replay):
+            // 16.5: replay that is off stays off; a screenshot is a wireframe.
+            finish(command, .refused, ["error": .string("process frames (replay) are off for this app")], now: now)
+        case .diagnostics where !capture.isOn(CaptureFamily.logs):
+            // The diagnostics record is a `logs` record, and a family that is off stays off.
+            finish(command, .refused, ["error": .string("the logs family is off for this app")], now: now)
         case .screenshot, .diagnostics:
             commands.started(command.id)
             actions.append(.notice(name))
@@ -564,7 +605,7 @@ public struct LiveChannel: Sendable {
                 continue
             }
             let body = compressor.compress(LiveBodies.results(install: identity.install, result: pending.result))
-            let id = newRequest(.results(commandID: commandID))
+            let id = newRequest(.results(commandID: commandID), token: token)
             pending.inFlight = id
             pending.attempts += 1
             pending.sentWith = token
@@ -576,9 +617,14 @@ public struct LiveChannel: Sendable {
     }
 
     private mutating func resultsAnswered(
-        _ commandID: String, _ response: LiveResponse, now: LiveNow, _ actions: inout [LiveAction]
+        _ commandID: String, _ response: LiveResponse, sentWith sentToken: DeviceToken?, now: LiveNow,
+        _ actions: inout [LiveAction]
     ) {
-        guard var pending = pendingResults[commandID] else { return }
+        guard var pending = pendingResults[commandID] else {
+            // A result of a session that ended: its 401 may still be about the token held now.
+            if case .status(401, _, _) = response { tokenRefused(sentWith: sentToken, now: now, &actions) }
+            return
+        }
         pending.inFlight = nil
         switch response {
         case .status(let code, _, _) where (200..<300).contains(code) || code == 409:
@@ -586,7 +632,7 @@ public struct LiveChannel: Sendable {
             pendingResults[commandID] = nil
         case .status(401, _, _):
             pendingResults[commandID] = nil
-            tokenRefused(now: now, &actions)
+            tokenRefused(sentWith: sentToken, now: now, &actions)
         case .status(let code, _, let retryAfter) where code == 429 || code >= 500 || (300..<400).contains(code):
             retryOnce(&pending, commandID: commandID, retryAfter: retryAfter, now: now)
         case .failed:

@@ -15,10 +15,14 @@ public struct LogRecord: Sendable, Equatable {
     /// Where the record sits in the journal, for resuming and for `log.record.uid`; nil for records
     /// that are not journal entries.
     public var journalCursor: String?
+    /// A command made it (`diagnostics`, 16.6): ingest sends it whatever sampling and the severity
+    /// floor say, marked `apsio.sampling.released=live`, though never past a family that is off.
+    public var releasedByCommand: Bool
 
     public init(
         timeUnixNano: UInt64, severityNumber: Int, severityText: String, family: LogFamily, body: String,
-        attributes: [Attribute] = [], sessionID: String? = nil, journalCursor: String? = nil
+        attributes: [Attribute] = [], sessionID: String? = nil, journalCursor: String? = nil,
+        releasedByCommand: Bool = false
     ) {
         self.timeUnixNano = timeUnixNano
         self.severityNumber = severityNumber
@@ -28,6 +32,7 @@ public struct LogRecord: Sendable, Equatable {
         self.attributes = attributes
         self.sessionID = sessionID
         self.journalCursor = journalCursor
+        self.releasedByCommand = releasedByCommand
     }
 
     public init(

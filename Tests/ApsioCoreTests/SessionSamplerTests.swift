@@ -132,13 +132,36 @@ import Testing
     @Test func aPolicyFloorBelowDebugStaysWhenRaised() {
         let policy = Policy(capture: CapturePolicy(logsMinSeverity: 1))
         #expect(admit(severity: 1, session: kept, policy: policy) == .sessionRate(0.5))
-        #expect(policy.capture.logsFloor(raised: true) == 1)
-        #expect(Policy().capture.logsFloor(raised: true) == 5)
+        #expect(CaptureScope(appFamilies: [.logs], policy: policy.capture).floor(raised: true) == 1)
+        #expect(CaptureScope(appFamilies: [.logs], policy: CapturePolicy()).floor(raised: true) == 5)
     }
 
     @Test func theErrorsFamilyIgnoresTheLogsFloor() {
         let policy = Policy(capture: CapturePolicy(logsMinSeverity: 24))
         #expect(admit(.errors, severity: 17, session: kept, policy: policy) == .sessionRate(0.5))
+    }
+
+    /// 16.6: the diagnostics record "goes through ingest" because of a command: sampling and the
+    /// severity floor do not hold it back, and it is marked `released=live`.
+    @Test func aRecordACommandMadeGoesWhateverSamplingAndTheFloorSay() {
+        var sampler = SessionSampler(hashing: sha256)
+        var record = LogRecord(timeUnixNano: 1, severity: JournalSeverity(priority: 6), body: "apsio.diagnostics", sessionID: "s")
+        record.releasedByCommand = true
+        let strict = Policy(capture: CapturePolicy(logsMinSeverity: 13), sessionRate: 0)
+        #expect(IngestGate.admit(record, policy: strict, sampler: &sampler, logLevelRaised: false) == .releasedLive)
+        // Never past a family that is off, nor the kill switch.
+        #expect(IngestGate.admit(record, policy: Policy(capture: CapturePolicy(logs: .never)), sampler: &sampler, logLevelRaised: false) == nil)
+        #expect(IngestGate.admit(record, policy: Policy(killSwitch: true), sampler: &sampler, logLevelRaised: false) == nil)
+        let noLogs = CaptureScope(appFamilies: [.errors], policy: CapturePolicy())
+        #expect(IngestGate.admit(record, policy: Policy(), scope: noLogs, sampler: &sampler, logLevelRaised: false) == nil)
+    }
+
+    /// The app file's `Families=` holds for ingest as the policy's modes do.
+    @Test func aFamilyTheAppFileLeavesOutIsNotSent() {
+        let scope = CaptureScope(appFamilies: [.errors, .metrics], policy: CapturePolicy())
+        #expect(IngestGate.admit(family: .logs, severityNumber: 13, session: kept, policy: Policy(), scope: scope, logLevelRaised: true) == nil)
+        #expect(IngestGate.admit(family: .errors, severityNumber: 17, session: kept, policy: Policy(), scope: scope, logLevelRaised: false)
+            == .sessionRate(0.5))
     }
 
     @Test func aRecordsSessionIsDecidedAtThePolicysRate() {

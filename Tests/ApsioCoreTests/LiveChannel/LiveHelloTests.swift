@@ -166,6 +166,18 @@ import Testing
         #expect(h.channel.interval == .seconds(20), "the answer's interval wins from then on")
     }
 
+    /// The hello interval is the last hello answer's: a policy fetched again (every refresh, every
+    /// `apsioctl reload`) does not put the policy's back.
+    @Test func aPolicyChangeDoesNotResetTheAnswersInterval() throws {
+        var h = LiveHarness()
+        h.send(.policyInterval(.seconds(60)))
+        let hello = try #require(h.openChannel().helloID)
+        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
+        h.send(.policyInterval(.seconds(60)))
+        #expect(h.channel.interval == .seconds(20))
+        #expect(h.run(for: .seconds(20)).helloBodies.count == 1, "the next hello goes at the answer's interval")
+    }
+
     @Test(arguments: [LiveResponse.status(429, body: nil, retryAfter: .seconds(90)), .status(302, body: nil, retryAfter: .seconds(90))])
     func retryAfterIsHonouredOnHellos(_ response: LiveResponse) throws {
         var h = LiveHarness()

@@ -44,6 +44,32 @@ import Testing
     /// "On a 401 from next, frames or results ... the device ends its live session at once, without
     /// an ended body, cancels next, drops the token, and says hello again. That hello goes at once,
     /// unless the device already had a 401 ... within the last interval_s"
+    /// A 401 speaks of the token its request carried: a slow `results` of the session an earlier
+    /// token ran does not end the session that runs on the token held now.
+    @Test func a401ForARequestSentWithAnEarlierTokenEndsNothing() throws {
+        var h = LiveHarness()
+        h.acceptsBodies = false
+        h.startSession()
+        let live = try #require(h.log.frames.first?.0)
+        h.send(.answered(live, .status(202, body: nil, retryAfter: nil)))
+        let next = try h.openNext()
+        h.send(.answered(next, nextAnswer(commands: [("s1", "screenshot")])))
+        let slow = try #require(h.send(.commandFinished(CommandResult(
+            id: "s1", name: "screenshot", outcome: .done, atUnixMs: 1, result: .object([:])))).results.first?.0)
+
+        // A hello answered with another token: the old session ends, a new one starts on it.
+        let hello = try #require(h.run(for: .seconds(30)).helloID)
+        let replaced = h.send(
+            .answered(hello, .status(200, body: h.helloBody(viewers: 1, token: LiveHarness.otherToken), retryAfter: nil)))
+        #expect(replaced.sessionEnds == [.tokenLost])
+        #expect(h.channel.isInSession)
+
+        let late = h.send(.answered(slow, .status(401, body: nil, retryAfter: nil)))
+        #expect(late.sessionEnds.isEmpty, "the 401 was for the old token")
+        #expect(h.channel.isInSession && h.channel.holdsToken)
+        #expect(late.helloBodies.isEmpty)
+    }
+
     @Test func a401FromNextEndsSilentlyAndHellosAtOnce() throws {
         var h = LiveHarness()
         h.startSession()
