@@ -3,13 +3,17 @@ public import ApsioCore
 /// A log record as queue payload bytes and back: a compact binary form with a version byte, so a
 /// queue written by one release is read by the next or refused by name, never misread.
 ///
-/// Version 1, all integers little-endian, strings as a u32 byte count and UTF-8:
-/// `01`, time (u64 ns), severity number (i64), severity text, family (u8: 0 logs, 1 errors),
-/// body, session id and journal cursor (each a presence byte then the string), attribute count
-/// (u32), then each attribute's key, a type byte (0 string, 1 int, 2 double, 3 bool) and value
-/// (string; i64; the double's bits as u64; u8 0 or 1).
+/// Version 2, all integers little-endian, strings as a u32 byte count and UTF-8:
+/// `02`, time (u64 ns), severity number (i64), severity text, family (u8: 0 logs, 1 errors),
+/// flags (u8: bit 0 released by a command; the other bits must be 0), body, session id and
+/// journal cursor (each a presence byte then the string), attribute count (u32), then each
+/// attribute's key, a type byte (0 string, 1 int, 2 double, 3 bool) and value (string; i64; the
+/// double's bits as u64; u8 0 or 1).
+///
+/// Version 1 is version 2 without the flags byte: a queue an earlier release wrote is still read.
 public enum LogRecordCodec {
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
+    static let releasedByCommandFlag: UInt8 = 1
 
     public static func encode(_ record: LogRecord) -> [UInt8] {
         var writer = BinaryWriter(reservingCapacity: 64 + record.body.utf8.count)
@@ -18,6 +22,7 @@ public enum LogRecordCodec {
         writer.i64(Int64(record.severityNumber))
         writer.string(record.severityText)
         writer.u8(record.family == .logs ? 0 : 1)
+        writer.u8(record.releasedByCommand ? Self.releasedByCommandFlag : 0)
         writer.string(record.body)
         writer.optionalString(record.sessionID)
         writer.optionalString(record.journalCursor)
@@ -45,7 +50,7 @@ public enum LogRecordCodec {
     public static func decode(_ bytes: some Collection<UInt8>) throws(LogRecordCodecError) -> LogRecord {
         var reader = BinaryReader(ArraySlice(bytes))
         guard let version = reader.u8() else { throw .malformed("empty payload") }
-        guard version == Self.version else { throw .unsupportedVersion(version) }
+        guard version == 1 || version == Self.version else { throw .unsupportedVersion(version) }
         guard let time = reader.u64(), let severityNumber = reader.i64(), let severityText = reader.string()
         else { throw .malformed("time or severity") }
         guard let severity = Int(exactly: severityNumber) else { throw .malformed("severity number") }
@@ -54,6 +59,11 @@ public enum LogRecordCodec {
         case 0: family = .logs
         case 1: family = .errors
         default: throw .malformed("family")
+        }
+        var releasedByCommand = false
+        if version >= 2 {
+            guard let flags = reader.u8(), flags & ~Self.releasedByCommandFlag == 0 else { throw .malformed("flags") }
+            releasedByCommand = flags & Self.releasedByCommandFlag != 0
         }
         guard let body = reader.string() else { throw .malformed("body") }
         guard let sessionID = reader.optionalString(), let cursor = reader.optionalString()
@@ -90,6 +100,6 @@ public enum LogRecordCodec {
         guard reader.isAtEnd else { throw .malformed("\(reader.remaining) bytes after the record") }
         return LogRecord(
             timeUnixNano: time, severityNumber: severity, severityText: severityText, family: family, body: body,
-            attributes: attributes, sessionID: sessionID, journalCursor: cursor)
+            attributes: attributes, sessionID: sessionID, journalCursor: cursor, releasedByCommand: releasedByCommand)
     }
 }

@@ -28,3 +28,16 @@ extension Array where Element == Attribute {
         first(where: { $0.key == key })?.value
     }
 }
+
+extension AttributeValue {
+    /// The value in a JSON body (a command's `result`, the live channel's `metrics`): JSON has one
+    /// number type, and an integer is written without a fraction.
+    public var json: JSONValue {
+        switch self {
+        case .string(let text): .string(text)
+        case .int(let number): .number(Double(number))
+        case .double(let number): .number(number)
+        case .bool(let flag): .bool(flag)
+        }
+    }
+}

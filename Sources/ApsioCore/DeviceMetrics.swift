@@ -61,23 +61,30 @@ public struct DeviceMetrics: Sendable, Equatable, Codable {
         vpn = network?.vpn
     }
 
-    /// The sample as record attributes (OTLP, `apsio.diagnostics`), `t` left out: a record has its own time.
-    public var attributes: [String: JSONValue] {
-        var out: [String: JSONValue] = [:]
-        func put(_ key: CodingKeys, _ value: JSONValue?) {
-            if let value { out[key.rawValue] = value }
+    /// The sample as a log record's attributes (`apsio.diagnostics`), in key order, each value in
+    /// its own type: bytes as integers, the battery level as a double (0.8 stays 0.8), flags as
+    /// booleans. `t` is left out: a record has its own time.
+    public var recordAttributes: [Attribute] {
+        var out: [Attribute] = []
+        func put(_ key: CodingKeys, _ value: AttributeValue?) {
+            if let value { out.append(Attribute(key.rawValue, value)) }
         }
-        put(.memoryFootprint, memoryFootprint.map { .number(Double($0)) })
+        put(.memoryFootprint, memoryFootprint.map(AttributeValue.int))
         put(.thermalState, thermalState.map { .string($0.rawValue) })
-        put(.lowPower, lowPower.map(JSONValue.bool))
-        put(.batteryLevel, batteryLevel.map(JSONValue.number))
-        put(.batteryCharging, batteryCharging.map(JSONValue.bool))
+        put(.lowPower, lowPower.map(AttributeValue.bool))
+        put(.batteryLevel, batteryLevel.map(AttributeValue.double))
+        put(.batteryCharging, batteryCharging.map(AttributeValue.bool))
         put(.batteryState, batteryState.map { .string($0.rawValue) })
-        put(.storageApp, storageApp.map { .number(Double($0)) })
-        put(.storageData, storageData.map { .number(Double($0)) })
-        put(.storageCache, storageCache.map { .number(Double($0)) })
+        put(.storageApp, storageApp.map(AttributeValue.int))
+        put(.storageData, storageData.map(AttributeValue.int))
+        put(.storageCache, storageCache.map(AttributeValue.int))
         put(.connectionType, connectionType.map { .string($0.rawValue) })
-        put(.vpn, vpn.map(JSONValue.bool))
-        return out
+        put(.vpn, vpn.map(AttributeValue.bool))
+        return out.sorted { $0.key < $1.key }
+    }
+
+    /// The sample as a JSON object's members (the live channel's `metrics`), `t` left out.
+    public var attributes: [String: JSONValue] {
+        Dictionary(uniqueKeysWithValues: recordAttributes.map { ($0.key, $0.value.json) })
     }
 }

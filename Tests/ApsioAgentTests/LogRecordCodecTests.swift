@@ -18,6 +18,31 @@ import Testing
         #expect(try LogRecordCodec.decode(LogRecordCodec.encode(bare)) == bare)
     }
 
+    @Test func aCommandsReleaseIsKeptInTheQueue() throws {
+        var released = Self.full
+        released.releasedByCommand = true
+        let decoded = try LogRecordCodec.decode(LogRecordCodec.encode(released))
+        #expect(decoded.releasedByCommand)
+        #expect(try LogRecordCodec.decode(LogRecordCodec.encode(Self.full)).releasedByCommand == false)
+    }
+
+    /// A queue written before the flags byte existed is read as it was meant: nothing released.
+    @Test func aVersionOneRecordIsStillRead() throws {
+        var bytes = LogRecordCodec.encode(Self.full)
+        // Version 1 is version 2 without the flags byte, which follows the family byte.
+        let flags = 1 + 8 + 8 + 4 + Self.full.severityText.utf8.count + 1
+        #expect(bytes[flags] == 0)
+        bytes.remove(at: flags)
+        bytes[0] = 1
+        #expect(try LogRecordCodec.decode(bytes) == Self.full)
+    }
+
+    @Test func unknownFlagsAreRefused() {
+        var bytes = LogRecordCodec.encode(Self.full)
+        bytes[1 + 8 + 8 + 4 + Self.full.severityText.utf8.count + 1] = 0x02
+        #expect(throws: LogRecordCodecError.self) { try LogRecordCodec.decode(bytes) }
+    }
+
     @Test func everyTruncationIsRefusedNotMisread() throws {
         let bytes = LogRecordCodec.encode(Self.full)
         for length in 0..<bytes.count {
