@@ -29,6 +29,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var redaction: AppRedaction
     /// `InstallationId=`: without one the app takes no part in live inspection.
     public var installationID: Bool
+    /// `StartAt=`: where ingest starts while the app has no saved position.
+    public var startAt: StartAt
 
     public static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
@@ -38,7 +40,7 @@ public struct AppConfiguration: Sendable, Equatable {
         name: AppName, path: String, unit: String, serviceName: String? = nil, version: String? = nil,
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
-        redaction: AppRedaction, installationID: Bool = true
+        redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now
     ) {
         self.name = name
         self.path = path
@@ -53,10 +55,8 @@ public struct AppConfiguration: Sendable, Equatable {
         self.minPriority = minPriority
         self.redaction = redaction
         self.installationID = installationID
+        self.startAt = startAt
     }
-
-    /// The journal families the app file leaves on, as `AppDescription.families` takes them.
-    public var logFamilies: Set<LogFamily> { Set(families.compactMap(\.logFamily)) }
 
     public static func defaultServiceName(unit: String) -> String {
         unit.hasSuffix(".service") ? String(unit.dropLast(".service".count)) : unit

@@ -14,14 +14,17 @@ public struct AppDescription: Sendable, Equatable {
     public var model: String
     public var os: String
     public var release: String
-    /// The families the app file and the policy leave on (16.5: the live channel never sends a
-    /// family that is off).
-    public var families: Set<LogFamily>
+    /// The families the app file leaves on (16.5: the live channel never sends a family that is
+    /// off); the policy may turn more off.
+    public var families: Set<CaptureFamily>
     public var roots: SysfsRoots
+    /// Where the unit's `StateDirectory=` and `CacheDirectory=` are (`apsio.storage.data`, `.cache`).
+    public var storage: StorageReader
 
     public init(
         name: String, unit: String, installationID: String, serviceName: String, model: String, os: String,
-        release: String, families: Set<LogFamily> = [.logs, .errors], roots: SysfsRoots = .system
+        release: String, families: Set<CaptureFamily> = Set(CaptureFamily.allCases), roots: SysfsRoots = .system,
+        storage: StorageReader = StorageReader()
     ) {
         self.name = name
         self.unit = unit
@@ -32,6 +35,7 @@ public struct AppDescription: Sendable, Equatable {
         self.release = release
         self.families = families
         self.roots = roots
+        self.storage = storage
     }
 }
 

@@ -31,6 +31,8 @@ public actor AppExporter {
 
     private var delivery: IngestDelivery
     private var sampler: SessionSampler
+    /// The families on (the app file's `Families=` and the policy's modes) and the `logs` floor.
+    private var scope: CaptureScope
     private var redaction: RedactionStream
     private var attributeBytes = AttributeMemo<Int>()
     private var policy: Policy?
@@ -59,6 +61,8 @@ public actor AppExporter {
         var queueEntries = 0
         var windowRecords = 0
         var records = 0
+        /// As the queue's level counts them (the window's estimates, the record queue's entries).
+        var bytes = 0
     }
 
     private var inFlight: (id: IngestRequestID, batch: Batch, task: Task<Void, Never>?)?
@@ -80,6 +84,7 @@ public actor AppExporter {
         encoder = OTLPLogsEncoder(hashing: hashing, limits: configuration.limits)
         delivery = IngestDelivery(limits: configuration.limits)
         sampler = SessionSampler(hashing: hashing, limits: configuration.limits)
+        scope = CaptureScope(appFamilies: configuration.families, policy: nil)
         redaction = RedactionStream(redactor: configuration.redactor, limits: configuration.limits)
         cursors = CursorStore(layout: state, syncInterval: configuration.cursorSyncInterval)
         do {
@@ -108,6 +113,12 @@ public actor AppExporter {
     // MARK: - Inputs
 
     /// Opens the journal after the app's saved cursor and starts reading once consent is known.
+    ///
+    /// An app with no saved cursor starts at `firstStart` (`StartAt=`), and that start is saved and
+    /// synced before anything is read: from the moment an app is first served, every entry read
+    /// reaches the backend at least once, whatever moment the daemon is killed at. Without it, a
+    /// crash before the first accepted batch would start at the journal's end again, past every
+    /// entry read so far.
     public func start() async throws(AppExporterError) {
         guard !started, !stopped else { return }
         let saved: String?
@@ -118,13 +129,24 @@ public actor AppExporter {
             log("ingest \(name): \(error); starting as a newly served app")
             saved = nil
         }
-        let app = JournalApp(
-            id: name.rawValue, unit: configuration.unit, minPriority: configuration.minPriority,
-            start: saved.map { .after(cursor: $0) } ?? configuration.firstStart)
+        let start: JournalStart
+        switch saved {
+        case nil: start = configuration.firstStart
+        case CursorStore.fromHead?: start = .oldest
+        case let cursor?: start = .after(cursor: cursor)
+        }
+        let app = JournalApp(id: name.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: start)
         do {
             follower = try JournalFollower(source: configuration.journal, apps: [app])
         } catch {
             throw .journal(error)
+        }
+        if saved == nil {
+            switch follower?.startPoints[name.rawValue] ?? .head {
+            case .head: cursors.update(CursorStore.fromHead, for: name)
+            case .after(let cursor): cursors.update(cursor, for: name)
+            }
+            writeCursor(force: true)
         }
         for gap in follower?.gaps ?? [] {
             counters.droppedRecords += 1
@@ -154,11 +176,12 @@ public actor AppExporter {
         let wasBlocked = blocked
         let first = self.policy == nil
         self.policy = policy
+        scope = CaptureScope(appFamilies: configuration.families, policy: policy.capture)
         if first {
             // 15.3: what was held until now is filtered by this first policy.
             let raised = logLevelRaised
-            let (cursor, removed) = window.admitHeld { [policy] record in
-                IngestGate.admit(record, policy: policy, sampler: &sampler, logLevelRaised: raised)
+            let (cursor, removed) = window.admitHeld { [policy, scope] record in
+                IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)
             }
             counters.filteredRecords += removed
             if let cursor { cursors.update(cursor, for: name) }
@@ -200,22 +223,38 @@ public actor AppExporter {
     }
 
     /// A record that is not a journal entry (the `diagnostics` command's, a crash seen at start):
-    /// redacted, kept in the app's on-disk queue and sent from there. Returns the queue's records
-    /// and bytes not yet accepted (`apsio.queue.records`, `apsio.queue.bytes`), this one included.
-    public func submit(_ record: LogRecord) async -> (records: Int, bytes: Int) {
-        if !blocked, !stopped {
-            let redacted = configuration.redactor.redact(record)
-            let now = clock.now()
-            do {
-                try queue.append(LogRecordCodec.encode(redacted), at: now.wallUnixMs)
-                if queueOldestAt == nil { queueOldestAt = now.mono }
-                reportQueue()
-            } catch {
-                log("ingest \(name): cannot queue a record: \(error)")
-            }
+    /// redacted, kept in the app's on-disk queue and sent from there.
+    ///
+    /// With `addingQueueLevel`, it first gets `apsio.queue.records` and `apsio.queue.bytes` (16.6):
+    /// the records and bytes read or made and not yet sent, those held before the first policy
+    /// included and the batch already handed to the network not. Returns the record as it was
+    /// queued; while nothing may leave (consent withdrawn, the kill switch) it is dropped, as the
+    /// queue is.
+    @discardableResult
+    public func submit(_ record: LogRecord, addingQueueLevel: Bool = false) -> LogRecord {
+        var record = record
+        if addingQueueLevel {
+            let unsent = unsentLevel
+            record.attributes += [.int("apsio.queue.records", Int64(unsent.records)), .int("apsio.queue.bytes", Int64(unsent.bytes))]
         }
+        let redacted = configuration.redactor.redact(record)
+        guard !blocked, !stopped else { return redacted }
+        let now = clock.now()
+        do {
+            try queue.append(LogRecordCodec.encode(redacted), at: now.wallUnixMs)
+            if queueOldestAt == nil { queueOldestAt = now.mono }
+            reportQueue()
+        } catch {
+            log("ingest \(name): cannot queue a record: \(error)")
+        }
+        return redacted
+    }
+
+    /// The queue's level less the batch on the wire.
+    private var unsentLevel: (records: Int, bytes: Int) {
         let level = queueLevel
-        return (level.records, level.bytes)
+        guard let sent = inFlight, sent.task != nil else { return (level.records, level.bytes) }
+        return (max(0, level.records - sent.batch.queueEntries - sent.batch.windowRecords), max(0, level.bytes - sent.batch.bytes))
     }
 
     // MARK: - Consent and the kill switch
@@ -327,7 +366,7 @@ public actor AppExporter {
             let record = redaction.redact(batch.records[index].record)
             var mark: SamplingMark?
             if let policy {
-                mark = IngestGate.admit(record, policy: policy, sampler: &sampler, logLevelRaised: raised)
+                mark = IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)
                 guard mark != nil else {
                     counters.filteredRecords += 1
                     if let cursor = record.journalCursor, !chunk.extendLast(to: cursor), !window.extendLast(to: cursor) {
@@ -407,10 +446,13 @@ public actor AppExporter {
             let entries = try queue.peek(maxBytes: limit.maxBytes, maxCount: limit.maxRecords, now: now.wallUnixMs)
             batch.queueThrough = entries.last?.position
             batch.queueEntries = entries.count
+            batch.bytes = entries.reduce(0) { $0 + QueueEntryFormat.headerSize + $1.payload.count }
             for entry in entries {
                 do {
                     let record = try LogRecordCodec.decode(entry.payload)
-                    if let mark = IngestGate.admit(record, policy: policy, sampler: &sampler, logLevelRaised: logLevelRaised) {
+                    if let mark = IngestGate.admit(
+                        record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: logLevelRaised)
+                    {
                         records.append(IngestRecord(record, mark: mark, observedTimeUnixNano: UInt64(max(entry.unixMs, 0)) * 1_000_000))
                     } else {
                         counters.filteredRecords += 1
@@ -431,6 +473,7 @@ public actor AppExporter {
         let runs = (records.isEmpty ? [] : [records[...]]) + window.front(taken)
         batch.windowRecords = runs.reduce(0) { $0 + $1.count } - records.count
         batch.records = batch.windowRecords + records.count
+        batch.bytes += window.bytes(ofFirst: batch.windowRecords)
         guard batch.records > 0 else {
             // Everything peeked was kept out by the policy: nothing to send, and nothing to keep.
             inFlight = (id, batch, nil)

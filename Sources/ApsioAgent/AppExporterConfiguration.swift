@@ -9,10 +9,12 @@ public struct AppExporterConfiguration: Sendable {
     public var unit: String
     /// The app file's `MinPriority=` as a journald priority 0–7 (the log bridge's floor, 13.7).
     public var minPriority: Int
+    /// The app file's `Families=`: a family it leaves out is never sent, whatever the policy says.
+    public var families: Set<CaptureFamily>
     /// The system journal, or `--journal-dir`.
     public var journal: JournalSource
-    /// Where an app without a saved cursor starts: `.now` for an app served for the first time (its
-    /// past is not sent), `.oldest` in tests and the benchmark.
+    /// Where an app without a saved cursor starts (the app file's `StartAt=`): `.now` by default
+    /// (its past is not sent), `.boot` or `.oldest`. The start is saved before anything is read.
     public var firstStart: JournalStart
     /// The Resource of §2; the exporter sets `session.id` per group.
     public var resource: OTLPResource
@@ -32,13 +34,15 @@ public struct AppExporterConfiguration: Sendable {
     public var cursorSyncInterval: Duration
 
     public init(
-        app: AppName, unit: String, minPriority: Int = 7, journal: JournalSource = .system,
+        app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
+        journal: JournalSource = .system,
         firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
         self.unit = unit
         self.minPriority = minPriority
+        self.families = families
         self.journal = journal
         self.firstStart = firstStart
         self.resource = resource

@@ -11,7 +11,7 @@ enum AppFileSchema {
             [
                 .single("Unit"), .single("Name"), .single("Version"), .single("Backend"), .single("AppKey"),
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
-                .single("InstallationId"),
+                .single("InstallationId"), .single("StartAt"),
             ]
         )
     ])
@@ -123,12 +123,20 @@ enum AppFileSchema {
             }
         }
 
+        var startAt = StartAt.now
+        if let entry = value("StartAt") {
+            if let chosen = StartAt(rawValue: entry.value) { startAt = chosen } else {
+                report(entry.line, DaemonConfigurationSchema.choiceMessage("StartAt", entry.value, StartAt.allCases.map(\.rawValue))
+                    + " (where a newly served app starts reading its journal)")
+            }
+        }
+
         guard problems.isEmpty, let unit, let backend, let appKey, let redaction = try? AppRedaction(patterns: patterns)
         else { return (nil, problems) }
         return (AppConfiguration(
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
-            minPriority: minPriority, redaction: redaction, installationID: installationID), [])
+            minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt), [])
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.

@@ -11,19 +11,23 @@ public actor AppRuntime {
     private let host: AppLiveHost
     private let clock: any AgentClock
     private let indicator: @Sendable (AppLiveEvent) -> Void
-    /// Hands the `apsio.diagnostics` record to ingest and returns the queue's records and bytes.
-    private let submitDiagnostics: @Sendable (LogRecord) async -> (records: Int, bytes: Int)
-    /// Keeps the day's live bytes where the next start finds them (16.3: across launches).
-    private let saveDayBytes: @Sendable (DayBytes) -> Void
-    private var unsavedDayBytes: DayBytes?
-    private var lastDayBytesSave: MonotonicInstant?
+    /// Hands the `apsio.diagnostics` record to ingest, which adds the queue's level to it, and
+    /// returns it as queued.
+    private let submitDiagnostics: @Sendable (LogRecord) async -> LogRecord
+    /// Keeps the day's live bytes where the next start finds them (16.3: across launches); with
+    /// `durable`, synced to disk.
+    private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Void
+    private var lastDurableDayBytesSave: MonotonicInstant?
 
     private var unitState: UnitState?
     private var lowPower = false
     /// The families the app file leaves on, less those the policy turns off (15.3).
-    private var families: Set<LogFamily>
+    private var scope: CaptureScope
     private var frames: ProcessFrameReader
     private let footprint: MemoryFootprintReader
+    private let storage: StorageReader
+    /// The unit's main executable, once the daemon has read it: `apsio.storage.app`.
+    private var executable: ExecutableFacts?
     private let thermal: ThermalReader
     private let battery: PowerSupplyReader
     private let network: NetworkTypeReader
@@ -36,12 +40,12 @@ public actor AppRuntime {
         app: AppDescription, dayBytes: DayBytes, clock: any AgentClock, hashing: any SHA256Hashing,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport,
         indicator: @escaping @Sendable (AppLiveEvent) -> Void,
-        submitDiagnostics: @escaping @Sendable (LogRecord) async -> (records: Int, bytes: Int),
-        saveDayBytes: @escaping @Sendable (DayBytes) -> Void = { _ in }
+        submitDiagnostics: @escaping @Sendable (LogRecord) async -> LogRecord,
+        saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Void = { _, _ in }
     ) {
         self.saveDayBytes = saveDayBytes
         self.app = app
-        families = app.families
+        scope = CaptureScope(appFamilies: app.families, policy: nil)
         self.clock = clock
         self.indicator = indicator
         self.submitDiagnostics = submitDiagnostics
@@ -52,6 +56,7 @@ public actor AppRuntime {
             makeTransport: makeTransport)
         frames = ProcessFrameReader(roots: app.roots)
         footprint = MemoryFootprintReader(roots: app.roots)
+        storage = app.storage
         thermal = ThermalReader(roots: app.roots)
         battery = PowerSupplyReader(roots: app.roots)
         network = NetworkTypeReader(roots: app.roots)
@@ -64,6 +69,7 @@ public actor AppRuntime {
         hostEvents = Task { [weak self, host] in
             for await event in host.events { await self?.hostEvent(event) }
         }
+        await live.send(.capture(scope))
         await live.send(.identity(identity()))
     }
 
@@ -73,10 +79,7 @@ public actor AppRuntime {
         await live.stop()
         // The channel's own count is the latest: notices still on their way may be behind it.
         let spent = await live.dayBytes
-        if unsavedDayBytes != nil || spent.bytes > 0 {
-            saveDayBytes(spent)
-            unsavedDayBytes = nil
-        }
+        if spent.bytes > 0 { saveDayBytes(spent, true) }
         host.finish()
         hostEvents?.cancel()
     }
@@ -96,16 +99,24 @@ public actor AppRuntime {
         await live.send(.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver))
     }
 
-    /// Records of this app, after redaction; the live channel gets those of families that are on.
+    /// Records of this app, after redaction and the app file's `MinPriority=`; the live channel
+    /// streams those the capture scope writes.
     public func records(_ records: [LogRecord]) async {
-        for record in records where families.contains(record.family) {
-            await live.send(.record(record))
-        }
+        for record in records { await live.send(.record(record)) }
     }
 
-    /// The policy turned families on or off; those the app file leaves off stay off.
-    public func policyFamilies(_ onByPolicy: Set<LogFamily>) {
-        families = app.families.intersection(onByPolicy)
+    /// The policy changed what is captured: the families it leaves on (those the app file leaves
+    /// off stay off) and the `logs` floor.
+    public func policyChanged(_ capture: CapturePolicy) async {
+        let changed = CaptureScope(appFamilies: app.families, policy: capture)
+        guard changed != scope else { return }
+        scope = changed
+        await live.send(.capture(changed))
+    }
+
+    /// The unit's main executable was read (its package, for `apsio.storage.app`).
+    public func executableRead(_ facts: ExecutableFacts) {
+        executable = facts
     }
 
     // MARK: - Commands
@@ -115,33 +126,27 @@ public actor AppRuntime {
         return Self.json(frame)
     }
 
+    /// 16.6: the `apsio.diagnostics` record, through ingest whatever sampling and the severity
+    /// floor say (`apsio.sampling.released=live`), with the attributes the spec lists: the
+    /// command's id, the footprint, storage, thermal state, connection type and the queue (the
+    /// exporter adds that, as it stands when the record joins it). The result is the record's
+    /// attributes, each in its own type.
     func diagnostics(commandID: String) async -> JSONValue? {
         let now = clock.now()
-        var attributes: [Attribute] = [.string("apsio.live.command.id", commandID)]
-        for (key, value) in metrics(at: now).attributes.sorted(by: { $0.key < $1.key }) {
-            switch value {
-            case .string(let text): attributes.append(.string(key, text))
-            case .bool(let flag): attributes.append(.bool(key, flag))
-            case .number(let number): attributes.append(.int(key, Int64(number)))
-            default: break
-            }
+        var sample = metrics(at: now)
+        if let state = unitState {
+            sample.set(storage: storage.usage(
+                executable: executable, stateDirectories: state.stateDirectories, cacheDirectories: state.cacheDirectories))
+        } else {
+            sample.set(storage: StorageUsage(app: executable?.appStorageBytes))
         }
         let record = LogRecord(
             timeUnixNano: UInt64(max(now.wallUnixMs, 0)) * 1_000_000, severityNumber: 9, severityText: "INFO",
-            family: .logs, body: "apsio.diagnostics", attributes: attributes, sessionID: unitState?.sessionID)
-        let queue = await submitDiagnostics(record)
-        var result: [String: JSONValue] = [:]
-        for attribute in record.attributes {
-            switch attribute.value {
-            case .string(let text): result[attribute.key] = .string(text)
-            case .int(let number): result[attribute.key] = .number(Double(number))
-            case .double(let number): result[attribute.key] = .number(number)
-            case .bool(let flag): result[attribute.key] = .bool(flag)
-            }
-        }
-        result["apsio.queue.records"] = .number(Double(queue.records))
-        result["apsio.queue.bytes"] = .number(Double(queue.bytes))
-        return .object(result)
+            family: .logs, body: "apsio.diagnostics",
+            attributes: [.string("apsio.live.command.id", commandID)] + sample.recordAttributes,
+            sessionID: unitState?.sessionID, releasedByCommand: true)
+        let queued = await submitDiagnostics(record)
+        return .object(Dictionary(queued.attributes.map { ($0.key, $0.value.json) }, uniquingKeysWith: { first, _ in first }))
     }
 
     // MARK: - Readings while watched
@@ -153,10 +158,8 @@ public actor AppRuntime {
         case .sessionEnded:
             sampler?.cancel()
             sampler = nil
-            flushDayBytes(force: true)
         case .dayBytes(let bytes):
-            unsavedDayBytes = bytes
-            flushDayBytes(force: false)
+            keep(bytes)
         case .logLevel(let until):
             logLevelRaisedUntilUnixMs = until
         default:
@@ -165,15 +168,14 @@ public actor AppRuntime {
         indicator(AppLiveEvent(app: app.name, event: event))
     }
 
-    /// A body goes out at most once a second; the count is written at most every 5 seconds, and
-    /// at once when a session ends or the daemon stops. A crash loses at most 5 seconds of count.
-    private func flushDayBytes(force: Bool) {
-        guard let unsaved = unsavedDayBytes else { return }
+    /// Every count is written as it is counted, before its body is on the wire (a body goes out at
+    /// most once a second), so a crash of apsiod, SIGKILL included, loses none of it; it is synced
+    /// to disk at most every 5 seconds, so a power cut loses at most those seconds of it.
+    private func keep(_ bytes: DayBytes) {
         let now = clock.now().mono
-        guard force || lastDayBytesSave.map({ now - $0 >= .seconds(5) }) ?? true else { return }
-        saveDayBytes(unsaved)
-        unsavedDayBytes = nil
-        lastDayBytesSave = now
+        let durable = lastDurableDayBytesSave.map { now - $0 >= .seconds(5) } ?? true
+        saveDayBytes(bytes, durable)
+        if durable { lastDurableDayBytesSave = now }
     }
 
     /// Frames at most twice a second and metrics at most once (16.5, LINUX-PROFILE §7), only while
@@ -196,11 +198,12 @@ public actor AppRuntime {
         }
     }
 
+    /// Nothing is read for a family that is off.
     private func sample(metricsToo: Bool) async {
-        if let frame = currentFrame() {
+        if scope.isOn(.replay), let frame = currentFrame() {
             await live.send(.wireframe(JSONWriter.encode(Self.json(frame))))
         }
-        if metricsToo {
+        if metricsToo, scope.isOn(.metrics) {
             let now = clock.now()
             var object = metrics(at: now).attributes
             object["t"] = .number(Double(now.wallUnixMs))

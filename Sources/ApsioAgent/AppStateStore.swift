@@ -49,7 +49,9 @@ public struct AppStateStore: Sendable {
         }
     }
 
-    public func saveDayBytes(_ dayBytes: DayBytes, for app: AppName) throws(StateStoreError) {
+    /// Written as each live body is counted; `durable` syncs it too (a power cut can lose what was
+    /// counted since the last durable write, a crash of apsiod nothing).
+    public func saveDayBytes(_ dayBytes: DayBytes, for app: AppName, durable: Bool = true) throws(StateStoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes: [UInt8]
@@ -58,7 +60,7 @@ public struct AppStateStore: Sendable {
         } catch {
             preconditionFailure("a day's bytes always encode: \(error)")
         }
-        try write(bytes, to: layout.dayBytesFile(app), for: app)
+        try write(bytes, to: layout.dayBytesFile(app), for: app, durable: durable)
     }
 
     // MARK: The last good policy (LINUX-PROFILE §12)
@@ -123,11 +125,11 @@ public struct AppStateStore: Sendable {
         }
     }
 
-    private func write(_ bytes: [UInt8], to path: String, for app: AppName) throws(StateStoreError) {
+    private func write(_ bytes: [UInt8], to path: String, for app: AppName, durable: Bool = true) throws(StateStoreError) {
         let layout = layout
         try StateStoreError.io { () throws(SystemError) in
             try layout.makeAppDirectory(app)
-            try AtomicFile.write(bytes, to: path, mode: 0o640)
+            try AtomicFile.write(bytes, to: path, mode: 0o640, durable: durable)
         }
     }
 }

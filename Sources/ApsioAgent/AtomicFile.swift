@@ -10,8 +10,11 @@ public enum AtomicFile {
     ///
     /// `mode` is set exactly, whatever the umask or a temporary file left by a crash had; `owner`,
     /// when given, is applied to the new file before it takes the old one's place (see `FileOwner`).
+    /// Without `durable`, nothing is synced: the new content survives any crash of the process
+    /// (the rename is atomic and in the kernel once it returns), not necessarily a power cut, for
+    /// a file rewritten too often to sync every time.
     public static func write(
-        _ bytes: [UInt8], to path: String, mode: UInt32 = 0o600, owner: FileOwner? = nil
+        _ bytes: [UInt8], to path: String, mode: UInt32 = 0o600, owner: FileOwner? = nil, durable: Bool = true
     ) throws(SystemError) {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let temporary = path + ".tmp"
@@ -29,9 +32,10 @@ public enum AtomicFile {
             }
             written += count
         }
-        try retryingInterrupts("fsync(\(temporary))") { fsync(fd) }
+        if durable { try retryingInterrupts("fsync(\(temporary))") { fsync(fd) } }
         file.close()
         try retryingInterrupts("rename(\(temporary), \(path))") { rename(temporary, path) }
+        guard durable else { return }
         // The rename is durable only once the directory entry is.
         if let dirFD = try? retryingInterrupts("open(\(directory))", {
             open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

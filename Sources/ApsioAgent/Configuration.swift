@@ -6,11 +6,19 @@ public struct Configuration: Sendable, Equatable {
     public var apps: [AppConfiguration]
     /// In the order the files were read; within a file, in line order as found.
     public var problems: [ConfigurationProblem]
+    /// Every app that has a file in `apps.d`, loaded or not; nil when `apps.d` is missing or could
+    /// not be listed. An app is removed only when its file is gone: one whose file is broken for a
+    /// while keeps its state, and nothing is removed when the directory cannot be read.
+    public var appFiles: Set<AppName>?
 
-    public init(daemon: DaemonConfiguration = DaemonConfiguration(), apps: [AppConfiguration] = [], problems: [ConfigurationProblem] = []) {
+    public init(
+        daemon: DaemonConfiguration = DaemonConfiguration(), apps: [AppConfiguration] = [],
+        problems: [ConfigurationProblem] = [], appFiles: Set<AppName>? = nil
+    ) {
         self.daemon = daemon
         self.apps = apps
         self.problems = problems
+        self.appFiles = appFiles
     }
 
     public func app(named name: AppName) -> AppConfiguration? {

@@ -18,6 +18,11 @@ public final class CursorStore {
     private var files: [AppName: CursorFile] = [:]
     private var lastSync: MonotonicInstant?
 
+    /// What an app's cursor is before any entry was accepted, when its reading starts from the
+    /// oldest entry (`StartAt=head`, or a journal that held none of its entries when it was first
+    /// served): not a journal cursor, which always starts `s=`.
+    public static let fromHead = "head"
+
     public init(layout: StateLayout, syncInterval: Duration = .seconds(5)) {
         self.layout = layout
         self.syncInterval = syncInterval

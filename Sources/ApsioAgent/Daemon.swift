@@ -25,6 +25,8 @@ public actor Daemon {
     /// units changes.
     var feeds: [Task<Void, Never>] = []
     var fedUnits: [String: [AppName]] = [:]
+    /// Each app's `MinPriority=` the live journal reader was opened with.
+    var fedFloors: [AppName: Int] = [:]
     var lowPower = false
     var lowData = false
     var watchers: [Int: DaemonWatcher] = [:]
@@ -108,6 +110,9 @@ public actor Daemon {
 
     public var servedApps: [AppName] { apps.keys.sorted() }
 
+    /// The runtime serving an app, for tests that drive the daemon in process.
+    func runtime(of name: AppName) -> AppRuntime? { apps[name]?.runtime }
+
     /// What `STATUS=` says while nobody watches.
     public var statusLine: String { idleStatus }
 
@@ -147,6 +152,7 @@ public actor Daemon {
             await stopServing(name)
             await indicator.forget(name.rawValue)
         }
+        forgetRemovedApps(present: new.appFiles)
         for name in (changes.added + changes.changed).sorted() {
             guard let app = new.app(named: name) else { continue }
             await serve(app)
@@ -154,6 +160,25 @@ public actor Daemon {
         // Apps whose file did not change still see settings changed while the daemon ran.
         for name in apps.keys.sorted() { await applySettings(to: name) }
         restartFeedsIfUnitsChanged()
+    }
+
+    /// An app whose file is gone is removed: its state goes with it (installation id, cursor,
+    /// queue, day bytes, policy, the operator's settings), so that added again it is a new install
+    /// with live inspection off (LINUX-PROFILE §2), as a reinstalled app is. An app whose file is
+    /// broken for a while is not removed, and nothing is when `apps.d` cannot be listed. Runs after
+    /// removed apps stopped: their exporters have closed the files being removed.
+    private func forgetRemovedApps(present: Set<AppName>?) {
+        guard let present else { return }
+        let state = AgentState(root: options.stateDirectory)
+        do {
+            let forgotten = try state.forgetApps(notIn: present.union(apps.keys))
+            for name in forgotten {
+                log.log(.notice, .state, "its app file is gone: its installation id and state are removed; added again, it is a new install", app: name.rawValue)
+            }
+            if !forgotten.isEmpty { loadSettings() }
+        } catch {
+            log.log(.err, .state, "the state of removed apps cannot be removed: \(error)")
+        }
     }
 
     // MARK: - One app
@@ -212,8 +237,10 @@ public actor Daemon {
         var units: [String: [AppName]] = [:]
         for (name, served) in apps { units[served.configuration.unit, default: []].append(name) }
         for key in units.keys { units[key]?.sort() }
-        guard units != fedUnits || feeds.isEmpty else { return }
+        let floors = apps.mapValues(\.configuration.minPriority)
+        guard units != fedUnits || floors != fedFloors || feeds.isEmpty else { return }
         fedUnits = units
+        fedFloors = floors
         for task in feeds { task.cancel() }
         feeds = []
         guard !units.isEmpty else { return }
@@ -264,6 +291,7 @@ public actor Daemon {
 
     private func executableRead(_ facts: ExecutableFacts, for name: AppName) async {
         guard let served = apps[name] else { return }
+        await served.runtime.executableRead(facts)
         let resource = ServedApp.resource(served.resource, configured: served.configuration.version, executable: facts)
         guard resource != served.resource else { return }
         apps[name]?.resource = resource
@@ -280,8 +308,12 @@ public actor Daemon {
     /// The lines the live channel streams come from one reader at the journal's end, for every app;
     /// ingest reads on its own, at its own pace, from each app's cursor.
     private func followJournalForLive() async {
+        // Each app's own `MinPriority=`: the log bridge's floor holds for live lines too, also
+        // under a raised level (16.6).
         let journalApps = apps.values.map {
-            JournalApp(id: $0.configuration.name.rawValue, unit: $0.configuration.unit, minPriority: 7, start: .now)
+            JournalApp(
+                id: $0.configuration.name.rawValue, unit: $0.configuration.unit, minPriority: $0.configuration.minPriority,
+                start: .now)
         }
         let source: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
         let follower: JournalFollower

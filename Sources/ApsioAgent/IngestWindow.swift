@@ -102,6 +102,19 @@ struct IngestWindow {
         return taken
     }
 
+    /// The bytes of the first `n` records.
+    func bytes(ofFirst n: Int) -> Int {
+        var taken = 0
+        var size = 0
+        forEachEntry { _, _, entry in
+            guard taken < n else { return false }
+            taken += 1
+            size += entry.bytes
+            return true
+        }
+        return size
+    }
+
     /// Up to `n` records from the front, stopping before the first one still held, as slices of
     /// the chunks' storage (nothing is copied).
     func front(_ n: Int) -> [ArraySlice<IngestRecord>] {

@@ -35,9 +35,11 @@ struct ServedApp: Sendable {
             serviceName: app.serviceName, serviceVersion: version, appBuildID: "\(app.serviceName)@\(version)",
             facts: facts, installationID: installationID)
         let journal: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
+        let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         let exporter = try AppExporter(
             configuration: AppExporterConfiguration(
-                app: name, unit: app.unit, minPriority: app.minPriority, journal: journal, resource: resource,
+                app: name, unit: app.unit, minPriority: app.minPriority, families: app.families, journal: journal,
+                firstStart: firstStart(app.startAt, roots: roots, log: edges.log, app: name), resource: resource,
                 redactor: app.redaction.redactor),
             state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
@@ -48,17 +50,17 @@ struct ServedApp: Sendable {
         let description = AppDescription(
             name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
             model: facts.deviceModelIdentifier ?? "unknown", os: os.isEmpty ? "Linux" : os, release: version,
-            families: app.logFamilies, roots: SysfsRoots(sysfs: options.sysfs, procfs: options.procfs))
+            families: app.families, roots: roots)
         let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
         let appKey = app.appKey
         let runtime = AppRuntime(
             app: description, dayBytes: dayBytes ?? DayBytes(day: 0, bytes: 0), clock: edges.clock, hashing: edges.hashing,
             makeTransport: { origin in HTTPLiveTransport(client: client, origin: origin, appKey: appKey) },
             indicator: { liveEvents.yield($0) },
-            submitDiagnostics: { record in await exporter.submit(record) },
-            saveDayBytes: { [log = edges.log] bytes in
+            submitDiagnostics: { record in await exporter.submit(record, addingQueueLevel: true) },
+            saveDayBytes: { [log = edges.log] bytes, durable in
                 do {
-                    try appState.saveDayBytes(bytes, for: name)
+                    try appState.saveDayBytes(bytes, for: name, durable: durable)
                 } catch {
                     log.log(.warning, .state, "the day's live bytes cannot be kept: \(error)", app: name.rawValue)
                 }
@@ -93,11 +95,21 @@ struct ServedApp: Sendable {
         await exporter.stop()
     }
 
+    /// Where ingest starts for an app with no saved position (`StartAt=`).
+    static func firstStart(_ startAt: StartAt, roots: SysfsRoots, log: DaemonLog, app: AppName) -> JournalStart {
+        switch startAt {
+        case .now: return .now
+        case .head: return .oldest
+        case .boot:
+            if let boot = BootID.current(roots: roots) { return .boot(bootID: boot) }
+            // Reading from the oldest entry sends more than asked, never less.
+            log.log(.warning, .journal, "StartAt=boot: the current boot's id cannot be read from \(roots.procfs); starting from the oldest entry instead", app: app.rawValue)
+            return .oldest
+        }
+    }
+
     func apply(_ policy: Policy) async {
-        var families: Set<LogFamily> = []
-        if policy.capture.logs == .always { families.insert(.logs) }
-        if policy.capture.errors == .always { families.insert(.errors) }
-        await runtime.policyFamilies(families)
+        await runtime.policyChanged(policy.capture)
         await exporter.policyChanged(policy)
         await runtime.live.send(.killSwitch(policy.killSwitch))
         // Without an installation id the app takes no part in live inspection (LINUX-PROFILE §2).
@@ -113,13 +125,11 @@ struct ServedApp: Sendable {
         await exporter.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver)
     }
 
-    /// Journal lines for the live channel: below the app file's floor only while the level is raised.
+    /// Journal lines for the live channel, read past the app file's `MinPriority=` (which holds
+    /// under a raised level too: the log bridges keep their own floors, 16.6); the channel streams
+    /// those the capture scope writes.
     func liveRecords(_ records: [LogRecord]) async {
-        let raised = logLevelRaisedUntilUnixMs != nil
-        let floor = JournalSeverity(priority: configuration.minPriority).severityNumber
-        let wanted = raised ? records : records.filter { $0.severityNumber >= floor }
-        guard !wanted.isEmpty else { return }
-        await runtime.records(liveRedaction.redact(wanted))
+        await runtime.records(liveRedaction.redact(records))
     }
 }
 

@@ -84,6 +84,16 @@ final class Journal {
         try check("sd_journal_seek_head", sd_journal_seek_head(try open("sd_journal_seek_head")))
     }
 
+    /// Before the first entry of the boot `bootID` (32 hex digits) whose monotonic time is at least
+    /// `microseconds`. When the journal has no entry of that boot, the next entry read is of
+    /// another boot or none: the caller checks.
+    func seekMonotonic(bootID: String, microseconds: UInt64) throws(JournalError) {
+        let handle = try open("sd_journal_seek_monotonic_usec")
+        var id = sd_id128_t()
+        try check("sd_id128_from_string", sd_id128_from_string(bootID, &id), detail: bootID)
+        try check("sd_journal_seek_monotonic_usec", sd_journal_seek_monotonic_usec(handle, id, microseconds))
+    }
+
     func seekTail() throws(JournalError) {
         try check("sd_journal_seek_tail", sd_journal_seek_tail(try open("sd_journal_seek_tail")))
     }

@@ -25,8 +25,22 @@ public enum JournalStart: Sendable, Equatable {
     case oldest
     /// Only entries written after the follower opened.
     case now
+    /// The entries of the boot `bootID` names (32 lowercase hex, `/proc/sys/kernel/random/boot_id`
+    /// without its dashes), and everything after; with none of that boot yet, as `.now`.
+    case boot(bootID: String)
     /// The entries after the one this saved cursor names. When that entry is gone (vacuumed), the
     /// app resumes at the first entry after where it was, which is the oldest still there, and the
     /// follower reports a `JournalGap`.
+    case after(cursor: String)
+}
+
+/// Where an app's reading starts, once the follower has opened: what to save for an app served for
+/// the first time, so that a crash before its first batch is accepted resumes there and not at
+/// the journal's end again.
+public enum JournalStartPoint: Sendable, Equatable {
+    /// From the oldest entry there is: the app wanted everything, or the journal held none of the
+    /// entries it wanted when it opened.
+    case head
+    /// After the entry this cursor names.
     case after(cursor: String)
 }

@@ -17,6 +17,8 @@ internal import Glibc
 public actor JournalFollower {
     /// The apps whose saved cursor named an entry no longer there, found when the follower opened.
     public nonisolated let gaps: [JournalGap]
+    /// Where each app's reading starts, by app id: what an app served for the first time saves.
+    public nonisolated let startPoints: [String: JournalStartPoint]
 
     private var reader: JournalReader
     private let descriptor: Int32
@@ -38,6 +40,7 @@ public actor JournalFollower {
         descriptor = try journal.fileDescriptor()
         reader = try JournalReader(journal: journal, apps: apps, limits: limits)
         gaps = reader.gaps
+        startPoints = reader.startPoints
     }
 
     /// The next records, waiting for the journal to grow when everything has been read. Never

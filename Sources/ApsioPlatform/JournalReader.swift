@@ -33,6 +33,8 @@ struct JournalReader: ~Copyable {
     let journal: Journal
     /// The apps whose saved cursor named an entry no longer there, found when the reader opened.
     let gaps: [JournalGap]
+    /// Where each app's reading starts, by app id.
+    let startPoints: [String: JournalStartPoint]
     private let router: JournalRouter
     private let limits: JournalReadLimits
     private let appsByUnit: [[Int]]
@@ -66,6 +68,7 @@ struct JournalReader: ~Copyable {
         pendingApps = start.apps.filter(\.pending).count
         initialSeek = start.seek
         gaps = start.gaps
+        startPoints = start.points
     }
 
     // MARK: Reading
@@ -175,6 +178,7 @@ struct JournalReader: ~Copyable {
     private struct Start {
         var apps: [AppState] = []
         var gaps: [JournalGap] = []
+        var points: [String: JournalStartPoint] = [:]
         var seek: Seek = .head
     }
 
@@ -191,6 +195,17 @@ struct JournalReader: ~Copyable {
             case .now:
                 if tail == nil { tail = .some(try lastEntry(journal)) }
                 threshold = tail ?? nil
+            case .boot(let bootID):
+                switch try lastEntry(before: bootID, in: journal) {
+                case .before(let position, let cursor):
+                    threshold = (position, cursor)
+                case .bootIsFirst:
+                    threshold = nil
+                case .noEntryOfBoot:
+                    // Nothing of this boot yet: everything that comes is, which is `.now`.
+                    if tail == nil { tail = .some(try lastEntry(journal)) }
+                    threshold = tail ?? nil
+                }
             case .after(let cursor):
                 switch try locate(cursor, in: journal) {
                 case .found(let position, let exact):
@@ -209,6 +224,7 @@ struct JournalReader: ~Copyable {
                 // `.now` on an empty journal wants everything that comes, which is where head is.
                 fromHead = true
             }
+            start.points[app.id] = threshold.map { .after(cursor: $0.cursor) } ?? .head
             start.apps.append(
                 AppState(
                     id: app.id, minPriority: app.minPriority, threshold: threshold?.position,
@@ -216,6 +232,29 @@ struct JournalReader: ~Copyable {
         }
         if !fromHead, let earliest { start.seek = .cursor(earliest.cursor) }
         return start
+    }
+
+    private enum BootStart {
+        /// The entry just before the boot's first.
+        case before(JournalPosition, cursor: String)
+        /// The boot's first entry is the oldest there is.
+        case bootIsFirst
+        case noEntryOfBoot
+    }
+
+    /// Where the entries of a boot start, among the entries the matches let through.
+    private static func lastEntry(before bootID: String, in journal: Journal) throws(JournalError) -> BootStart {
+        try journal.seekMonotonic(bootID: bootID, microseconds: 0)
+        guard try journal.next(), let first = JournalPosition(cursor: try journal.cursor()), first.bootID == bootID
+        else { return .noEntryOfBoot }
+        // Step back to the last entry of another boot: the seek may land past the boot's first
+        // entry when its files interleave, and none of the boot's may be skipped.
+        while try journal.previous() {
+            let cursor = try journal.cursor()
+            guard let position = JournalPosition(cursor: cursor) else { return .bootIsFirst }
+            if position.bootID != bootID { return .before(position, cursor: cursor) }
+        }
+        return .bootIsFirst
     }
 
     private enum Located {

@@ -3,7 +3,7 @@ internal import Glibc
 
 /// `apsio.storage.app`, `.data` and `.cache` (7.9). The daemon runs unprivileged and never asks for
 /// more rights for this: a directory it may not read in full gives no number, not a smaller one.
-public struct StorageReader: Sendable {
+public struct StorageReader: Sendable, Equatable {
     public var limits: ReadLimits
     /// Where relative `StateDirectory=` and `CacheDirectory=` names live (system units).
     public var stateBase: String

@@ -68,6 +68,7 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
             Redact=card=[0-9 ]{12,19}
             Redact=ssn=[0-9-]+
             InstallationId=no
+            StartAt=boot
             """)
         let loaded = config.load()
         #expect(loaded.problems == [])
@@ -82,11 +83,11 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
         #expect(app.appKeyFile == config.path + "/keys/nginx")
         #expect(app.consent == .granted)
         #expect(app.families == [.logs, .errors, .metrics])
-        #expect(app.logFamilies == [.logs, .errors])
         #expect(app.minPriority == 4)
         #expect(app.redaction.patterns == ["card=[0-9 ]{12,19}", "ssn=[0-9-]+"])
         #expect(app.redaction.redactor.redact("paid card=4111 1111 1111 1111 ok") == "paid [REDACTED] ok")
         #expect(!app.installationID)
+        #expect(app.startAt == .boot)
     }
 
     @Test func optionalKeysHaveTheProfilesDefaults() throws {
@@ -101,6 +102,17 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
         #expect(app.redaction.patterns.isEmpty)
         #expect(app.installationID)
         #expect(app.appKeyFile == nil)
+        #expect(app.startAt == .now)
+    }
+
+    @Test func anUnknownStartAtNamesTheChoices() throws {
+        let config = try ConfigDirectory()
+        try config.app("web", appFile("StartAt=tail\n"))
+        let loaded = config.load()
+        #expect(loaded.apps.isEmpty)
+        let problem = try #require(loaded.problems.first)
+        #expect(problem.description.contains("StartAt"))
+        #expect(problem.description.contains("now") && problem.description.contains("boot") && problem.description.contains("head"))
     }
 
     @Test func theTypoInTheBriefIsReportedAsAnOperatorWouldWantIt() throws {

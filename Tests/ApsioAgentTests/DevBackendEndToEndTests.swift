@@ -10,41 +10,39 @@ import Testing
 /// The device and the development backend over loopback HTTP: a person signs in and watches, the
 /// unit's journal lines reach that person's stream, and a screenshot comes back.
 @Suite(.serialized) struct DevBackendEndToEndTests {
-    static let appKey = "apsio_app_end_to_end"
-
     @Test func aPersonWatchesTheUnitLiveAndTakesAScreenshot() async throws {
-        let sha = OpenSSLSHA256()
-        let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: sha)
-        let entry = TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)
         let accounts = AccountsFile(accounts: [
             Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000))
         ])
-        let configuration = DevBackendConfiguration(
-            listenHost: "127.0.0.1", listenPort: 0,
-            hub: HubConfiguration(
-                origin: LiveOrigin("http://127.0.0.1:8787")!,
-                apps: [HubApp(name: "demo", appKey: Self.appKey, testers: [entry])]),
-            development: true)
-        let patient = HTTPClient.Options(limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120)))
-        let backend = try DevBackend(configuration: configuration, accounts: accounts)
-        let port = try await backend.start()
-
+        // The backend publishes its own origin in the policy: its port is chosen first.
+        let port = try freeLoopbackPort()
+        let started = Mutex<DevBackend?>(nil)
         let viewer = try ViewerAPI(port: port)
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
             try await viewer.call(method, path, bearer, body)
         }
 
         do {
-            let transportClient = try HTTPClient(options: patient)
-            try await LiveIntegrationTests.withHost(
-                makeTransport: { origin in
-                    HTTPLiveTransport(client: transportClient, origin: origin, appKey: AppKey(Self.appKey))
-                },
-                origin: "http://127.0.0.1:\(port)"
-            ) { host in
-                let install = LiveIntegrationTests.install
+            try await LiveIntegrationTests.withHost(backend: { install in
+                let sha = OpenSSLSHA256()
+                let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha)
+                let backend = try DevBackend(
+                    configuration: DevBackendConfiguration(
+                        listenHost: "127.0.0.1", listenPort: port,
+                        hub: HubConfiguration(
+                            origin: LiveOrigin("http://127.0.0.1:\(port)")!,
+                            apps: [HubApp(name: "demo", appKey: LiveIntegrationTests.appKey, testers: [
+                                TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)
+                            ])]),
+                        development: true),
+                    accounts: accounts)
+                _ = try await backend.start()
+                started.withLock { $0 = backend }
+                return "http://127.0.0.1:\(port)"
+            }) { host in
+                let install = host.install
                 try await SystemdMock.update(host.bus, LiveIntegrationTests.unit, [["ActiveState", "s", "active"]])
-                await host.app.live.send(.allowed(true))
+                try await host.allowLive(true)
 
                 // The device says hello; a person signs in and watches it.
                 let login = try await api("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
@@ -57,7 +55,7 @@ import Testing
 
                 // The next hello finds a viewer and starts the session.
                 host.clock.advance(by: .seconds(30))
-                try await eventually("the session started") { await host.app.live.isInSession }
+                try await eventually("the session started") { (try? await host.live.isInSession) ?? false }
 
                 // The unit writes; the person's stream shows the lines.
                 try await host.journal.write([host.journal.entry(unit: LiveIntegrationTests.unit, message: "order 1234 shipped")])
@@ -82,12 +80,12 @@ import Testing
                     let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
                     return events.contains { $0["type"] == .string("result") }
                 }
-                try await eventually("the notice on the machine") { host.indicator.received.contains(.notice(.screenshot)) }
+                try await eventually("the notice on the machine") { host.notices.contains(.screenshot) }
             }
         } catch {
-            await backend.stop()
+            await started.withLock { $0 }?.stop()
             throw error
         }
-        await backend.stop()
+        await started.withLock { $0 }?.stop()
     }
 }

@@ -1,80 +1,119 @@
 import ApsioPOSIX
-import ApsioAgent
+@testable import ApsioAgent
 import ApsioCore
 import ApsioNet
 import ApsioPlatform
 import Foundation
+import Synchronization
 @testable import ApsioTestSupport
 import Testing
 
-/// One app served end to end on the simulated host of TESTING.md: real journal files written by
-/// systemd-journal-remote, the unit's state on python-dbusmock's systemd, the live channel over
-/// loopback HTTP (`HTTPLiveTransport`, the production transport) to a scripted backend behind a
-/// real server, time on a manual clock.
+/// The daemon itself, in process, as `apsiod` assembles it (`Daemon`: the app files, the served
+/// apps, the bus feeds, the live journal reader), on the simulated host of TESTING.md: real
+/// journal files written by systemd-journal-remote, the unit's state on python-dbusmock's
+/// systemd, and a scripted backend on 127.0.0.1 that serves the policy, takes ingest and answers
+/// the live channel over real HTTP. Time is a manual clock, so the rules that take minutes (the
+/// hello interval, a 401's window, the day's bytes) run in moments; what the machine shows is
+/// read as `apsioctl watch` reads it, from the daemon's control interface.
 @Suite(.serialized) struct LiveIntegrationTests {
     static let unit = "demo.service"
-    static let install = "0b9e2f71-3c44-4d8a-b1f6-5e7a9c2d4f13"
     static let token = String(repeating: "d4", count: 32)
     static let appKey = "apsio_app_live_integration_5b8e1f"
+    static let app = try! AppName("demo")
 
     /// Everything one test runs, stopped in `close()` whatever happened. Used from the test's own
     /// task and from the closures it waits on, one at a time.
     final class Host: @unchecked Sendable {
+        let root: TemporaryDirectory
         let bus: DBusMockFixture
         let journal: JournalFixture
-        let backend: ScriptedLiveBackend
-        /// The server in front of `backend`, unless the test brought its own network.
-        let loopback: LoopbackLiveBackend?
-        private let client: HTTPClient?
-        let indicator = RecordingLiveHost()
+        let server: ScriptedBackendServer
+        var backend: ScriptedLiveBackend { server.script }
         let clock = ManualAgentClock()
+        let log = DaemonLog(minimum: .debug, destination: .memory)
+        let daemon: Daemon
+        let install: String
         let state: AgentState
-        let app: AppRuntime
+        private final class Watched: Sendable {
+            let events = Mutex<[ControlEvent]>([])
+        }
+        private let watched = Watched()
         private var tasks: [Task<Void, Never>] = []
 
-        init(
-            backend: ScriptedLiveBackend, loopback: LoopbackLiveBackend?, client: HTTPClient?,
-            makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport, origin: String
-        ) async throws {
-            self.backend = backend
-            self.loopback = loopback
-            self.client = client
+        /// `backend`: another backend to point the app at, made once the install id is known (it
+        /// lists the install as a tester); by default the scripted one.
+        init(backend external: ((_ install: String) async throws -> String)? = nil) async throws {
+            root = try TemporaryDirectory("apsio-live")
+            let stateDirectory = root.path + "/state"
+            for directory in ["state", "run", "sys", "proc"] {
+                try FileManager.default.createDirectory(atPath: root.path + "/" + directory, withIntermediateDirectories: true)
+            }
+            state = AgentState(root: stateDirectory)
+            install = try state.apps.installationID(for: LiveIntegrationTests.app)
+            server = try await ScriptedBackendServer()
             bus = try DBusMockFixture()
+            journal = try JournalFixture()
             try await bus.startTemplate("systemd", busName: SystemdMock.systemd)
             try await SystemdMock.addUnit(bus, LiveIntegrationTests.unit)
-            journal = try JournalFixture()
-            // systemd makes the state directory (StateDirectory=); here the test does.
-            try FileManager.default.createDirectory(atPath: journal.path + "/state", withIntermediateDirectories: true)
-            state = AgentState(root: journal.path + "/state")
-            let apps = state.apps
-            let name = try AppName("demo")
+
             let sha = OpenSSLSHA256()
-            let indicator = self.indicator
-            app = AppRuntime(
-                app: AppDescription(
-                    name: "demo", unit: LiveIntegrationTests.unit, installationID: LiveIntegrationTests.install,
-                    serviceName: "com.example.demo", model: "Test Box", os: "Debian GNU/Linux 12", release: "2.0.1"),
-                dayBytes: DayBytes(day: 0, bytes: 0), clock: clock, hashing: sha, makeTransport: makeTransport,
-                indicator: { indicator.live($0.event) }, submitDiagnostics: { _ in (0, 0) },
-                saveDayBytes: { try? apps.saveDayBytes($0, for: name) })
-            await app.start()
+            let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha)
+            server.setPolicy(.object([
+                "live": .object([
+                    "origin": .string(server.origin),
+                    "testers": .array([.object([
+                        "id": .string("qa-box-7"), "match": .string(proof.match(hashing: sha)),
+                        "expires_at": .number(4_000_000_000),
+                    ])]),
+                ])
+            ]))
+            let backendOrigin = try await external?(install) ?? server.origin
+            try root.write("etc/apsiod.conf", "[Indicator]\nMotdFile=\nAnnounceTerminals=no\n")
+            try root.write("etc/apps.d/demo.conf", """
+                [App]
+                Unit=\(LiveIntegrationTests.unit)
+                Name=com.example.demo
+                Version=2.0.1
+                Backend=\(backendOrigin)
+                AppKey=\(LiveIntegrationTests.appKey)
+                Consent=granted
+                """)
+            var options = DaemonOptions()
+            options.configDirectory = root.path + "/etc"
+            options.stateDirectory = stateDirectory
+            options.runtimeDirectory = root.path + "/run"
+            options.journalDirectory = journal.path
+            options.sysfs = root.path + "/sys"
+            options.procfs = root.path + "/proc"
+            daemon = try Daemon(
+                options: options,
+                edges: DaemonEdges(
+                    clock: clock, hashing: sha, log: log, bus: .address(bus.address), utmpPath: root.path + "/utmp"))
+            await daemon.start()
+            let events = try await daemon.watch(apps: [])
+            let watched = self.watched
+            tasks.append(Task { for await event in events { watched.events.withLock { $0.append(event) } } })
+            if external == nil { try await eventually("the policy fetched") { self.server.policyRequests >= 1 } }
+        }
 
-            let watcher = UnitStateWatcher(units: [LiveIntegrationTests.unit])
-            let supervisor = SystemBusSupervisor(address: .address(bus.address), watchers: [watcher])
-            tasks.append(Task { await supervisor.run() })
-            let states = try #require(watcher.updates(for: LiveIntegrationTests.unit))
-            let app = self.app
-            tasks.append(Task { await DeviceFeeds.unitStates(states, into: app) })
-            let follower = try JournalFollower(
-                source: .directory(journal.path),
-                apps: [JournalApp(id: "demo", unit: LiveIntegrationTests.unit, start: .oldest)])
-            tasks.append(Task { try? await DeviceFeeds.journal(follower, into: { $0 == "demo" ? app : nil }) })
+        /// What `apsioctl watch` has shown so far.
+        var events: [ControlEvent] { watched.events.withLock { $0 } }
+        var notices: [LiveCommandName] {
+            events.compactMap { if case .notice(_, let command, _, _) = $0 { command } else { nil } }
+        }
+        var endings: [String] { events.compactMap { if case .ended(_, let reason) = $0 { reason } else { nil } } }
+        var viewers: Int? {
+            events.last { if case .status = $0 { true } else { false } }.flatMap {
+                if case .status(let status) = $0 { status.viewers } else { nil }
+            }
+        }
 
-            let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: sha)
-            await app.live.configure(
-                origin: LiveOrigin(origin),
-                testers: [TesterEntry(id: "qa-box-7", match: proof.match(hashing: sha), expiresAt: 4_000_000_000)])
-            await app.live.send(.consent(true))
+        var live: LiveRuntime {
+            get async throws { await (try #require(await daemon.runtime(of: LiveIntegrationTests.app))).live }
+        }
+
+        func allowLive(_ on: Bool) async throws {
+            _ = try await daemon.setAllowLive(on, apps: [LiveIntegrationTests.app])
         }
 
         func setUnit(_ entries: [[String]]) async throws {
@@ -83,9 +122,8 @@ import Testing
 
         func close() async {
             for task in tasks { task.cancel() }
-            await app.stop()
-            await loopback?.stop()
-            client?.closeIdleConnections()
+            await daemon.stop()
+            await server.stop()
             bus.stopAll()
         }
 
@@ -95,12 +133,12 @@ import Testing
         func eventuallyAdvancing(
             _ what: String, by step: Duration, _ condition: @escaping @Sendable () async -> Bool
         ) async throws {
-            let app = app
+            let live: LiveRuntime = try await self.live
             let backend = backend
             let clock = clock
             try await eventually(what) {
                 if await condition() { return true }
-                if await app.live.requestsInFlight <= backend.heldNextCount { clock.advance(by: step) }
+                if await live.requestsInFlight <= backend.heldNextCount { clock.advance(by: step) }
                 return false
             }
         }
@@ -109,64 +147,38 @@ import Testing
         /// server: the client's idle connections closed, the server has none left. Only when
         /// nothing is held.
         func settle() async throws {
-            guard let loopback, let client else { return }
+            let client = await daemon.client
             // A request answered after one sweep parks its connection in the pool: sweep until the
             // server sees none, not once.
             try await eventually("every connection closed") {
                 client.closeIdleConnections()
-                return loopback.server.connectionCount == 0
+                return self.server.server.connectionCount == 0
             }
         }
 
-        /// Starts a live session: the unit active, allow-live on, a hello answered with a viewer.
+        /// Starts a live session as an operator and a team would: allow-live on, the unit active,
+        /// a hello answered with a viewer.
         func startSession() async throws {
             backend.answerHellos(.status(200, body: .object([
                 "viewers": .number(1), "device_token": .string(LiveIntegrationTests.token),
             ]), retryAfter: nil))
             try await setUnit([["ActiveState", "s", "active"], ["SubState", "s", "running"]])
-            await app.live.send(.allowed(true))
+            _ = try await daemon.setAllowLive(true, apps: [LiveIntegrationTests.app])
             try await eventually("the session started, next held") {
-                backend.heldNextCount == 1 && backend.requests(to: "/v1/live/frames").count == 1
+                self.backend.heldNextCount == 1 && self.backend.requests(to: "/v1/live/frames").count == 1
             }
         }
     }
 
     /// Runs `body` on a fresh simulated host, and stops every process it started either way.
-    /// `makeTransport` and `origin`: the live channel's network and where the policy points it;
-    /// by default `HTTPLiveTransport` to the scripted backend behind a server on 127.0.0.1.
     static func withHost(
-        makeTransport: (@Sendable (LiveOrigin) -> any LiveTransport)? = nil, origin: String? = nil,
-        _ body: (Host) async throws -> Void
+        backend: ((_ install: String) async throws -> String)? = nil, _ body: (Host) async throws -> Void
     ) async throws {
-        let backend = ScriptedLiveBackend()
-        var loopback: LoopbackLiveBackend?
-        var client: HTTPClient?
-        let transport: @Sendable (LiveOrigin) -> any LiveTransport
-        let liveOrigin: String
-        if let makeTransport, let origin {
-            transport = makeTransport
-            liveOrigin = origin
-        } else {
-            let server = try await LoopbackLiveBackend(script: backend)
-            // Patient: the box may be loaded, and no scenario waits on a client timeout.
-            let patient = try HTTPClient(options: HTTPClient.Options(
-                limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120))))
-            transport = { origin in HTTPLiveTransport(client: patient, origin: origin, appKey: AppKey(Self.appKey)) }
-            liveOrigin = server.origin
-            loopback = server
-            client = patient
-        }
-        let host: Host
-        do {
-            host = try await Host(
-                backend: backend, loopback: loopback, client: client, makeTransport: transport, origin: liveOrigin)
-        } catch {
-            await loopback?.stop()
-            throw error
-        }
+        let host = try await Host(backend: backend)
         do {
             try await body(host)
         } catch {
+            Issue.record("the daemon's log:\n\(host.log.lines.joined(separator: "\n"))")
             await host.close()
             throw error
         }
@@ -202,12 +214,10 @@ import Testing
         // Stopped: the channel closes, and no ended body goes out.
         try await host.setUnit([["FreezerState", "s", "running"], ["ActiveState", "s", "inactive"]])
         try await eventually("the session closed") {
-            host.indicator.received.contains(.sessionEnded(.reason(.closed)))
+            host.endings.contains("closed")
         }
         #expect(!host.backend.requests(to: "/v1/live/frames").contains { $0.body?["state"] == .string("ended") })
-        try await eventually("the indicator gone") {
-            host.indicator.received.last { if case .viewers = $0 { return true } else { return false } } == .viewers(0)
-        }
+        try await eventually("the indicator gone") { host.viewers == 0 }
         }
     }
 
@@ -224,15 +234,15 @@ import Testing
         host.backend.releaseNext(screenshot)
         // The 409 reached the runtime once nothing is in flight: `next` waits for the clock.
         try await eventually("the first result answered") {
-            let inFlight = await host.app.live.requestsInFlight
+            let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.requests(to: "/v1/live/results").count == 1 && inFlight == 0
         }
-        try await eventually("the notice shown") { host.indicator.received.contains(.notice(.screenshot)) }
+        try await eventually("the notice shown") { host.notices.contains(.screenshot) }
         host.clock.advance(by: .milliseconds(300))
         try await eventually("next asked again") { host.backend.heldNextCount == 1 }
         host.backend.releaseNext(screenshot)
         try await eventually("the kept result sent again and answered") {
-            let inFlight = await host.app.live.requestsInFlight
+            let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.requests(to: "/v1/live/results").count == 2 && inFlight == 0
         }
         let results = host.backend.requests(to: "/v1/live/results")
@@ -240,7 +250,7 @@ import Testing
         // The 409 is taken as done: nothing is resent after any backoff (well within the hello interval).
         host.clock.advance(by: .seconds(10))
         try await eventually("next asked again, and nothing else in flight") {
-            let inFlight = await host.app.live.requestsInFlight
+            let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.heldNextCount == 1 && inFlight == 1
         }
         #expect(host.backend.requests(to: "/v1/live/results").count == 2)
@@ -253,20 +263,19 @@ import Testing
         try await eventually("an immediate hello without the token") {
             host.backend.requests(to: "/v1/live/hello").dropFirst(hellosBefore).contains { $0.request.token == nil }
         }
-        try await eventually("the session ended for the token") { host.indicator.received.contains(.sessionEnded(.tokenLost)) }
+        try await eventually("the session ended for the token") { host.endings.contains("token_lost") }
         #expect(!host.backend.requests(to: "/v1/live/frames").contains { $0.body?["state"] == .string("ended") })
 
         // Allow-live off: nothing more leaves, whatever the clock does.
-        await host.app.live.send(.allowed(false))
-        #expect(await host.app.live.requestsInFlight == 0)
+        _ = try await host.daemon.setAllowLive(false, apps: [Self.app])
+        #expect(try await host.live.requestsInFlight == 0)
         // Whatever was already on the wire has arrived once the server holds no connection.
         try await host.settle()
         let count = host.backend.seen.count
         host.clock.advance(by: .seconds(3600))
         // Not a synchronisation: a grace period in which a wrong runtime would have connected.
         try await Task.sleep(for: .milliseconds(100))
-        #expect(await host.app.live.requestsInFlight == 0)
-        #expect(host.loopback?.server.connectionCount == 0)
+        #expect(try await host.live.requestsInFlight == 0)
         #expect(host.backend.seen.count == count)
         }
     }
@@ -275,18 +284,21 @@ import Testing
     @Test func theDaysBytesAreOnDiskAndNoSecretIsWhenTheDaemonStops() async throws {
         try await Self.withHost { host in
             try await host.startSession()
-            let spent = await host.app.live.dayBytes
+            let spent = try await host.live.dayBytes
             #expect(spent.bytes > 0)
-            await host.app.stop()
-            #expect(try host.state.apps.dayBytes(for: AppName("demo")) == spent)
+            await host.daemon.stop()
+            #expect(try host.state.apps.dayBytes(for: Self.app) == spent)
 
             // Every request went over the socket with the app key; neither the proof, the token
-            // nor the app key is in any file the runtime wrote.
-            let keys = try #require(host.loopback?.appKeysSeen)
-            #expect(keys.count == host.backend.seen.count && !keys.isEmpty)
+            // nor the app key is in any file the daemon wrote, nor in its log.
+            let keys = host.server.appKeysSeen
+            #expect(!keys.isEmpty)
             #expect(keys.allSatisfy { $0 == Self.appKey })
-            let proof = TesterProof(entryID: "qa-box-7", installationID: LiveIntegrationTests.install, hashing: OpenSSLSHA256())
-            let root = host.journal.path + "/state"
+            let proof = TesterProof(entryID: "qa-box-7", installationID: host.install, hashing: OpenSSLSHA256())
+            let log = host.log.lines.joined(separator: "\n")
+            #expect(!log.isEmpty)
+            for secret in [proof.secretHex, LiveIntegrationTests.token, Self.appKey] { #expect(!log.contains(secret)) }
+            let root = host.state.layout.root
             let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
             #expect(!files.isEmpty)
             for file in files {
@@ -307,11 +319,15 @@ import Testing
                 "commands": .array([.object(["id": .string("r1"), "name": .string("raise_log_level"), "args": .object([:])])]),
                 "viewers": .number(1),
             ]), retryAfter: nil))
-            try await eventually("the level raised") { await host.app.logLevelRaisedUntilUnixMs != nil }
-            let until = try #require(await host.app.logLevelRaisedUntilUnixMs)
+            @Sendable func raisedUntil() async -> Int64? {
+                (try? await host.daemon.status(apps: [Self.app]))?.apps.first?.logLevelRaisedUntilUnixMs
+            }
+            try await eventually("the level raised") { await raisedUntil() != nil }
+            let until = try #require(await raisedUntil())
             #expect(until == host.clock.now().wallUnixMs + 1_800_000)
-            await host.app.live.send(.consent(false))
-            try await eventually("the level restored") { await host.app.logLevelRaisedUntilUnixMs == nil }
+            try await eventually("the notice on the machine") { host.notices.contains(.raiseLogLevel) }
+            _ = try await host.daemon.setConsent(.denied, apps: [Self.app])
+            try await eventually("the level restored") { await raisedUntil() == nil }
         }
     }
 
@@ -320,9 +336,7 @@ import Testing
         try await host.startSession()
         host.backend.answerHellos(.status(200, body: .object(["viewers": .number(1)]), retryAfter: nil))
         host.clock.advance(by: .seconds(30))
-        try await eventually("the session ended by the renewing hello") {
-            host.indicator.received.contains(.sessionEnded(.tokenLost))
-        }
+        try await eventually("the session ended by the renewing hello") { host.endings.contains("token_lost") }
         try await eventually("the held next cancelled") { host.backend.cancelledNext >= 1 }
         }
     }

@@ -1,44 +1,107 @@
 import ApsioAgent
 import ApsioCore
 import ApsioNet
+import Foundation
+import Glibc
 import Synchronization
 
-/// A `ScriptedLiveBackend` behind a real `HTTPServer` on 127.0.0.1, so the runtime's requests go
-/// through `HTTPLiveTransport`, the client and a socket, as in production: what the script
-/// records is what arrived over the wire (the server undid the gzip, the token came in its header),
-/// and a held `next` is a handler waiting on the script, cancelled when the client closes.
-final class LoopbackLiveBackend: Sendable {
+/// A backend on 127.0.0.1 that a daemon talks to as to a real one, over a real `HTTPServer`: the
+/// policy it is given (`GET /v1/policy`), an ingest sink that keeps every record (`POST /v1/logs`),
+/// and the live channel answered by a `ScriptedLiveBackend`. What the script records is what
+/// arrived over the wire: the server undid the gzip, the token came in its header, a held `next`
+/// is a handler waiting on the script, cancelled when the client closes.
+final class ScriptedBackendServer: Sendable {
     let script: ScriptedLiveBackend
     let server: HTTPServer
     let port: Int
-    private final class KeyLog: Sendable {
-        let keys = Mutex<[String?]>([])
+
+    /// What `/v1/logs` received, in order, and how the sink answers.
+    struct Sink: Sendable {
+        /// Each request's records, whether or not it was accepted.
+        var requests: [[SentRecord]] = []
+        /// Answers for the next requests, then 200.
+        var script: [Int] = []
     }
 
-    private let appKeys = KeyLog()
+    private final class State: Sendable {
+        let policy = Mutex<JSONValue?>(nil)
+        let policyRequests = Atomic<Int>(0)
+        let sink = Mutex(Sink())
+        let appKeys = Mutex<[String?]>([])
+        /// `(path, bytes as sent)` of every live body: what 16.3 counts.
+        let liveWire = Mutex<[(String, Int)]>([])
+        /// Called with the number of the `/v1/logs` request (from 1) before it is answered.
+        let onLogs = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    }
 
-    init(script: ScriptedLiveBackend) async throws {
+    private let state = State()
+
+    init(script: ScriptedLiveBackend = ScriptedLiveBackend()) async throws {
         self.script = script
-        let appKeys = self.appKeys
+        let state = self.state
         var router = HTTPRouter()
         for (method, path) in [
             ("POST", "/v1/live/hello"), ("GET", "/v1/live/next"), ("POST", "/v1/live/frames"), ("POST", "/v1/live/results"),
         ] {
             router.add(method, path) { request in
-                appKeys.keys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+                state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+                if !request.body.isEmpty {
+                    state.liveWire.withLock { $0.append((request.path, Self.wireBytes(request))) }
+                }
                 return await Self.answer(request, from: script)
             }
         }
-        server = HTTPServer(bind: "127.0.0.1", port: 0, router: router)
+        router.add("GET", "/v1/policy") { request in
+            state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+            state.policyRequests.add(1, ordering: .relaxed)
+            guard let policy = state.policy.withLock({ $0 }) else { return HTTPServerResponse(status: 503) }
+            return .json(JSONWriter.encode(policy))
+        }
+        router.add("POST", "/v1/logs") { request in
+            state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+            let records = JSONValueEncoding.decode(request.body).map(SentRecord.all(in:)) ?? []
+            let (number, status) = state.sink.withLock { sink -> (Int, Int) in
+                sink.requests.append(records)
+                return (sink.requests.count, sink.script.isEmpty ? 200 : sink.script.removeFirst())
+            }
+            state.onLogs.withLock { $0 }?(number)
+            return HTTPServerResponse(status: status)
+        }
+        server = HTTPServer(
+            bind: "127.0.0.1", port: 0, limits: HTTPServerLimits(http: HTTPLimits(maxBodyBytes: 16 << 20)), router: router)
         port = try await server.start()
     }
 
     var origin: String { "http://127.0.0.1:\(port)" }
 
-    /// `Apsio-App-Key` of every request that arrived, in order.
-    var appKeysSeen: [String?] { appKeys.keys.withLock { $0 } }
-
     func stop() async { await server.stop() }
+
+    // MARK: The policy
+
+    /// What `GET /v1/policy` answers from now on; nil answers 503.
+    func setPolicy(_ policy: JSONValue?) { state.policy.withLock { $0 = policy } }
+    var policyRequests: Int { state.policyRequests.load(ordering: .relaxed) }
+
+    // MARK: The sink
+
+    var sink: Sink { state.sink.withLock { $0 } }
+    /// Every record received, accepted or not, in order.
+    var records: [SentRecord] { sink.requests.flatMap { $0 } }
+    var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
+    func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
+    /// `body` runs in the handler of each `/v1/logs` request, with its number, before the answer.
+    func onLogs(_ body: (@Sendable (Int) -> Void)?) { state.onLogs.withLock { $0 = body } }
+
+    // MARK: What came
+
+    /// `Apsio-App-Key` of every request that arrived, in order.
+    var appKeysSeen: [String?] { state.appKeys.withLock { $0 } }
+    /// The bytes of every `frames` and `results` body as sent (compressed), in order.
+    var liveBodyBytes: [(path: String, bytes: Int)] { state.liveWire.withLock { $0 }.map { (path: $0.0, bytes: $0.1) } }
+
+    static func wireBytes(_ request: HTTPServerRequest) -> Int {
+        request.headers["Content-Length"].flatMap { Int($0) } ?? request.body.count
+    }
 
     private static func answer(_ request: HTTPServerRequest, from script: ScriptedLiveBackend) async -> HTTPServerResponse {
         let live = LiveHTTPRequest(
@@ -78,15 +141,10 @@ final class LoopbackLiveBackend: Sendable {
             if unreserved {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count < 2 ? "0" + hex : hex)
             }
         }
         return out
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

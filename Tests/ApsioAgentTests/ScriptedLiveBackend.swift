@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// A live backend in memory: records every request, answers hellos from a script, holds `next`
-/// until the test releases it or the runtime cancels it.
+/// (and, when asked, `results`) until the test releases it or the runtime cancels it.
 final class ScriptedLiveBackend: LiveTransport, Sendable {
     struct Seen: Sendable {
         let request: LiveHTTPRequest
@@ -15,8 +15,12 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     private struct State {
         var seen: [Seen] = []
         var helloAnswer: LiveResponse = .status(200, body: .object(["viewers": .number(0)]), retryAfter: nil)
+        /// Answers for the next hellos, before `helloAnswer`.
+        var helloScript: [LiveResponse] = []
         var resultsAnswer: LiveResponse = .status(202, body: nil, retryAfter: nil)
+        var holdsResults = false
         var heldNext: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
+        var heldResults: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
         var nextNumber = 0
         var cancelledNext = 0
     }
@@ -26,9 +30,14 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     var seen: [Seen] { state.withLock { $0.seen } }
     var cancelledNext: Int { state.withLock { $0.cancelledNext } }
     var heldNextCount: Int { state.withLock { $0.heldNext.count } }
+    var heldResultsCount: Int { state.withLock { $0.heldResults.count } }
 
     func answerHellos(_ response: LiveResponse) { state.withLock { $0.helloAnswer = response } }
+    /// The next hellos get these answers, one each, then `answerHellos`'.
+    func answerNextHellos(_ responses: [LiveResponse]) { state.withLock { $0.helloScript += responses } }
     func answerResults(_ response: LiveResponse) { state.withLock { $0.resultsAnswer = response } }
+    /// `results` requests wait for `releaseResults` from now on (a slow backend).
+    func holdResults() { state.withLock { $0.holdsResults = true } }
 
     func requests(to path: String) -> [Seen] { seen.filter { $0.request.path.hasPrefix(path) } }
 
@@ -37,6 +46,18 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
         let held = state.withLock { state -> [CheckedContinuation<LiveResponse, Never>] in
             defer { state.heldNext.removeAll() }
             return Array(state.heldNext.values)
+        }
+        for continuation in held { continuation.resume(returning: response) }
+    }
+
+    /// Answers every held `results` with `response`, and answers the next ones at once again.
+    func releaseResults(_ response: LiveResponse) {
+        let held = state.withLock { state -> [CheckedContinuation<LiveResponse, Never>] in
+            defer {
+                state.heldResults.removeAll()
+                state.holdsResults = false
+            }
+            return Array(state.heldResults.values)
         }
         for continuation in held { continuation.resume(returning: response) }
     }
@@ -56,10 +77,22 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     /// cancelled. `LoopbackLiveBackend` calls this with what arrived over the socket.
     func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
         state.withLock { $0.seen.append(Seen(request: request, body: body)) }
-        if request.path.hasPrefix("/v1/live/hello") { return state.withLock { $0.helloAnswer } }
-        if request.path.hasPrefix("/v1/live/results") { return state.withLock { $0.resultsAnswer } }
+        if request.path.hasPrefix("/v1/live/hello") {
+            return state.withLock { $0.helloScript.isEmpty ? $0.helloAnswer : $0.helloScript.removeFirst() }
+        }
+        if request.path.hasPrefix("/v1/live/results") {
+            let (hold, answer) = state.withLock { ($0.holdsResults, $0.resultsAnswer) }
+            guard hold else { return answer }
+            return try await held(.results)
+        }
         guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
+        return try await held(.next)
+    }
 
+    private enum Held: Sendable { case next, results }
+
+    /// Waits for a release, or answers `.failed` once the request is cancelled.
+    private func held(_ kind: Held) async throws(CancellationError) -> LiveResponse {
         let number = state.withLock { state -> Int in
             state.nextNumber += 1
             return state.nextNumber
@@ -68,16 +101,24 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<LiveResponse, Never>) in
                 let cancelledAlready = state.withLock { state -> Bool in
                     if Task.isCancelled { return true }
-                    state.heldNext[number] = continuation
+                    switch kind {
+                    case .next: state.heldNext[number] = continuation
+                    case .results: state.heldResults[number] = continuation
+                    }
                     return false
                 }
                 if cancelledAlready { continuation.resume(returning: .failed) }
             }
         } onCancel: {
             let held = state.withLock { state -> CheckedContinuation<LiveResponse, Never>? in
-                guard let continuation = state.heldNext.removeValue(forKey: number) else { return nil }
-                state.cancelledNext += 1
-                return continuation
+                switch kind {
+                case .next:
+                    guard let continuation = state.heldNext.removeValue(forKey: number) else { return nil }
+                    state.cancelledNext += 1
+                    return continuation
+                case .results:
+                    return state.heldResults.removeValue(forKey: number)
+                }
             }
             held?.resume(returning: .failed)
         }

@@ -14,6 +14,14 @@ final class JournalFixture {
     static let invocationID = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
     private(set) var realtime: UInt64 = 1_700_000_000_000_000
     private var monotonic: UInt64 = 1_000_000
+    /// The boot the next entries are of (`_BOOT_ID`).
+    private(set) var bootID = JournalFixture.bootID
+
+    /// Entries from now on are of another boot, its monotonic clock starting again.
+    func boot(_ id: String) {
+        bootID = id
+        monotonic = 1_000_000
+    }
 
     init() throws {
         directory = try TemporaryDirectory("apsio-journal")
@@ -86,7 +94,7 @@ final class JournalFixture {
         let stamps: [(String, Value)] = [
             ("__REALTIME_TIMESTAMP", .text(String(realtime))),
             ("__MONOTONIC_TIMESTAMP", .text(String(monotonic))),
-            ("_BOOT_ID", .text(Self.bootID)),
+            ("_BOOT_ID", .text(bootID)),
         ]
         return Entry(fields: stamps + fields, realtime: realtime)
     }

@@ -1,0 +1,239 @@
+import ApsioAgent
+import ApsioCore
+import ApsioNet
+import Foundation
+import Glibc
+@testable import ApsioTestSupport
+import Testing
+
+/// The built `apsiod` as an operator runs it, on the simulated host of TESTING.md: real journal
+/// files written by systemd-journal-remote, the unit's state on python-dbusmock's systemd, and a
+/// scripted backend on loopback (policy, ingest sink, live channel). Real time: the daemon runs
+/// on its own clock, and tests wait for what it does, never for how long it takes.
+///
+/// One app, `demo`, watching `demo.service`. Everything it starts is stopped by `close()`.
+final class AgentHarness: @unchecked Sendable {
+    static let app = "demo"
+    static let unit = "demo.service"
+    static let appKey = "apsio_app_promises_2f7c9e"
+    static let tester = "qa-box-7"
+    static let token = String(repeating: "c3", count: 32)
+    static let otherToken = String(repeating: "e5", count: 32)
+
+    let root: TemporaryDirectory
+    let bus: DBusMockFixture
+    let journal: JournalFixture
+    let backend: ScriptedBackendServer
+    var live: ScriptedLiveBackend { backend.script }
+    private(set) var daemon: RunningChild?
+    private var runs = 0
+
+    var config: String { root.path + "/etc" }
+    var state: String { root.path + "/state" }
+    var runtime: String { root.path + "/run" }
+    var directories: [String] { ["--config-dir", config, "--state-dir", state, "--runtime-dir", runtime] }
+    var appStateDirectory: String { state + "/apps/" + Self.app }
+
+    /// A fresh state directory: no installation id yet, no saved position.
+    init() async throws {
+        root = try TemporaryDirectory("apsio-e2e")
+        try FileManager.default.createDirectory(atPath: root.path + "/state", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.path + "/run", withIntermediateDirectories: true)
+        // Anyone may read the status: the socket's directory must let a non-member reach it.
+        chmod(root.path, 0o755)
+        chmod(root.path + "/run", 0o755)
+        try root.write("etc/apsiod.conf", "[Indicator]\nMotdFile=\(root.path)/motd\nAnnounceTerminals=no\n")
+        bus = try DBusMockFixture()
+        journal = try JournalFixture()
+        backend = try await ScriptedBackendServer()
+        do {
+            try await bus.startTemplate("systemd", busName: SystemdMock.systemd)
+            try await SystemdMock.addUnit(bus, Self.unit)
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    // MARK: The app and its backend
+
+    /// `apps.d/demo.conf`, with `extra` lines after the usual ones.
+    func writeApp(_ extra: String = "") throws {
+        try root.write("etc/apps.d/\(Self.app).conf", """
+            [App]
+            Unit=\(Self.unit)
+            Name=com.example.demo
+            Version=2.0.1
+            Backend=\(backend.origin)
+            AppKey=\(Self.appKey)
+            Consent=granted
+            \(extra)
+            """)
+    }
+
+    /// The installation id, made now as the daemon would if it has not made one: the team reads it
+    /// with `apsioctl apps` to list the box as a tester.
+    func installationID() throws -> String {
+        try AppStateStore(layout: StateLayout(root: state)).installationID(for: AppName(Self.app))
+    }
+
+    /// A policy as the backend sends it; with `live`, pointing at this backend and listing this
+    /// install as a tester.
+    func policy(
+        capture: [String: JSONValue] = [:], sessionRate: Double = 1, live: Bool = true, interval: Int = 30
+    ) throws -> JSONValue {
+        var members: [String: JSONValue] = [
+            "refresh_s": .number(3600), "kill_switch": .bool(false), "capture": .object(capture),
+            "sampling": .object(["session_rate": .number(sessionRate)]),
+        ]
+        if live {
+            let sha = OpenSSLSHA256()
+            let proof = TesterProof(entryID: Self.tester, installationID: try installationID(), hashing: sha)
+            members["live"] = .object([
+                "origin": .string(backend.origin), "interval_s": .number(Double(interval)),
+                "testers": .array([.object([
+                    "id": .string(Self.tester), "match": .string(proof.match(hashing: sha)),
+                    "expires_at": .number(4_000_000_000),
+                ])]),
+            ])
+        }
+        return .object(members)
+    }
+
+    // MARK: The daemon
+
+    /// Starts `apsiod`. `wrapper`: a command line the daemon's is appended to (unshare, to give it
+    /// other files at /etc). `environment` adds to the daemon's.
+    func start(
+        _ arguments: [String] = [], wrapper: [String] = [], environment: [String: String] = [:]
+    ) throws {
+        runs += 1
+        let command = [BuiltBinaries.apsiod] + directories + ["--journal-dir", journal.path, "--log-level", "debug"] + arguments
+        let full = wrapper + command
+        daemon = try RunningChild(
+            full[0], Array(full.dropFirst()),
+            environment: environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": bus.address]) { mine, _ in mine },
+            directory: root.path, name: "apsiod-\(runs)")
+    }
+
+    /// SIGKILL: no cleanup of any kind, as a crash or the OOM killer ends it.
+    func kill() async throws {
+        guard let daemon else { return }
+        Glibc.kill(daemon.process.processIdentifier, SIGKILL)
+        try await within(30, "apsiod gone after SIGKILL") { !daemon.isRunning }
+    }
+
+    /// SIGTERM; the exit status.
+    @discardableResult
+    func stop() async -> Int32 {
+        guard let daemon else { return 0 }
+        return await daemon.terminate()
+    }
+
+    var log: String { daemon?.stderr ?? "" }
+
+    /// Every log the runs so far wrote.
+    var allLogs: String {
+        (1...max(runs, 1)).map { (try? String(contentsOfFile: root.path + "/apsiod-\($0).err", encoding: .utf8)) ?? "" }
+            .joined(separator: "\n")
+    }
+
+    func ctl(_ arguments: [String], user: String? = nil) async throws -> CommandRun {
+        try await CommandRun.run(BuiltBinaries.apsioctl, directories + arguments, user: user)
+    }
+
+    /// Until apsiod answers on its socket and serves the app (the daemon alone knows the version
+    /// it serves it as).
+    func waitServing() async throws {
+        try await within(60, "apsiod serving \(Self.app)") {
+            guard let run = try? await self.ctl(["--json", "apps"]), run.status == 0,
+                let value = JSONValueEncoding.decode(Array(run.stdout.utf8))
+            else { return false }
+            return value["apps"]?.arrayValue?.contains {
+                $0["name"]?.stringValue == Self.app && $0["service_version"]?.stringValue != nil
+            } ?? false
+        }
+    }
+
+    // MARK: The unit
+
+    func setUnit(_ entries: [[String]], on interface: String = SystemdMock.unitInterface) async throws {
+        try await SystemdMock.update(bus, Self.unit, entries, on: interface)
+    }
+
+    func activateUnit() async throws {
+        try await setUnit([["ActiveState", "s", "active"], ["SubState", "s", "running"]])
+    }
+
+    // MARK: Live
+
+    static func hello(viewers: Int, token: String? = AgentHarness.token, interval: Int = 15) -> LiveResponse {
+        var members: [String: JSONValue] = ["viewers": .number(Double(viewers)), "interval_s": .number(Double(interval))]
+        if let token { members["device_token"] = .string(token) }
+        return .status(200, body: .object(members), retryAfter: nil)
+    }
+
+    static func next(commands: [(id: String, name: String)] = [], viewers: Int = 1) -> LiveResponse {
+        .status(200, body: .object([
+            "commands": .array(commands.map { .object(["id": .string($0.id), "name": .string($0.name), "args": .object([:])]) }),
+            "viewers": .number(Double(viewers)), "until": .number(4_000_000_000_000), "remaining_ms": .number(1_800_000),
+            "stop": .null,
+        ]), retryAfter: nil)
+    }
+
+    /// allow-live on, the unit active, and hellos answered with a viewer: the session starts and
+    /// holds a `next`. The daemon must be serving already.
+    func startLiveSession() async throws {
+        live.answerHellos(Self.hello(viewers: 1))
+        let allow = try await ctl(["allow-live", "on", Self.app])
+        #expect(allow.status == 0, "\(allow.stderr)")
+        try await activateUnit()
+        try await within(60, "the live session started, next held") {
+            self.framesBodies.contains { $0["state"] == .string("live") } && self.live.heldNextCount == 1
+        }
+    }
+
+    var framesBodies: [JSONValue] { live.requests(to: "/v1/live/frames").compactMap(\.body) }
+    var resultsBodies: [JSONValue] { live.requests(to: "/v1/live/results").compactMap(\.body) }
+    var hellos: [ScriptedLiveBackend.Seen] { live.requests(to: "/v1/live/hello") }
+
+    /// Every streamed line's body, in order.
+    var streamedLines: [String] {
+        framesBodies.flatMap { $0["lines"]?.arrayValue ?? [] }.compactMap { $0["body"]?.stringValue }
+    }
+
+    /// Runs one command through `next` and waits for its result.
+    func run(command name: String, id: String) async throws -> JSONValue {
+        try await within(30, "next held") { self.live.heldNextCount == 1 }
+        live.releaseNext(Self.next(commands: [(id, name)]))
+        try await within(60, "the result of \(name)") { self.resultsBodies.contains { $0["id"] == .string(id) } }
+        return try #require(resultsBodies.first { $0["id"] == .string(id) })
+    }
+
+    func close() async {
+        if let daemon, daemon.isRunning { _ = await daemon.terminate() }
+        await backend.stop()
+        bus.stopAll()
+    }
+
+    /// Runs `body` on a fresh harness, and stops everything it started either way; on failure the
+    /// daemon's log goes into the test's report.
+    static func with(_ body: (AgentHarness) async throws -> Void) async throws {
+        let harness = try await AgentHarness()
+        do {
+            try await body(harness)
+        } catch {
+            Issue.record("apsiod's log:\n\(harness.allLogs)")
+            await harness.close()
+            throw error
+        }
+        await harness.close()
+    }
+}
+
+/// A state file of the app's, as the daemon left it.
+extension AgentHarness {
+    func stateFile(_ name: String) -> String? {
+        try? String(contentsOfFile: appStateDirectory + "/" + name, encoding: .utf8)
+    }
+}
