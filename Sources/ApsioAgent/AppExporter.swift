@@ -497,11 +497,16 @@ public actor AppExporter {
     private nonisolated static func post(
         _ runs: [ArraySlice<IngestRecord>], resource: OTLPResource, encoder: OTLPLogsEncoder, gzipLevel: Int32,
         transport: any IngestTransport
-    ) async -> LiveResponse? {
+    ) async -> IngestAnswer? {
         let json = encoder.encode(app: resource, runs: runs, reusing: IngestScratch.shared.take())
         let compressed = Result { () throws(GzipError) in try Gzip.compress(json, level: gzipLevel) }
         IngestScratch.shared.giveBack(json)
-        guard let body = try? compressed.get() else { return .failed }
+        let body: [UInt8]
+        do {
+            body = try compressed.get()
+        } catch {
+            return IngestAnswer(.failed, failure: "the batch cannot be compressed: \(error)")
+        }
         do {
             return try await transport.post(gzippedOTLPJSON: body)
         } catch {
@@ -509,8 +514,9 @@ public actor AppExporter {
         }
     }
 
-    private func answered(_ id: IngestRequestID, _ response: LiveResponse) {
+    private func answered(_ id: IngestRequestID, _ answer: IngestAnswer) {
         guard inFlight?.id == id, !stopped else { return }
+        let response = answer.response
         switch response {
         case .status(let code, _, _) where (200..<300).contains(code):
             counters.lastFailure = nil
@@ -519,7 +525,7 @@ public actor AppExporter {
             if counters.lastFailure != failure { log("ingest \(name): \(failure); the batch is kept and sent again later") }
             counters.lastFailure = failure
         case .failed:
-            let failure = "no answer from the backend (refused, reset or timed out)"
+            let failure = answer.failure ?? "no answer from the backend (refused, reset or timed out)"
             if counters.lastFailure != failure { log("ingest \(name): \(failure); the batch is kept and sent again later") }
             counters.lastFailure = failure
         }

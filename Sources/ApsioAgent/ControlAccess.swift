@@ -4,12 +4,18 @@ internal import Glibc
 
 /// Who may change a setting through the control socket: root and the members of one group
 /// (`apsio` on an installed machine). Anyone may read status, apps, watch and version: the
-/// indicator is a transparency feature (LINUX-PROFILE §16).
+/// indicator is a transparency feature (LINUX-PROFILE §16); only the installation ids in `apps`
+/// are kept to the same few.
 public struct ControlAccess: Sendable, Equatable {
     public var adminGroup: String
+    /// The user the state directory and its installation ids belong to: the daemon's own user.
+    /// It can read the ids on disk anyway, so they are not withheld from it (a developer running
+    /// apsiod as themselves, `make demo`); nil when nobody is to be let in on that ground.
+    public var stateOwner: UInt32?
 
-    public init(adminGroup: String = "apsio") {
+    public init(adminGroup: String = "apsio", stateOwner: UInt32? = nil) {
         self.adminGroup = adminGroup
+        self.stateOwner = stateOwner
     }
 
     /// Decides for one peer; the group is looked up on every change request, so a group created
@@ -22,6 +28,19 @@ public struct ControlAccess: Sendable, Equatable {
         if peer.uid == 0 { return true }
         guard let adminGID else { return false }
         return peer.isMember(of: adminGID)
+    }
+
+    /// Whether `peer` may see the apps' installation ids: the same right as changing a setting,
+    /// and the state's owner. With a tester id, which the backend's policy publishes, an
+    /// installation id makes the tester proof (spec 16.1), so another local user could pass for
+    /// this machine's install.
+    public func maySeeInstallationIDs(_ peer: ControlPeer) -> Bool {
+        peer.uid == stateOwner || mayChange(peer)
+    }
+
+    /// What is shown in place of a withheld installation id.
+    public var installationIDWithheld: String {
+        "hidden (shown to root and members of the group \(adminGroup))"
     }
 
     /// The group's id, nil when no such group exists.

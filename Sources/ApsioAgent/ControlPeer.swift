@@ -24,6 +24,15 @@ public struct ControlPeer: Sendable, Equatable {
         gid == group || groups.contains(group)
     }
 
+    /// This process as the daemon would see it connect: its effective user and group and its
+    /// supplementary groups, for what apsioctl decides itself when the daemon is not running.
+    public static func thisProcess() -> ControlPeer {
+        let count = getgroups(0, nil)
+        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
+        let filled = groups.isEmpty ? 0 : getgroups(Int32(groups.count), &groups)
+        return ControlPeer(pid: getpid(), uid: geteuid(), gid: getegid(), groups: Array(groups.prefix(Int(max(filled, 0)))))
+    }
+
     // SO_PEERGROUPS (Linux 4.13) is newer than the headers Swift's Glibc module exposes.
     private static let peerGroupsOption: Int32 = 59
     /// A process has at most NGROUPS_MAX (65536) supplementary groups.

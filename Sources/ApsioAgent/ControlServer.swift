@@ -8,9 +8,9 @@ import Synchronization
 
 /// The control socket (LINUX-PROFILE §16, docs/control.md): newline-delimited JSON requests from
 /// `apsioctl` and scripts, answered by a `ControlHandler`. Anyone may read; only root and members
-/// of the admin group may change a setting, decided per request from the kernel's credentials of
-/// the peer. Every resource a peer controls is bounded (`ControlServerLimits`), and a peer that
-/// stops reading is dropped rather than waited for.
+/// of the admin group may change a setting or see the installation ids, decided per request from
+/// the kernel's credentials of the peer. Every resource a peer controls is bounded
+/// (`ControlServerLimits`), and a peer that stops reading is dropped rather than waited for.
 public final class ControlServer: Sendable {
     private let listener: ControlListener
     private let handler: any ControlHandler
@@ -143,7 +143,8 @@ public final class ControlServer: Sendable {
             case .status:
                 return .status(try await handler.status(apps: apps))
             case .apps:
-                return .apps(try await handler.apps())
+                let apps = try await handler.apps()
+                return .apps(access.maySeeInstallationIDs(peer) ? apps : apps.map { $0.withholdingInstallationID() })
             case .allowLive(let on, _):
                 return .changed(apps: try await handler.setAllowLive(on, apps: apps).map(\.rawValue))
             case .consent(let choice, _):

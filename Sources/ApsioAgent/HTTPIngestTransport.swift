@@ -1,5 +1,5 @@
 public import ApsioPOSIX
-public import ApsioCore
+internal import ApsioCore
 public import ApsioNet
 
 /// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP JSON,
@@ -26,7 +26,7 @@ public struct HTTPIngestTransport: IngestTransport {
         wallClock = wallUnixMs
     }
 
-    public func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> LiveResponse {
+    public func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
         let headers: HTTPHeaders = [
             "Apsio-App-Key": appKey.secret, "Content-Type": "application/json", "Content-Encoding": "gzip",
         ]
@@ -38,12 +38,14 @@ public struct HTTPIngestTransport: IngestTransport {
         do {
             let response = try await client.send(request, to: endpoint)
             let retryAfter = response.retryAfter(nowUnixSeconds: Int(wallClock() / 1000))
-            return .status(response.status, body: nil, retryAfter: retryAfter)
+            return IngestAnswer(.status(response.status, body: nil, retryAfter: retryAfter))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            return .failed
+            // The client's message names what to fix (a refused connection, an /etc/hosts line that
+            // sends localhost elsewhere) and carries no header or body, so it can go to the log as is.
+            return IngestAnswer(.failed, failure: "no answer from the backend: \(error)")
         }
     }
 }

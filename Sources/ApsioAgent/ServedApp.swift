@@ -46,10 +46,12 @@ struct ServedApp: Sendable {
             hashing: edges.hashing,
             log: { [log = edges.log] line in log.log(.warning, .ingest, line, app: name.rawValue) })
 
-        let os = [facts.osName, facts.osVersion].compactMap { $0 }.joined(separator: " ")
+        // The hello's `os` is `os.name`, a space, `os.version` (16.4); the reader always sets both,
+        // and facts made some other way fall back as os-release(5) would.
+        let os = "\(facts.osName ?? OSRelease.defaultName) \(facts.osVersion ?? OSRelease.unknownVersion)"
         let description = AppDescription(
             name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
-            model: facts.deviceModelIdentifier ?? "unknown", os: os.isEmpty ? "Linux" : os, release: version,
+            model: facts.deviceModelIdentifier ?? "unknown", os: os, release: version,
             families: app.families, roots: roots)
         let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
         let appKey = app.appKey

@@ -159,7 +159,8 @@ extension LiveHub {
     }
 
     /// `POST /v1/live/results`: delivered to the viewers when it answers a command sent to this
-    /// device in the last 2 minutes, otherwise 409 and delivered nowhere (16.4).
+    /// device in the last 2 minutes and the device is in a live session; 2xx but delivered nowhere
+    /// when the session has ended; otherwise 409 and delivered nowhere (16.4).
     public mutating func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int, now: LiveNow) -> HubReply {
         guard let app = app(forKey: appKey) else { return Self.unknownAppKey }
         if let key = deviceKey(forToken: token) { expire(key, now: now) }
@@ -187,8 +188,11 @@ extension LiveHub {
         device.commands[index].resolved = true
         device.session?.bytes += max(wireBytes, 0)
         devices[key] = device
-        let session = device.session
-        broadcast(key, type: "result", liveDataOfSession: session?.number, now: now) { writer in
+        // A result slower than its session goes to nobody: a screenshot never outlives its session
+        // (16.7), and the viewers were told it ended. It is still answered 2xx and resolved, so the
+        // device does not send it again.
+        guard let session = device.session else { return .empty }
+        broadcast(key, type: "result", liveDataOfSession: session.number, now: now) { writer in
             writer.key("result")
             writer.beginObject()
             writer.key("id"); writer.string(id)
@@ -198,7 +202,7 @@ extension LiveHub {
             writer.key("result"); writer.value(result["result"] ?? .null)
             writer.endObject()
         }
-        if let session, session.bytes >= limits.maxSessionBytes {
+        if session.bytes >= limits.maxSessionBytes {
             endSession(key, reason: SessionEndReason.sessionBytes.rawValue, deviceStop: .stop("ended"), now: now)
         }
         return .empty

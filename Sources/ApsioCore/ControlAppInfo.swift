@@ -11,10 +11,14 @@ public struct ControlAppInfo: Sendable, Equatable {
     /// `app.installation.id`; nil when the app file turns it off (`InstallationId=no`) or the
     /// daemon has not served the app yet.
     public var installationID: String?
+    /// The id was left out because the asker is neither root nor in the admin group: with a tester
+    /// id, which the backend's policy publishes, it makes the tester proof (spec 16.1). Set for
+    /// every app then, whether or not it has an id, so the answer tells a local user nothing more.
+    public var installationIDHidden: Bool
 
     public init(
         name: String, unit: String, serviceName: String? = nil, serviceVersion: String? = nil,
-        buildID: String? = nil, installationID: String? = nil
+        buildID: String? = nil, installationID: String? = nil, installationIDHidden: Bool = false
     ) {
         self.name = name
         self.unit = unit
@@ -22,6 +26,15 @@ public struct ControlAppInfo: Sendable, Equatable {
         self.serviceVersion = serviceVersion
         self.buildID = buildID
         self.installationID = installationID
+        self.installationIDHidden = installationIDHidden
+    }
+
+    /// What an asker who may not see the installation id is told.
+    public func withholdingInstallationID() -> ControlAppInfo {
+        var withheld = self
+        withheld.installationID = nil
+        withheld.installationIDHidden = true
+        return withheld
     }
 
     public var json: JSONValue {
@@ -32,6 +45,7 @@ public struct ControlAppInfo: Sendable, Equatable {
             "service_version": serviceVersion.map(JSONValue.string) ?? .null,
             "build_id": buildID.map(JSONValue.string) ?? .null,
             "installation_id": installationID.map(JSONValue.string) ?? .null,
+            "installation_id_hidden": .bool(installationIDHidden),
         ])
     }
 
@@ -43,5 +57,7 @@ public struct ControlAppInfo: Sendable, Equatable {
         serviceVersion = try reader.optionalString("service_version")
         buildID = try reader.optionalString("build_id")
         installationID = try reader.optionalString("installation_id")
+        // A daemon from before the id was withheld sends no flag, and always sent the id.
+        installationIDHidden = try reader.optionalBool("installation_id_hidden") ?? false
     }
 }

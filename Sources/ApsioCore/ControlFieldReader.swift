@@ -26,6 +26,12 @@ struct ControlFieldReader {
         return flag
     }
 
+    func optionalBool(_ key: String) throws(ControlError) -> Bool? {
+        guard let value = members[key], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { throw missing(key, "true or false") }
+        return flag
+    }
+
     func int(_ key: String) throws(ControlError) -> Int {
         guard let number = try optionalInt(key) else { throw missing(key, "an integer") }
         return number

@@ -1,9 +1,11 @@
 /// What the Resource (2.2, LINUX-PROFILE §2) says about the machine. Nothing here identifies the
 /// machine: never `/etc/machine-id`, the DMI product UUID or serial, or a MAC address.
 public struct ResourceFacts: Sendable, Equatable, Codable {
-    /// `os.name`: `NAME` of os-release (`Debian GNU/Linux`).
+    /// `os.name`: `NAME` of os-release (`Debian GNU/Linux`), else `Linux` (`OSRelease.name`); the
+    /// reader always sets it.
     public var osName: String?
-    /// `os.version`: `VERSION_ID` of os-release (`12`).
+    /// `os.version`: `VERSION_ID` of os-release (`12`), else `VERSION`, `BUILD_ID` or `unknown`
+    /// (`OSRelease.version`); the reader always sets it.
     public var osVersion: String?
     /// `os.build_id`: the kernel release (`uname -r`).
     public var osBuildID: String?

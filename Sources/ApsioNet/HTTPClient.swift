@@ -17,9 +17,19 @@ public final class HTTPClient: Sendable {
     /// named in `options` is loaded at once instead, so that a wrong path fails here, at start.
     private let tls: Mutex<TLSContext?>
     private let pool: ConnectionPool
+    /// getaddrinfo, except in tests, which name the addresses a host resolves to themselves (as a
+    /// changed /etc/hosts would) without changing the machine's.
+    private let resolve: Resolve
 
-    public init(options: Options = Options()) throws(HTTPClientError) {
+    typealias Resolve = @Sendable (_ host: String, _ port: Int, _ timeout: Duration) async throws -> [SocketAddress]
+
+    public convenience init(options: Options = Options()) throws(HTTPClientError) {
+        try self.init(options: options, resolve: DNSResolver.resolve)
+    }
+
+    init(options: Options, resolve: @escaping Resolve) throws(HTTPClientError) {
         self.options = options
+        self.resolve = resolve
         tls = Mutex(options.caFile == nil ? nil : try Self.makeTLSContext(caFile: options.caFile))
         pool = ConnectionPool(maxPerKey: options.maxIdleConnectionsPerOrigin, idleTimeout: options.idleTimeout)
     }
@@ -110,13 +120,17 @@ public final class HTTPClient: Sendable {
             connectBy == deadline ? (.exchange, timeout) : (.connect, limits.connectTimeout)
         let addresses: [SocketAddress]
         do {
-            addresses = try await DNSResolver.resolve(
-                host: endpoint.host, port: endpoint.port, timeout: connectBy - ContinuousClock.now)
+            addresses = try await resolve(endpoint.host, endpoint.port, connectBy - ContinuousClock.now)
         } catch let failure as DNSResolver.Failure {
             throw HTTPClientError.dnsFailure(host: endpoint.host, reason: failure.reason)
         } catch TransportError.timedOut {
             throw HTTPClientError.timedOut(connectPhase.0, after: connectPhase.1)
         }
+        // Plain http carries the app key and the device token in clear text, so it must not leave
+        // the machine whatever `localhost` resolves to (an address literal passes trivially).
+        // https needs no such check: the key and token are encrypted, and the certificate is
+        // verified for the name, which no public CA issues one for `localhost`.
+        if endpoint.scheme == .http { try LoopbackAddress.requireAll(addresses, resolvedFrom: endpoint.host) }
         let transport: Transport
         do {
             transport = try await Transport.connect(to: addresses, deadline: connectBy)

@@ -13,6 +13,9 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidEndpoint(String)
     /// Plain `http://` to a host that is not loopback (spec 16.4).
     case plainHTTPRefused(host: String)
+    /// Plain `http://` to a loopback name (`localhost`) that resolved to an address off this
+    /// machine: nothing was connected to (spec 16.4).
+    case plainHTTPResolvedOffLoopback(host: String, address: String)
     /// The request itself is not sendable: a bad method, path or header.
     case invalidRequest(String)
     case dnsFailure(host: String, reason: String)
@@ -41,6 +44,8 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidEndpoint(let why): "invalid endpoint: \(why)"
         case .plainHTTPRefused(let host):
             "plain http:// is only allowed to 127.0.0.1, [::1] and localhost, not to \(host): use https://"
+        case .plainHTTPResolvedOffLoopback(let host, let address):
+            "\(host) resolves to \(address), which is not a loopback address; plain http:// goes only to loopback (check /etc/hosts)"
         case .invalidRequest(let why): "invalid request: \(why)"
         case .dnsFailure(let host, let reason): "cannot resolve \(host): \(reason) (check the host name and DNS)"
         case .connectionRefused(let host, let port):

@@ -18,6 +18,17 @@ struct SocketAddress: Sendable, Equatable {
         }
     }
 
+    /// The address without family or port: 4 bytes for IPv4, 16 for IPv6, none for another family.
+    var addressBytes: ArraySlice<UInt8> {
+        let (offset, count) = switch family {
+        case AF_INET: (MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!, 4)
+        case AF_INET6: (MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!, 16)
+        default: (0, 0)
+        }
+        guard offset + count <= bytes.count else { return [] }
+        return bytes[offset..<offset + count]
+    }
+
     /// `127.0.0.1` or `::1`, for messages.
     var text: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

@@ -20,10 +20,12 @@ public struct ResourceFactsReader: Sendable {
     }
 
     public func machine() -> ResourceFacts {
+        // With no file readable, the name and version still come from OSRelease's defaults: spec 2.2
+        // says `os.name` and `os.version` MUST be set.
         let release = osReleasePaths.lazy.compactMap { try? SmallFile.text($0, limit: self.limits.smallFileBytes) }
-            .first.map(Self.parseOSRelease) ?? [:]
+            .first.map(OSRelease.init(parsing:)) ?? OSRelease()
         var facts = ResourceFacts(
-            osName: release["NAME"], osVersion: release["VERSION_ID"],
+            osName: release.name, osVersion: release.version,
             osBuildID: SmallFile.attribute(roots.proc("sys/kernel/osrelease")) ?? Self.unameRelease(),
             hostName: SmallFile.attribute(roots.proc("sys/kernel/hostname")).flatMap { $0.isEmpty ? nil : $0 })
         let vendor = dmi("sys_vendor"), product = dmi("product_name")
@@ -73,38 +75,5 @@ public struct ResourceFactsReader: Sendable {
         return withUnsafePointer(to: &names.release) {
             $0.withMemoryRebound(to: CChar.self, capacity: capacity) { String(cString: $0) }
         }
-    }
-
-    /// `KEY=value` lines with shell quoting, as os-release(5) defines them.
-    static func parseOSRelease(_ text: String) -> [String: String] {
-        var out: [String: String] = [:]
-        for line in text.split(whereSeparator: \.isNewline) {
-            let line = line.trimmingWhitespace()
-            guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals])
-            var raw = Substring(line[line.index(after: equals)...])
-            var value = ""
-            if let quote = raw.first, quote == "\"" || quote == "'" {
-                raw = raw.dropFirst()
-                var escaped = false
-                for character in raw {
-                    if escaped {
-                        if !"\"\\$`".contains(character) { value.append("\\") }
-                        value.append(character)
-                        escaped = false
-                    } else if character == "\\" && quote == "\"" {
-                        escaped = true
-                    } else if character == quote {
-                        break
-                    } else {
-                        value.append(character)
-                    }
-                }
-            } else {
-                value = String(raw)
-            }
-            out[key] = value
-        }
-        return out
     }
 }

@@ -241,14 +241,18 @@ struct Apsioctl {
         }
     }
 
-    /// Without the daemon: the app files' names and the installation ids the state keeps.
+    /// Without the daemon: the app files' names and the installation ids the state keeps, these
+    /// only for root and the admin group, as the daemon would answer (the caller's own
+    /// credentials decide, since no daemon sees them).
     private func offlineApps() -> ExitCode {
         guard let names = ConfiguredApps.names(configDirectory: invocation.configDirectory) else {
             return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
         }
         let store = AppStateStore(layout: StateLayout(root: invocation.stateDirectory))
+        let maySeeIDs = ControlAccess(stateOwner: stateDirectoryOwner()).maySeeInstallationIDs(.thisProcess())
         let apps = names.map { name in
-            ControlAppInfo(name: name.rawValue, unit: "", installationID: (try? store.existingInstallationID(for: name)) ?? nil)
+            guard maySeeIDs else { return ControlAppInfo(name: name.rawValue, unit: "").withholdingInstallationID() }
+            return ControlAppInfo(name: name.rawValue, unit: "", installationID: (try? store.existingInstallationID(for: name)) ?? nil)
         }
         if invocation.json {
             var items: [JSONValue] = []
@@ -259,10 +263,19 @@ struct Apsioctl {
             }
             Output.json(.object(["ok": .bool(true), "apps": .array(items), "daemon_running": .bool(false)]))
         } else {
-            Output.error("apsiod is not running: showing the app files and the installation ids kept on disk")
+            Output.error(
+                maySeeIDs
+                    ? "apsiod is not running: showing the app files and the installation ids kept on disk"
+                    : "apsiod is not running: showing the app files")
             printApps(apps)
         }
         return .done
+    }
+
+    /// The user the state directory belongs to (the daemon's), nil when it cannot be read.
+    private func stateDirectoryOwner() -> UInt32? {
+        var info = stat()
+        return stat(invocation.stateDirectory, &info) == 0 ? info.st_uid : nil
     }
 
     private func printApps(_ apps: [ControlAppInfo]) {
@@ -276,7 +289,10 @@ struct Apsioctl {
             if let value = app.serviceName { Output.line("  service.name:     \(value)") }
             if let value = app.serviceVersion { Output.line("  service.version:  \(value)") }
             if let value = app.buildID { Output.line("  app.build_id:     \(value)") }
-            Output.line("  installation id:  \(app.installationID ?? "none yet (apsiod makes it when it first serves the app)")")
+            let id = app.installationIDHidden
+                ? ControlAccess().installationIDWithheld
+                : app.installationID ?? "none yet (apsiod makes it when it first serves the app)"
+            Output.line("  installation id:  \(id)")
         }
     }
 

@@ -50,6 +50,7 @@ enum Help {
 
             Lists each configured app with its unit, service.name, service.version, app.build_id and
             installation id; your team needs the installation id to list this machine as a tester.
+            The installation ids are shown only to root and the group apsio ("hidden" otherwise).
             Without apsiod running, lists the app files of the configuration directory with the
             installation ids kept in the state directory (an app apsiod never served has none yet).
 

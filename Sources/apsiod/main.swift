@@ -103,7 +103,9 @@ do {
     exit(1)
 }
 await daemon.start()
-let server = ControlServer(listener: listener, handler: daemon)
+// The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
+// from it for nothing.
+let server = ControlServer(listener: listener, handler: daemon, access: ControlAccess(stateOwner: geteuid()))
 server.start()
 notifier.ready(status: await daemon.statusLine)
 

@@ -116,6 +116,46 @@ import Testing
         #expect(human.stdout.contains(id))
     }
 
+    /// Without the daemon apsioctl itself keeps the installation ids from users outside the group.
+    @Test func withoutTheDaemonOnlyRootSeesTheInstallationIDs() async throws {
+        let machine = try Machine()
+        let id = try AppStateStore(layout: StateLayout(root: machine.state)).installationID(for: try AppName("nginx"))
+
+        let json = try await Apsioctl.run(machine.options + ["--json", "apps"], asUser: "nobody")
+        #expect(json.status == 0, "\(json.stderr)")
+        let apps = try #require(json.json?["apps"]?.arrayValue)
+        #expect(apps.map { $0["name"] } == [.string("api"), .string("nginx")])
+        #expect(apps.allSatisfy { $0["installation_id"] == .null && $0["installation_id_hidden"] == .bool(true) })
+        #expect(json.json?["daemon_running"] == .bool(false))
+
+        let human = try await Apsioctl.run(machine.options + ["apps"], asUser: "nobody")
+        #expect(human.status == 0, "\(human.stderr)")
+        #expect(human.stdout.components(separatedBy: "installation id:  hidden (shown to root and members of the group apsio)").count == 3)
+        #expect(!human.stdout.contains("none yet"))
+        #expect(!human.stdout.contains(id))
+
+        let root = try await Apsioctl.run(machine.options + ["--json", "apps"])
+        let shown = try #require(root.json?["apps"]?.arrayValue)
+        #expect(shown.map { $0["installation_id"] } == [.null, .string(id)])
+        #expect(shown.allSatisfy { $0["installation_id_hidden"] == .bool(false) })
+        let rootHuman = try await Apsioctl.run(machine.options + ["apps"])
+        #expect(rootHuman.stdout.contains("installation id:  \(id)"))
+    }
+
+    /// The daemon's user owns the state and could read the ids there: apsioctl shows them to it.
+    @Test func withoutTheDaemonTheStatesOwnerSeesTheInstallationIDs() async throws {
+        let machine = try Machine()
+        let id = try AppStateStore(layout: StateLayout(root: machine.state)).installationID(for: try AppName("nginx"))
+        for path in [machine.state, machine.state + "/apps", machine.state + "/apps/nginx", machine.state + "/apps/nginx/installation-id"] {
+            try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: path)
+        }
+        let run = try await Apsioctl.run(machine.options + ["--json", "apps"], asUser: "nobody")
+        #expect(run.status == 0, "\(run.stderr)")
+        let apps = try #require(run.json?["apps"]?.arrayValue)
+        #expect(apps.map { $0["installation_id"] } == [.null, .string(id)])
+        #expect(apps.allSatisfy { $0["installation_id_hidden"] == .bool(false) })
+    }
+
     @Test func versionNeedsNoDaemon() async throws {
         let machine = try Machine()
         let result = try await Apsioctl.run(machine.options + ["--json", "version"])

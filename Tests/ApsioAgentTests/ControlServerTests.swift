@@ -164,6 +164,61 @@ import Testing
         }
     }
 
+    /// With a tester id from the policy, an installation id makes the tester proof (16.1): a
+    /// local user outside the group must not learn it from `apps`.
+    @Test func installationIDsAreShownOnlyToRootAndTheAdminGroup() async throws {
+        let id = "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"
+        try await withControlServer(access: ControlAccess(adminGroup: "users")) { fixture in
+            let socketOptions = ["--runtime-dir", fixture.directory.path]
+            let json = try await Apsioctl.run(socketOptions + ["--json", "apps"], asUser: "nobody")
+            #expect(json.status == 0, "\(json.stderr)")
+            let apps = try #require(json.json?["apps"]?.arrayValue)
+            #expect(apps.map { $0["name"] } == [.string("nginx"), .string("api")])
+            #expect(apps.allSatisfy { $0["installation_id"] == .null && $0["installation_id_hidden"] == .bool(true) })
+            #expect(apps.first?["service_name"] == .string("com.example.nginx"), "the rest is still shown")
+            #expect(!json.stdout.contains(id))
+
+            let human = try await Apsioctl.run(socketOptions + ["apps"], asUser: "nobody")
+            #expect(human.status == 0, "\(human.stderr)")
+            #expect(human.stdout.contains("installation id:  hidden (shown to root and members of the group apsio)"))
+            #expect(!human.stdout.contains(id))
+
+            let member = try await Apsioctl.run(socketOptions + ["--json", "apps"], asUser: "nobody", groups: ["users"])
+            let shown = try #require(member.json?["apps"]?.arrayValue)
+            #expect(shown.map { $0["installation_id"] } == [.string(id), .string(id)])
+            #expect(shown.allSatisfy { $0["installation_id_hidden"] == .bool(false) })
+
+            let client = try fixture.client()
+            defer { client.close() }
+            guard case .apps(let asRoot) = try await client.send(.apps) else {
+                Issue.record("apps was not answered with apps")
+                return
+            }
+            #expect(asRoot.map(\.installationID) == [id, id])
+            #expect(asRoot.allSatisfy { !$0.installationIDHidden })
+        }
+    }
+
+    /// The daemon's own user keeps the ids on disk, so `apps` does not withhold them from it.
+    @Test func theStatesOwnerSeesTheInstallationIDs() async throws {
+        try await withControlServer(access: ControlAccess(adminGroup: "apsio-no-such-group", stateOwner: 65534)) { fixture in
+            let run = try await Apsioctl.run(["--runtime-dir", fixture.directory.path, "--json", "apps"], asUser: "nobody")
+            let apps = try #require(run.json?["apps"]?.arrayValue)
+            #expect(apps.map { $0["installation_id"] } == [.string("0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"), .string("0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69")])
+            #expect(apps.allSatisfy { $0["installation_id_hidden"] == .bool(false) })
+        }
+    }
+
+    @Test func thisProcessIsWhoTheKernelSaysItIs() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let seen = try ControlPeer.of(fds[0])
+        let own = ControlPeer.thisProcess()
+        #expect(own.pid == seen.pid && own.uid == seen.uid && own.gid == seen.gid)
+        #expect(Set(own.groups) == Set(seen.groups))
+    }
+
     // MARK: watch
 
     @Test func watchSendsEachAppsStatusThenEveryChange() async throws {

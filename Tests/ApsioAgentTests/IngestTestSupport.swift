@@ -26,7 +26,7 @@ final class ScriptedIngestSink: IngestTransport {
     var accepted: [JSONValue] { state.withLock { $0.accepted } }
     var threads: Set<String> { state.withLock { $0.threads } }
 
-    func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> LiveResponse {
+    func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
         let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
         let thread = currentThreadName()
         return state.withLock { state in
@@ -34,7 +34,7 @@ final class ScriptedIngestSink: IngestTransport {
             state.attempts += 1
             let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
             if case .status(let code, _, _) = answer, (200..<300).contains(code), let json { state.accepted.append(json) }
-            return answer
+            return IngestAnswer(answer)
         }
     }
 }

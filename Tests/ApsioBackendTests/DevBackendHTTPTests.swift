@@ -172,6 +172,42 @@ import Testing
         }
     }
 
+    /// A result that arrives after its session ended is answered 200 and reaches nobody's stream.
+    @Test func aResultAfterTheSessionEndedIsNotStreamed() async throws {
+        try await Self.withBackend { _, client async throws in
+            let first = try #require(try await client.hello().body["device_token"]?.stringValue)
+            let ann = try await client.signIn("ann", "ann-password")
+            #expect(try await client.api("POST", "/api/devices/\(Self.install)/watch", bearer: ann).status == 200)
+            let token = try #require(try await client.hello(token: first).body["device_token"]?.stringValue)
+            let live = try await client.device(
+                "/v1/live/frames", .object(["install": .string(Self.install), "state": .string("live"), "lines": .array([])]),
+                token: token)
+            #expect(live.status == 200)
+            let command = try await client.api(
+                "POST", "/api/devices/\(Self.install)/commands", bearer: ann, body: .object(["name": .string("screenshot")]))
+            #expect(command.status == 202)
+            let next = try await client.send(.get(
+                "/v1/live/next?install=\(Self.install)", headers: ["Apsio-App-Key": Self.appKey, "Apsio-Live-Token": token]))
+            let sent = try #require(next.body["commands"]?.arrayValue?.first)
+
+            let ended = try await client.device(
+                "/v1/live/frames", .object(["install": .string(Self.install), "state": .string("ended"), "reason": .string("paused")]),
+                token: token)
+            #expect(ended.status == 200)
+            let result = try await client.device(
+                "/v1/live/results",
+                .object([
+                    "install": .string(Self.install), "id": sent["id"]!, "name": .string("screenshot"),
+                    "outcome": .string("done"), "at": .number(1_800_000_000_000), "result": .object(["frame": .array([])]),
+                ]), token: token)
+            #expect(result.status == 200)
+            let stream = try await client.api("GET", "/api/devices/\(Self.install)/stream", bearer: ann)
+            let types = stream.body["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
+            #expect(types.contains("session_ended"))
+            #expect(!types.contains("result"))
+        }
+    }
+
     @Test func aPersonWhoMayNotChangeSettingsCannotSendCommands() async throws {
         try await Self.withBackend { _, client async throws in
             let first = try #require(try await client.hello().body["device_token"]?.stringValue)

@@ -136,6 +136,40 @@ import Testing
         #expect(h.results(token, id: id, name: "diagnostics").status == 200)
     }
 
+    /// "A screenshot never outlives its session": a result that comes after the session ended is
+    /// answered 2xx, counts as the command's answer, and reaches no viewer, while one within the
+    /// session does.
+    @Test(arguments: ["the device ended it", "the device went quiet"])
+    func aResultAfterTheSessionEndedReachesNoViewer(_ ending: String) throws {
+        var h = HubHarness()
+        let token = try h.startSession()
+        _ = h.watch(HubHarness.watcher)
+        _ = h.frames(token)
+        _ = h.command("diagnostics")
+        let inSession = try h.firstCommandID(token)
+        #expect(h.results(token, id: inSession, name: "diagnostics").status == 200)
+        #expect(h.events().ofType("result").count == 1, "a result within the session is delivered")
+        #expect(h.events(HubHarness.watcher).ofType("result").count == 1)
+
+        _ = h.command("screenshot")
+        let late = try h.firstCommandID(token)
+        if ending == "the device ended it" {
+            _ = h.frames(token, state: "ended", reason: "paused")
+        } else {
+            h.advance(.seconds(61))
+        }
+        #expect(!h.hub.isInSession(h.key))
+        #expect(h.results(token, id: late, name: "screenshot").status == 200)
+        for viewer in [HubHarness.admin, HubHarness.watcher] {
+            let events = h.events(viewer)
+            #expect(events.ofType("session_ended").count == 1, "the viewer is still watching")
+            #expect(events.ofType("result").isEmpty)
+        }
+        // Sent again after a lost answer, it still goes nowhere.
+        #expect(h.results(token, id: late, name: "screenshot").status == 200)
+        #expect(h.events().ofType("result").isEmpty)
+    }
+
     /// "Commands stay pending on the backend until their result arrives, or for 2 minutes"
     @Test func aCommandNobodyFetchedLapsesAfterTwoMinutes() throws {
         var h = HubHarness()

@@ -96,6 +96,8 @@ import Testing
             ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
                            buildID: "8f3c", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"),
             ControlAppInfo(name: "api", unit: "api.service"),
+            ControlAppInfo(name: "web", unit: "web.service", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69")
+                .withholdingInstallationID(),
         ])),
         (.allowLive(true, apps: []), .changed(apps: ["api", "nginx"])),
         (.consent(.deny, apps: ["api"]), .changed(apps: ["api"])),
@@ -112,6 +114,24 @@ import Testing
             #expect(!line.dropLast().contains(0x0A))
             #expect(try ControlAnswer.parse(Array(line.dropLast()), answering: request) == answer)
         }
+    }
+
+    @Test func aWithheldInstallationIDIsNullAndFlagged() throws {
+        let app = ControlAppInfo(name: "web", unit: "web.service", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69")
+        #expect(app.json["installation_id_hidden"] == .bool(false))
+        let withheld = app.withholdingInstallationID().json
+        #expect(withheld["installation_id"] == .null)
+        #expect(withheld["installation_id_hidden"] == .bool(true))
+        #expect(!String(decoding: JSONWriter.encode(withheld), as: UTF8.self).contains("0b6f4a4e"))
+    }
+
+    @Test func anAppFromADaemonThatSendsNoHiddenFlagIsShown() throws {
+        let line = #"{"ok":true,"apps":[{"name":"web","unit":"web.service","installation_id":"0b6f"}]}"#
+        guard case .apps(let apps) = try ControlAnswer.parse(Array(line.utf8), answering: .apps) else {
+            Issue.record("apps was not read as apps")
+            return
+        }
+        #expect(apps == [ControlAppInfo(name: "web", unit: "web.service", installationID: "0b6f")])
     }
 
     @Test func aRefusalCarriesOkFalseErrorAndMessage() throws {

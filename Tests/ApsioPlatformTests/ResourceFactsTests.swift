@@ -69,6 +69,64 @@ import Testing
         #expect(facts.osVersion == "24.04")
     }
 
+    /// A machine whose only os-release is the given text at `/etc/os-release`.
+    func machine(osRelease text: String) throws -> ResourceFacts {
+        let machine = try SysfsFixture("osrelease")
+        try machine.file("etc/os-release", text)
+        return ResourceFactsReader(roots: machine.roots, osReleasePaths: [machine.path + "/etc/os-release"]).machine()
+    }
+
+    @Test func debianSidHasNoVersionSoTheVersionIsUnknown() throws {
+        let facts = try machine(
+            osRelease: """
+                PRETTY_NAME="Debian GNU/Linux trixie/sid"
+                NAME="Debian GNU/Linux"
+                VERSION_CODENAME=trixie
+                ID=debian
+                HOME_URL="https://www.debian.org/"
+
+                """)
+        #expect(facts.osName == "Debian GNU/Linux")
+        #expect(facts.osVersion == "unknown")
+    }
+
+    @Test func archIsVersionedByItsBuildID() throws {
+        let facts = try machine(
+            osRelease: """
+                NAME="Arch Linux"
+                PRETTY_NAME="Arch Linux"
+                ID=arch
+                BUILD_ID=rolling
+                ANSI_COLOR="38;2;23;147;209"
+                LOGO=archlinux-logo
+
+                """)
+        #expect(facts.osName == "Arch Linux")
+        #expect(facts.osVersion == "rolling")
+    }
+
+    @Test func versionIsTakenBeforeBuildIDWhenThereIsNoVersionID() throws {
+        let facts = try machine(osRelease: "NAME=Custom\nVERSION=\"7 (field build)\"\nBUILD_ID=2024-05-01\n")
+        #expect(facts.osVersion == "7 (field build)")
+    }
+
+    @Test(arguments: ["ID=custom\nVERSION_ID=3.2\n", "NAME=\nVERSION_ID=3.2\n"])
+    func aFileWithoutANameIsLinux(osRelease: String) throws {
+        let facts = try machine(osRelease: osRelease)
+        #expect(facts.osName == "Linux")
+        #expect(facts.osVersion == "3.2")
+        #expect(facts.attributes["os.name"] == .string("Linux"))
+    }
+
+    @Test func withNoOSReleaseAtAllTheOSIsStillNamed() throws {
+        let machine = try SysfsFixture("no-osrelease")
+        let reader = ResourceFactsReader(
+            roots: machine.roots, osReleasePaths: [machine.path + "/etc/os-release", machine.path + "/usr/lib/os-release"])
+        let facts = reader.machine()
+        #expect(facts.attributes["os.name"] == .string("Linux"))
+        #expect(facts.attributes["os.version"] == .string("unknown"))
+    }
+
     @Test func theRealMachine() throws {
         let facts = ResourceFactsReader().machine()
         var names = utsname()
