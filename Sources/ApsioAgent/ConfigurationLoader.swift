@@ -25,7 +25,7 @@ public struct ConfigurationLoader: Sendable {
     public func load() -> Configuration {
         var configuration = Configuration()
         configuration.daemon = loadDaemon(problems: &configuration.problems)
-        configuration.apps = loadApps(problems: &configuration.problems)
+        configuration.apps = loadApps(problems: &configuration.problems, files: &configuration.appFiles)
         return configuration
     }
 
@@ -41,11 +41,12 @@ public struct ConfigurationLoader: Sendable {
         return daemon
     }
 
-    private func loadApps(problems: inout [ConfigurationProblem]) -> [AppConfiguration] {
+    private func loadApps(problems: inout [ConfigurationProblem], files: inout Set<AppName>?) -> [AppConfiguration] {
         let names: [String]
         do {
             guard let listed = try FileSystem.names(in: appsDirectory) else { return [] }
             names = listed.filter(Self.isAppFileName)
+            files = Set(names.compactMap { try? AppName(String($0.dropLast(".conf".count))) })
         } catch {
             problems.append(ConfigurationProblem(
                 path: appsDirectory, line: nil,

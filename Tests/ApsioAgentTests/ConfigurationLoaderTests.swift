@@ -44,7 +44,7 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
     @Test func anEmptyDirectoryIsTheDefaultsAndNoApps() throws {
         let config = try ConfigDirectory()
         let loaded = config.load()
-        #expect(loaded == Configuration())
+        #expect(loaded == Configuration(appFiles: []))
         #expect(loaded.daemon.motdFile == "/run/motd.d/50-apsio")
         #expect(loaded.daemon.announceTerminals)
         #expect(loaded.daemon.logLevel == .info)
@@ -103,6 +103,18 @@ func appFile(unit: String = "nginx.service", _ extra: String = "") -> String {
         #expect(app.installationID)
         #expect(app.appKeyFile == nil)
         #expect(app.startAt == .now)
+    }
+
+    /// A broken file is still an app's: only an app whose file is gone is removed (and forgotten).
+    @Test func everyAppFileIsKnownLoadedOrNot() throws {
+        let config = try ConfigDirectory()
+        try config.app("web", appFile())
+        try config.app("db", "[App]\nFamlies=logs\n")
+        try config.write("apps.d/notes.conf.example", "")
+        let loaded = config.load()
+        #expect(loaded.apps.map(\.name.rawValue) == ["web"])
+        #expect(loaded.appFiles == [try AppName("web"), try AppName("db")])
+        #expect(ConfigurationLoader(directory: config.path + "/missing").load().appFiles == nil)
     }
 
     @Test func anUnknownStartAtNamesTheChoices() throws {

@@ -1,4 +1,3 @@
-@testable import ApsioTestSupport
 import ApsioPlatform
 import Foundation
 
@@ -35,6 +34,12 @@ struct SysfsFixture {
     func mkdir(_ relative: String) throws {
         try FileManager.default.createDirectory(
             at: directory.url.appendingPathComponent(relative), withIntermediateDirectories: true)
+    }
+
+    func symlink(_ relative: String, to target: String) throws {
+        let url = directory.url.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: target)
     }
 
     func remove(_ relative: String) throws {

@@ -1,0 +1,99 @@
+import ApsioAgent
+import ApsioCore
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// Spec 2 and 16.4 on the built `apsiod`: the Resource on every machine, where plain HTTP may go,
+/// and who may see the installation id. The daemon runs in a mount namespace of its own
+/// (`unshare --mount`, private propagation) where a test's file stands at `/etc/os-release` or
+/// `/etc/hosts`: the machine's own are never touched.
+@Suite(.serialized) struct DaemonResourceTests {
+    /// `unshare` running the daemon's command with `file` mounted over each of `targets`.
+    static func withFiles(_ mounts: [(file: String, targets: [String])]) -> [String] {
+        let binds = mounts.flatMap { mount in mount.targets.map { "mount --bind '\(mount.file)' '\($0)'" } }
+        return ["/usr/bin/unshare", "--mount", "/bin/sh", "-c", binds.joined(separator: " && ") + " && exec \"$0\" \"$@\""]
+    }
+
+    static let osReleases: [(text: String, name: String, version: String)] = [
+        // Arch: no VERSION_ID, a BUILD_ID.
+        ("NAME=\"Arch Linux\"\nPRETTY_NAME=\"Arch Linux\"\nID=arch\nBUILD_ID=rolling\n", "Arch Linux", "rolling"),
+        // Debian sid: no version at all.
+        ("PRETTY_NAME=\"Debian GNU/Linux trixie/sid\"\nNAME=\"Debian GNU/Linux\"\nVERSION_CODENAME=trixie\nID=debian\n",
+         "Debian GNU/Linux", "unknown"),
+        // No NAME: os-release(5) says Linux. VERSION without VERSION_ID.
+        ("ID=custom\nVERSION=\"7 (Falcon)\"\n", "Linux", "7 (Falcon)"),
+    ]
+
+    /// 2.2: "MUST set os.name ... and os.version", on the Resource of every record and in the
+    /// hello's `os`, whatever the machine's os-release leaves out.
+    @Test(arguments: 0..<3)
+    func osNameAndVersionAreAlwaysSet(_ index: Int) async throws {
+        let release = Self.osReleases[index]
+        try await AgentHarness.with { h in
+            let file = try h.root.write("os-release", release.text).path
+            try h.writeApp()
+            h.backend.setPolicy(try h.policy())
+            try h.start(wrapper: Self.withFiles([(file, ["/etc/os-release", "/usr/lib/os-release"])]))
+            try await h.waitServing()
+            try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
+            try await within(60, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
+            let record = try #require(h.backend.records.first { $0.body == "a line" })
+            #expect(record.resource["os.name"] == release.name)
+            #expect(record.resource["os.version"] == release.version)
+
+            try await h.startLiveSession()
+            let hello = try #require(h.hellos.first?.body)
+            #expect(hello["os"] == .string("\(release.name) \(release.version)"))
+        }
+    }
+
+    /// 16.4: plain `http://` only to loopback. `localhost` that a resolver maps elsewhere is
+    /// refused with a clear error before anything is sent, the app key least of all.
+    @Test func localhostThatResolvesElsewhereIsRefusedBeforeAnythingIsSent() async throws {
+        try await AgentHarness.with { h in
+            // 192.0.2.1 is TEST-NET-1: documentation only, never routed.
+            let hosts = try h.root.write("hosts", "192.0.2.1 localhost\n127.0.0.1 loopback-only\n").path
+            try h.root.write("etc/apps.d/\(AgentHarness.app).conf", """
+                [App]
+                Unit=\(AgentHarness.unit)
+                Backend=http://localhost:\(h.backend.port)
+                AppKey=\(AgentHarness.appKey)
+                Consent=granted
+                """)
+            h.backend.setPolicy(try h.policy())
+            try h.start(wrapper: Self.withFiles([(hosts, ["/etc/hosts"])]))
+            try await within(60, "the refusal in the log") {
+                h.log.contains("localhost resolves to 192.0.2.1, which is not a loopback address")
+            }
+            #expect(h.backend.policyRequests == 0)
+            #expect(h.backend.appKeysSeen.isEmpty)
+            #expect(!h.log.contains(AgentHarness.appKey))
+        }
+    }
+
+    /// The installation id and a tester's id (which the policy publishes) make the tester's proof
+    /// (16.1): other local users see the status, never the id.
+    @Test func onlyRootAndTheGroupSeeTheInstallationID() async throws {
+        try await AgentHarness.with { h in
+            try h.writeApp()
+            h.backend.setPolicy(try h.policy(live: false))
+            try h.start()
+            try await h.waitServing()
+            let install = try h.installationID()
+
+            let asRoot = try await h.ctl(["--json", "apps"])
+            #expect(asRoot.stdout.contains(install))
+            let asNobody = try await h.ctl(["--json", "apps"], user: "nobody")
+            #expect(asNobody.status == 0, "\(asNobody.stderr)")
+            #expect(!asNobody.stdout.contains(install))
+            let app = JSONValueEncoding.decode(Array(asNobody.stdout.utf8))?["apps"]?.arrayValue?.first
+            #expect(app?["installation_id_hidden"] == .bool(true))
+            let text = try await h.ctl(["apps"], user: "nobody")
+            #expect(!text.stdout.contains(install))
+            #expect(text.stdout.contains("hidden"))
+            let status = try await h.ctl(["status"], user: "nobody")
+            #expect(status.status == 0 && !status.stdout.contains(install))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ApsioAgent
+import ApsioCore
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// What the built `apsiod` keeps across a crash and what it gives up when an app goes:
+/// the day's live bytes (16.3) and the installation id (LINUX-PROFILE §2).
+@Suite(.serialized) struct DaemonStateTests {
+    /// 16.3: the device "MUST keep the day's count across launches": a SIGKILL a moment after
+    /// bodies went out finds every one of them counted on disk, so a crash is no way around the
+    /// day's cap.
+    @Test func theDaysLiveBytesSurviveSIGKILL() async throws {
+        try await AgentHarness.with { h in
+            try h.writeApp()
+            h.backend.setPolicy(try h.policy())
+            try h.start()
+            try await h.waitServing()
+            try await h.startLiveSession()
+            // Lines keep the bodies coming, one a second at most.
+            try await within(60, "four frames bodies") {
+                if h.framesBodies.count >= 4 { return true }
+                try? await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "busy \(h.framesBodies.count)")])
+                return h.framesBodies.count >= 4
+            }
+            try await h.kill()
+            let sent = h.backend.liveBodyBytes.filter { $0.path == "/v1/live/frames" || $0.path == "/v1/live/results" }
+                .reduce(0) { $0 + $1.bytes }
+            let saved = try #require(h.stateFile("day-bytes.json").flatMap { JSONValueEncoding.decode(Array($0.utf8)) })
+            let counted = try #require(saved["bytes"]?.numberValue)
+            #expect(Int(counted) >= sent, "the backend received \(sent) bytes of bodies, the disk counts \(counted)")
+        }
+    }
+
+    /// An app removed and added again is a new install: a new `app.installation.id`, live
+    /// inspection off. An app file that is only broken for a while is not removed, and neither is
+    /// one removed while the daemon was stopped forgotten until it starts.
+    @Test func anAppRemovedAndAddedAgainIsANewInstallAndABrokenOneIsNot() async throws {
+        try await AgentHarness.with { h in
+            try h.writeApp()
+            h.backend.setPolicy(try h.policy(live: false))
+            try h.start()
+            try await h.waitServing()
+            @Sendable func installationID() async throws -> String? {
+                let run = try await h.ctl(["--json", "apps"])
+                let apps = JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue ?? []
+                return apps.first { $0["name"]?.stringValue == AgentHarness.app }?["installation_id"]?.stringValue
+            }
+            @Sendable func allowsLive() async throws -> Bool? {
+                let run = try await h.ctl(["--json", "status", AgentHarness.app])
+                return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["allow_live"]?.boolValue
+            }
+            let first = try #require(try await installationID())
+            #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
+
+            // Broken for a while, then mended: the same install, live still allowed.
+            let appFile = h.config + "/apps.d/\(AgentHarness.app).conf"
+            try "[App]\nUnit=\(AgentHarness.unit)\nFamlies=logs\n".write(toFile: appFile, atomically: true, encoding: .utf8)
+            let broken = try await h.ctl(["reload"])
+            #expect(broken.stdout.contains("\(AgentHarness.app).conf:3:"), "\(broken.stdout)")
+            try h.writeApp()
+            #expect(try await h.ctl(["reload"]).status == 0)
+            try await h.waitServing()
+            #expect(try await installationID() == first)
+            #expect(try await allowsLive() == true)
+
+            // Removed, then added again: another install, live off.
+            try FileManager.default.removeItem(atPath: appFile)
+            #expect(try await h.ctl(["reload"]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: h.appStateDirectory), "the removed app's state is gone")
+            try h.writeApp()
+            #expect(try await h.ctl(["reload"]).status == 0)
+            try await h.waitServing()
+            let second = try #require(try await installationID())
+            #expect(second != first)
+            #expect(try await allowsLive() == false)
+
+            // Removed while the daemon is stopped: forgotten when it starts.
+            #expect(await h.stop() == 0)
+            try FileManager.default.removeItem(atPath: appFile)
+            try h.start()
+            try await within(60, "the state of the removed app gone") {
+                !FileManager.default.fileExists(atPath: h.appStateDirectory)
+            }
+            try h.writeApp()
+            #expect(try await h.ctl(["reload"]).status == 0)
+            try await h.waitServing()
+            let third = try #require(try await installationID())
+            #expect(third != second)
+            #expect(await h.stop() == 0)
+        }
+    }
+}
