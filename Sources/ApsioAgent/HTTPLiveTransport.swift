@@ -11,16 +11,21 @@ public struct HTTPLiveTransport: LiveTransport {
     private let appKey: AppKey
     private let limits: Limits
     private let wallClock: @Sendable () -> Int64
+    private let report: @Sendable (_ failure: String?) -> Void
 
+    /// `report`: told after each exchange why no answer came (nil when one did), in words that
+    /// hold no header, token or body, for the daemon's log.
     public init(
         client: HTTPClient, origin: LiveOrigin, appKey: AppKey, limits: Limits = .spec,
-        wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs
+        wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs,
+        report: @escaping @Sendable (_ failure: String?) -> Void = { _ in }
     ) {
         self.client = client
         endpoint = HTTPEndpoint(origin: origin)
         self.appKey = appKey
         self.limits = limits
         wallClock = wallUnixMs
+        self.report = report
     }
 
     public func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
@@ -38,12 +43,17 @@ public struct HTTPLiveTransport: LiveTransport {
             gzipBody: false, timeout: timeout, isIdempotent: request.method == .get)
         do {
             let response = try await client.send(http, to: endpoint)
+            report(nil)
             let retryAfter = response.retryAfter(nowUnixSeconds: Int(wallClock() / 1000))
             return .status(response.status, body: JSONValueEncoding.decode(response.body), retryAfter: retryAfter)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             if Task.isCancelled { throw CancellationError() }
+            // The client's message names what to fix (a refused connection, an /etc/hosts line that
+            // sends localhost elsewhere) and carries no header or body.
+            let what = request.path.split(separator: "?").first.map(String.init) ?? request.path
+            report("\(what) to \(endpoint) got no answer: \(error)")
             return .failed
         }
     }

@@ -54,10 +54,13 @@ struct ServedApp: Sendable {
             model: facts.deviceModelIdentifier ?? "unknown", os: os, release: version,
             families: app.families, roots: roots)
         let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
+        let liveFailures = LogOnChange { [log = edges.log] line in log.log(.warning, .live, line, app: name.rawValue) }
         let appKey = app.appKey
         let runtime = AppRuntime(
             app: description, dayBytes: dayBytes ?? DayBytes(day: 0, bytes: 0), clock: edges.clock, hashing: edges.hashing,
-            makeTransport: { origin in HTTPLiveTransport(client: client, origin: origin, appKey: appKey) },
+            makeTransport: { origin in
+                HTTPLiveTransport(client: client, origin: origin, appKey: appKey, report: liveFailures.note)
+            },
             indicator: { liveEvents.yield($0) },
             submitDiagnostics: { record in await exporter.submit(record, addingQueueLevel: true) },
             saveDayBytes: { [log = edges.log] bytes, durable in

@@ -72,6 +72,30 @@ import Testing
         }
     }
 
+    /// The same for a live origin: the policy's `http://localhost` is refused before a hello goes,
+    /// and the daemon says why.
+    @Test func aLocalhostLiveOriginThatResolvesElsewhereIsRefusedToo() async throws {
+        try await AgentHarness.with { h in
+            let hosts = try h.root.write("hosts", "192.0.2.1 localhost\n").path
+            try h.writeApp()
+            var policy = try h.policy()
+            if case .object(var members) = policy, case .object(var live)? = members["live"] {
+                live["origin"] = .string("http://localhost:\(h.backend.port)")
+                members["live"] = .object(live)
+                policy = .object(members)
+            }
+            h.backend.setPolicy(policy)
+            try h.start(wrapper: Self.withFiles([(hosts, ["/etc/hosts"])]))
+            try await h.waitServing()
+            #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
+            try await h.activateUnit()
+            try await within(60, "the refused hello in the log") {
+                h.log.contains("/v1/live/hello to http://localhost:\(h.backend.port) got no answer: localhost resolves to 192.0.2.1")
+            }
+            #expect(h.hellos.isEmpty)
+        }
+    }
+
     /// The installation id and a tester's id (which the policy publishes) make the tester's proof
     /// (16.1): other local users see the status, never the id.
     @Test func onlyRootAndTheGroupSeeTheInstallationID() async throws {

@@ -1,4 +1,4 @@
-import ApsioAgent
+@testable import ApsioAgent
 import ApsioCore
 import ApsioNet
 import Synchronization
@@ -66,12 +66,30 @@ import Testing
         #expect(seen.requests.withLock { $0.map(\.path) } == ["/v1/live/hello"])
     }
 
-    @Test func aRefusedConnectionIsAFailure() async throws {
+    /// A failure is told why, for the daemon's log: the request, the origin, the client's reason,
+    /// and never the query (it holds the install), a header or the token.
+    @Test func aRefusedConnectionIsAFailureAndSaysWhy() async throws {
         let (server, port, _) = try await serve { _ in .json([]) }
         await server.stop()
-        let answer = try await transport(port: port).send(
-            LiveHTTPRequest(method: .get, path: "/v1/live/next?install=x", gzipBody: nil, token: nil))
+        let reports = Mutex<[String?]>([])
+        let live = HTTPLiveTransport(
+            client: try HTTPClient(), origin: try #require(LiveOrigin("http://127.0.0.1:\(port)")),
+            appKey: AppKey("apsio_app_secret_key"), report: { failure in reports.withLock { $0.append(failure) } })
+        let token = try #require(DeviceToken(.string(String(repeating: "ab", count: 32))))
+        let answer = try await live.send(
+            LiveHTTPRequest(method: .get, path: "/v1/live/next?install=x", gzipBody: nil, token: token))
         #expect(answer == .failed)
+        let failure = try #require(reports.withLock { $0 }.first ?? nil)
+        #expect(failure.hasPrefix("/v1/live/next to http://127.0.0.1:\(port) got no answer: connection refused"))
+        #expect(!failure.contains("install=") && !failure.contains(token.secretHex) && !failure.contains("apsio_app_secret_key"))
+    }
+
+    /// A failure repeated on every retry is logged once; after an answer, the next one again.
+    @Test func aFailureIsLoggedOncePerRun() {
+        let lines = Mutex<[String]>([])
+        let log = LogOnChange { line in lines.withLock { $0.append(line) } }
+        for failure in ["refused", "refused", "refused", nil, "refused", "timed out", "timed out"] { log.note(failure) }
+        #expect(lines.withLock { $0 } == ["refused", "refused", "timed out"])
     }
 
     /// Cancelling the task abandons the held `next` at once: the server sees the connection go.
