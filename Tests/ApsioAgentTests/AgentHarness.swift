@@ -142,6 +142,22 @@ final class AgentHarness: @unchecked Sendable {
         try await CommandRun.run(BuiltBinaries.apsioctl, directories + arguments, user: user)
     }
 
+    /// The app file with `appFile` lines, the backend answering `policy`, and `apsiod` started
+    /// with `arguments` (under `wrapper`) and serving the app.
+    func serve(
+        _ policy: JSONValue, appFile: String = "", arguments: [String] = [], wrapper: [String] = []
+    ) async throws {
+        try writeApp(appFile)
+        backend.setPolicy(policy)
+        try start(arguments, wrapper: wrapper)
+        try await waitServing()
+    }
+
+    /// The options that make the daemon read `machine`'s sysfs and procfs.
+    static func reading(_ machine: SysfsFixture) -> [String] {
+        ["--sysfs", machine.roots.sysfs, "--procfs", machine.roots.procfs]
+    }
+
     /// Until apsiod answers on its socket and serves the app (the daemon alone knows the version
     /// it serves it as).
     func waitServing() async throws {

@@ -26,10 +26,9 @@ import Testing
         try Data(repeating: 7, count: 64 * 1024).write(to: URL(fileURLWithPath: data + "/orders.db"))
 
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy(capture: ["logs_min_severity": .number(13)], sessionRate: 0))
-            try h.start(["--sysfs", machine.roots.sysfs, "--procfs", machine.roots.procfs])
-            try await h.waitServing()
+            try await h.serve(
+                try h.policy(capture: ["logs_min_severity": .number(13)], sessionRate: 0),
+                arguments: AgentHarness.reading(machine))
             try await h.setUnit([
                 ["ControlGroup", "s", SysfsFixture.unit], ["MainPID", "u", "100"],
                 ["StateDirectory", "as", "1", directory], ["CacheDirectory", "as", "1", directory],
@@ -78,10 +77,7 @@ import Testing
     /// session that runs on the new token.
     @Test func a401ForARequestOfAnEarlierTokenDoesNotEndTheCurrentSession() async throws {
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy())
-            try h.start()
-            try await h.waitServing()
+            try await h.serve(try h.policy())
             try await h.startLiveSession()
 
             // A screenshot whose result the backend is slow to answer.
@@ -112,10 +108,7 @@ import Testing
     /// with another `live.interval_s` does not put that back under the backoff.
     @Test func aPolicyChangeDoesNotResetTheHelloAnswersInterval() async throws {
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy(interval: 120))
-            try h.start()
-            try await h.waitServing()
+            try await h.serve(try h.policy(interval: 120))
             h.live.answerHellos(AgentHarness.hello(viewers: 0, token: nil, interval: 15))
             #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
             try await h.activateUnit()

@@ -23,10 +23,8 @@ import Testing
         _ h: AgentHarness, machine: SysfsFixture, appFile: String = "", capture: [String: JSONValue] = [:],
         sessionRate: Double = 1
     ) async throws {
-        try h.writeApp(appFile)
-        h.backend.setPolicy(try h.policy(capture: capture, sessionRate: sessionRate))
-        try h.start(["--sysfs", machine.roots.sysfs, "--procfs", machine.roots.procfs])
-        try await h.waitServing()
+        try await h.serve(
+            try h.policy(capture: capture, sessionRate: sessionRate), appFile: appFile, arguments: AgentHarness.reading(machine))
         try await h.setUnit(
             [["ControlGroup", "s", SysfsFixture.unit], ["MainPID", "u", "100"]], on: SystemdMock.serviceInterface)
         try await h.startLiveSession()

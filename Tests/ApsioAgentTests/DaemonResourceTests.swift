@@ -32,10 +32,7 @@ import Testing
         let release = Self.osReleases[index]
         try await AgentHarness.with { h in
             let file = try h.root.write("os-release", release.text).path
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy())
-            try h.start(wrapper: Self.withFiles([(file, ["/etc/os-release", "/usr/lib/os-release"])]))
-            try await h.waitServing()
+            try await h.serve(try h.policy(), wrapper: Self.withFiles([(file, ["/etc/os-release", "/usr/lib/os-release"])]))
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
             try await within(60, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
             let record = try #require(h.backend.records.first { $0.body == "a line" })
@@ -100,10 +97,7 @@ import Testing
     /// (16.1): other local users see the status, never the id.
     @Test func onlyRootAndTheGroupSeeTheInstallationID() async throws {
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy(live: false))
-            try h.start()
-            try await h.waitServing()
+            try await h.serve(try h.policy(live: false))
             let install = try h.installationID()
 
             let asRoot = try await h.ctl(["--json", "apps"])

@@ -12,10 +12,7 @@ import Testing
     /// day's cap.
     @Test func theDaysLiveBytesSurviveSIGKILL() async throws {
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy())
-            try h.start()
-            try await h.waitServing()
+            try await h.serve(try h.policy())
             try await h.startLiveSession()
             // Lines keep the bodies coming, one a second at most.
             try await within(60, "four frames bodies") {
@@ -37,10 +34,7 @@ import Testing
     /// one removed while the daemon was stopped forgotten until it starts.
     @Test func anAppRemovedAndAddedAgainIsANewInstallAndABrokenOneIsNot() async throws {
         try await AgentHarness.with { h in
-            try h.writeApp()
-            h.backend.setPolicy(try h.policy(live: false))
-            try h.start()
-            try await h.waitServing()
+            try await h.serve(try h.policy(live: false))
             @Sendable func installationID() async throws -> String? {
                 let run = try await h.ctl(["--json", "apps"])
                 let apps = JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue ?? []

@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioNet
 import ApsioPlatform
 import Foundation
 import Glibc
@@ -55,7 +56,18 @@ import Testing
             try await within(180, "every entry at the sink") { h.backend.uniqueUIDs.count >= Self.entries }
 
             // Once everything was accepted, a kill repeats nothing: what comes after the restart
-            // is only what was written after it.
+            // is only what was written after it. Accepted means the daemon took the answer in: its
+            // saved position (the cursor the last entry's uid is made of) is the last entry's.
+            let lastUID = try #require(h.backend.records.first { $0.body == Self.body(Self.entries - 1) }?.uid)
+            let encoder = OTLPLogsEncoder(hashing: OpenSSLSHA256())
+            let install = try h.installationID()
+            try await within(60, "the last entry's position saved") {
+                guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))
+                else { return false }
+                let saved = LogRecord(
+                    timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "", journalCursor: cursor)
+                return encoder.recordUID(saved, namespace: install) == lastUID
+            }
             try await h.kill()
             run.store(killAt.count + 2, ordering: .relaxed)
             try h.start()

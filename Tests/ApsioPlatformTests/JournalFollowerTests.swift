@@ -227,6 +227,63 @@ import Testing
         #expect(try await more.records.bodies(of: "nginx") == ["new"])
     }
 
+    /// What an app served for the first time saves: where its reading starts, so that a restart
+    /// before anything was accepted resumes there and not at the journal's end again.
+    @Test func theStartPointIsWhereTheReadingStarts() async throws {
+        let journal = try JournalFixture()
+        var now = Self.nginx
+        now.start = .now
+        var oldest = Self.worker
+        oldest.start = .oldest
+        // An empty journal: `.now` wants everything that comes, which is the head.
+        let empty = try JournalFollower(source: .directory(journal.path), apps: [now])
+        #expect(empty.startPoints == ["nginx": .head])
+
+        try await journal.write([
+            journal.entry(unit: "nginx.service", message: "old"), journal.entry(unit: "worker.service", message: "old"),
+        ])
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [now, oldest])
+        #expect(follower.startPoints["worker"] == .head)
+        guard case .after(let tail)? = follower.startPoints["nginx"] else {
+            Issue.record("no cursor for .now: \(follower.startPoints)")
+            return
+        }
+        // Resuming after that cursor gives exactly what came after it.
+        try await journal.write([journal.entry(unit: "nginx.service", message: "new")])
+        var resumed = Self.nginx
+        resumed.start = .after(cursor: tail)
+        let again = try JournalFollower(source: .directory(journal.path), apps: [resumed])
+        #expect(try await drain(again).records.bodies(of: "nginx") == ["new"])
+    }
+
+    /// `.boot`: the unit's entries since the boot named, found among journal files of several boots.
+    @Test func startingAtABootSkipsTheBootsBefore() async throws {
+        let journal = try JournalFixture()
+        let earlier = "0badc0de0badc0de0badc0de0badc0de", current = "5eed5eed5eed5eed5eed5eed5eed5eed"
+        journal.boot(earlier)
+        try await journal.write([journal.entry(unit: "nginx.service", message: "before"), journal.entry(unit: "cron.service", message: "cron")])
+        journal.boot(current)
+        try await journal.write([journal.entry(unit: "nginx.service", message: "this boot 1")])
+        try await journal.write([journal.entry(unit: "nginx.service", message: "this boot 2")])
+        var app = Self.nginx
+        app.start = .boot(bootID: current)
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(try await drain(follower).records.bodies(of: "nginx") == ["this boot 1", "this boot 2"])
+
+        // A boot with no entry yet is `.now`: only what comes.
+        app.start = .boot(bootID: "1234567890abcdef1234567890abcdef")
+        let later = try JournalFollower(source: .directory(journal.path), apps: [app])
+        #expect(try await drain(later).records.isEmpty)
+        // The boot's first entry the oldest there is: from the head.
+        let fresh = try JournalFixture()
+        fresh.boot(current)
+        try await fresh.write([fresh.entry(unit: "nginx.service", message: "first ever")])
+        app.start = .boot(bootID: current)
+        let first = try JournalFollower(source: .directory(fresh.path), apps: [app])
+        #expect(first.startPoints == ["nginx": .head])
+        #expect(try await drain(first).records.bodies(of: "nginx") == ["first ever"])
+    }
+
     @Test func entriesBelowTheFloorAreLeftOutButTheCursorMovesPastThem() async throws {
         let journal = try JournalFixture()
         try await journal.write([
