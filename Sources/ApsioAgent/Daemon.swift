@@ -32,6 +32,8 @@ public actor Daemon {
     var watchers: [Int: DaemonWatcher] = [:]
     var nextWatcherID = 0
     var stopped = false
+    /// Journal files reported as unreadable, each once for the daemon's life.
+    private let unreadableJournalFiles = OnceEach()
     private let liveEvents: AsyncStream<AppLiveEvent>
     private let liveEventSink: AsyncStream<AppLiveEvent>.Continuation
     private var liveEventTask: Task<Void, Never>?
@@ -318,7 +320,10 @@ public actor Daemon {
         let source: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
         let follower: JournalFollower
         do {
-            follower = try JournalFollower(source: source, apps: journalApps)
+            // This reader, the daemon's one for every app, says which journal files cannot be read.
+            follower = try JournalFollower(source: source, apps: journalApps) { [log, unreadableJournalFiles] file in
+                if unreadableJournalFiles.first(file.path) { log.log(.warning, .journal, file.description) }
+            }
         } catch {
             log.log(.err, .journal, "the journal cannot be read for live viewing: \(error)")
             return

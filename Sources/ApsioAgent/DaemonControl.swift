@@ -15,7 +15,19 @@ struct DaemonWatcher: Sendable {
 extension Daemon: ControlHandler {
     public func status(apps names: [AppName]) async throws(ControlError) -> ControlStatus {
         let chosen = try configured(names)
-        return ControlStatus(apps: chosen.map(appStatus), dataSaver: settings.dataSaver)
+        var statuses: [ControlAppStatus] = []
+        for name in chosen {
+            var status = appStatus(name)
+            if let exporter = apps[name]?.exporter {
+                let counters = await exporter.status
+                status.ingest = ControlIngestStatus(
+                    queuedRecords: counters.queuedRecords, queuedBytes: counters.queuedBytes,
+                    sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords,
+                    filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
+            }
+            statuses.append(status)
+        }
+        return ControlStatus(apps: statuses, dataSaver: settings.dataSaver)
     }
 
     public func apps() async throws(ControlError) -> [ControlAppInfo] {

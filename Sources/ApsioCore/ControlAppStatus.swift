@@ -16,11 +16,14 @@ public struct ControlAppStatus: Sendable, Equatable {
     public var viewingSinceUnixMs: Int64?
     /// When a raised log level (16.6 `raise_log_level`) ends, Unix ms; nil when none is raised.
     public var logLevelRaisedUntilUnixMs: Int64?
+    /// The app's ingest, in `status` answers; nil in `watch` events (what the indicator shows) and
+    /// for an app that is not served.
+    public var ingest: ControlIngestStatus?
 
     public init(
         name: String, unit: String, foreground: Foreground? = nil, allowLive: Bool = false,
         consentGranted: Bool? = nil, viewers: Int = 0, viewingSinceUnixMs: Int64? = nil,
-        logLevelRaisedUntilUnixMs: Int64? = nil
+        logLevelRaisedUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil
     ) {
         self.name = name
         self.unit = unit
@@ -30,12 +33,13 @@ public struct ControlAppStatus: Sendable, Equatable {
         self.viewers = viewers
         self.viewingSinceUnixMs = viewingSinceUnixMs
         self.logLevelRaisedUntilUnixMs = logLevelRaisedUntilUnixMs
+        self.ingest = ingest
     }
 
     public var isViewed: Bool { viewers > 0 }
 
     var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "name": .string(name),
             "unit": .string(unit),
             "foreground": foreground.map { .string($0.rawValue) } ?? .null,
@@ -44,7 +48,9 @@ public struct ControlAppStatus: Sendable, Equatable {
             "viewers": .number(Double(viewers)),
             "viewing_since": viewingSinceUnixMs.map { .number(Double($0)) } ?? .null,
             "log_level_raised_until": logLevelRaisedUntilUnixMs.map { .number(Double($0)) } ?? .null,
-        ])
+        ]
+        if let ingest { members["ingest"] = ingest.json }
+        return .object(members)
     }
 
     init(json value: JSONValue) throws(ControlError) {
@@ -61,5 +67,6 @@ public struct ControlAppStatus: Sendable, Equatable {
         viewers = try reader.int("viewers")
         viewingSinceUnixMs = try reader.optionalInt("viewing_since").map(Int64.init)
         logLevelRaisedUntilUnixMs = try reader.optionalInt("log_level_raised_until").map(Int64.init)
+        ingest = try reader.optionalValue("ingest").map { value throws(ControlError) in try ControlIngestStatus(json: value) }
     }
 }

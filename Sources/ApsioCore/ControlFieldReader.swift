@@ -45,6 +45,12 @@ struct ControlFieldReader {
         return Int(number)
     }
 
+    /// The member as it is, nil when absent or null.
+    func optionalValue(_ key: String) throws(ControlError) -> JSONValue? {
+        guard let value = members[key], !value.isNull else { return nil }
+        return value
+    }
+
     func array(_ key: String) throws(ControlError) -> [JSONValue] {
         guard let items = members[key]?.arrayValue else { throw missing(key, "an array") }
         return items

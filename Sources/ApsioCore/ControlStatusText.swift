@@ -12,6 +12,10 @@ public enum ControlStatusText {
         if let until = status.logLevelRaisedUntilUnixMs {
             lines.append("  Log level raised to debug until \(localTime(until))")
         }
+        if let ingest = status.ingest {
+            lines.append("  Ingest: \(ingest.sentRecords) sent, \(ingest.queuedRecords) waiting (\(ingest.queuedBytes) bytes), \(ingest.droppedRecords) lost, \(ingest.filteredRecords) kept out by the policy")
+            if let failure = ingest.lastFailure { lines.append("  Last failure: \(failure)") }
+        }
         return lines
     }
 

@@ -38,6 +38,13 @@ public final class ManualAgentClock: AgentClock {
         for sleeper in woken { sleeper.continuation.resume() }
     }
 
+    /// Moves the wall clock alone, as an operator or an NTP step does: no sleeper wakes, since
+    /// sleepers wait on the monotonic clock.
+    public func setWallClock(by offset: Duration) {
+        let (seconds, attoseconds) = offset.components
+        state.withLock { $0.now.wallUnixMs += seconds * 1000 + attoseconds / 1_000_000_000_000_000 }
+    }
+
     public func sleep(until deadline: MonotonicInstant) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

@@ -36,6 +36,18 @@ final class Journal {
 
     deinit { close() }
 
+    /// Why libsystemd cannot read the journal file at `path`, nil when it can. Reading a directory,
+    /// libsystemd skips such a file without a word; this opens it alone to learn that it would.
+    static func unreadable(file path: String) -> JournalError? {
+        var opened: OpaquePointer?
+        let code = path.withCString { pointer -> Int32 in
+            var paths: [UnsafePointer<CChar>?] = [pointer, nil]
+            return sd_journal_open_files(&opened, &paths, 0)
+        }
+        if let opened { sd_journal_close(opened) }
+        return code < 0 ? .failed("sd_journal_open_files", returned: code, detail: path) : nil
+    }
+
     func close() {
         guard let handle else { return }
         self.handle = nil

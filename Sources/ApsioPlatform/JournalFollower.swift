@@ -24,10 +24,16 @@ public actor JournalFollower {
     private let descriptor: Int32
     private var needsResync = false
     private var reading = false
+    private var fileCheck: JournalFileCheck?
+    private let unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)?
 
-    public init(source: JournalSource, apps: [JournalApp], limits: JournalReadLimits = .standard)
-        throws(JournalError)
-    {
+    /// `unreadableFile`: told of each journal file libsystemd cannot read, once a file, when the
+    /// follower opens and whenever files come and go. One follower of the daemon's asks for it, so
+    /// that a broken file is reported once, not once for every app.
+    public init(
+        source: JournalSource, apps: [JournalApp], limits: JournalReadLimits = .standard,
+        unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)? = nil
+    ) throws(JournalError) {
         guard !apps.isEmpty else {
             throw JournalError("JournalFollower", errno: 0, detail: "no app to follow: there would be nothing to match")
         }
@@ -41,6 +47,12 @@ public actor JournalFollower {
         reader = try JournalReader(journal: journal, apps: apps, limits: limits)
         gaps = reader.gaps
         startPoints = reader.startPoints
+        self.unreadableFile = unreadableFile
+        if let unreadableFile {
+            var check = JournalFileCheck(source: source)
+            for file in check.newlyUnreadable() { unreadableFile(file) }
+            fileCheck = check
+        }
     }
 
     /// The next records, waiting for the journal to grow when everything has been read. Never
@@ -75,7 +87,7 @@ public actor JournalFollower {
             // Pick up what inotify saw since the last look (new entries, new files), once.
             if lookedForChanges { return nil }
             lookedForChanges = true
-            if try reader.journal.process() == .invalidated { needsResync = true }
+            if try reader.journal.process() == .invalidated { filesChanged() }
         }
     }
 
@@ -94,7 +106,16 @@ public actor JournalFollower {
             timeout = .microseconds(deadline > now ? Int64(clamping: deadline - now) : 0)
         }
         _ = try await Readiness.wait(descriptor, for: .readable, timeout: timeout)
-        if try reader.journal.process() == .invalidated { needsResync = true }
+        if try reader.journal.process() == .invalidated { filesChanged() }
+    }
+
+    /// Files came, went or were renamed: the reading's place must be found again, and a new file
+    /// may be one libsystemd cannot read.
+    private func filesChanged() {
+        needsResync = true
+        guard let unreadableFile, var check = fileCheck else { return }
+        for file in check.newlyUnreadable() { unreadableFile(file) }
+        fileCheck = check
     }
 
     private static func monotonicMicroseconds() -> UInt64 {

@@ -145,11 +145,12 @@ final class AgentHarness: @unchecked Sendable {
     /// The app file with `appFile` lines, the backend answering `policy`, and `apsiod` started
     /// with `arguments` (under `wrapper`) and serving the app.
     func serve(
-        _ policy: JSONValue, appFile: String = "", arguments: [String] = [], wrapper: [String] = []
+        _ policy: JSONValue, appFile: String = "", arguments: [String] = [], wrapper: [String] = [],
+        environment: [String: String] = [:]
     ) async throws {
         try writeApp(appFile)
         backend.setPolicy(policy)
-        try start(arguments, wrapper: wrapper)
+        try start(arguments, wrapper: wrapper, environment: environment)
         try await waitServing()
     }
 

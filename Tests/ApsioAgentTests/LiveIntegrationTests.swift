@@ -331,6 +331,32 @@ import Testing
         }
     }
 
+    /// The wall clock set back an hour mid-session (an operator's `date -s`, an NTP step): the
+    /// session, which runs on the monotonic clock, neither ends at once nor an hour late; lines go
+    /// on streaming and the session ends at its 30 minutes.
+    @Test func aWallClockSetBackAnHourChangesNothingOfTheSession() async throws {
+        try await Self.withHost { host in
+            try await host.startSession()
+            host.clock.setWallClock(by: .seconds(-3600))
+            try await host.journal.write([host.journal.entry(unit: Self.unit, message: "after the jump")])
+            try await host.eventuallyAdvancing("the line streamed", by: .milliseconds(250)) {
+                host.backend.requests(to: "/v1/live/frames").contains {
+                    $0.body?["lines"]?.arrayValue?.contains { $0["body"] == .string("after the jump") } ?? false
+                }
+            }
+            // 29 minutes of monotonic time later the session still runs...
+            for _ in 0..<58 {
+                host.clock.advance(by: .seconds(30))
+                try await eventually("the runtime settled") { (try? await host.live.requestsInFlight) ?? 0 <= host.backend.heldNextCount }
+            }
+            #expect(host.endings.isEmpty, "ended early: \(host.endings)")
+            #expect(try await host.live.isInSession)
+            // ...and at its 30 minutes it ends, for `until`.
+            try await host.eventuallyAdvancing("the session's end", by: .seconds(10)) { host.endings.contains("until") }
+            #expect(host.endings == ["until"])
+        }
+    }
+
     @Test func aTokenlessHelloAnswerEndsTheSession() async throws {
         try await Self.withHost { host in
         try await host.startSession()

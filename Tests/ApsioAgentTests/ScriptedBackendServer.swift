@@ -89,6 +89,8 @@ final class ScriptedBackendServer: Sendable {
     var records: [SentRecord] { sink.requests.flatMap { $0 } }
     var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
     func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
+    /// 200 again from the next request on.
+    func clearLogsScript() { state.sink.withLock { $0.script = [] } }
     /// `body` runs in the handler of each `/v1/logs` request, with its number, before the answer.
     func onLogs(_ body: (@Sendable (Int) -> Void)?) { state.onLogs.withLock { $0 = body } }
 

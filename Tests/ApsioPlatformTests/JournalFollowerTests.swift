@@ -2,6 +2,7 @@ import ApsioCore
 import ApsioPlatform
 import Foundation
 @testable import ApsioTestSupport
+import Synchronization
 import Testing
 
 /// The follower against real journal files that systemd-journal-remote writes while it follows.
@@ -282,6 +283,27 @@ import Testing
         let first = try JournalFollower(source: .directory(fresh.path), apps: [app])
         #expect(first.startPoints == ["nginx": .head])
         #expect(try await drain(first).records.bodies(of: "nginx") == ["first ever"])
+    }
+
+    /// libsystemd skips a file it cannot read without a word; the follower that asks says which,
+    /// once a file, at open and when a new one appears, and reads the others on.
+    @Test func unreadableFilesAreToldOnceAndTheOthersAreRead() async throws {
+        let journal = try JournalFixture()
+        try await journal.write([journal.entry(unit: "nginx.service", message: "good")])
+        try Data("not a journal".utf8).write(to: URL(fileURLWithPath: journal.path + "/garbage.journal"))
+        let told = Mutex<[UnreadableJournalFile]>([])
+        let follower = try JournalFollower(
+            source: .directory(journal.path), apps: [Self.nginx], unreadableFile: { file in told.withLock { $0.append(file) } })
+        #expect(told.withLock { $0.map(\.path) } == [journal.path + "/garbage.journal"])
+        #expect(try await drain(follower).records.bodies(of: "nginx") == ["good"])
+
+        // A second broken file appears (with an entry in a good one, so the reader wakes).
+        async let more = collect(1, from: follower)
+        try Data([UInt8](repeating: 0, count: 64)).write(to: URL(fileURLWithPath: journal.path + "/zeros.journal"))
+        try await journal.write([journal.entry(unit: "nginx.service", message: "good again")], to: "next.journal")
+        #expect(try await more.records.bodies(of: "nginx") == ["good again"])
+        #expect(told.withLock { $0.map(\.path) } == [journal.path + "/garbage.journal", journal.path + "/zeros.journal"])
+        #expect(told.withLock { $0.allSatisfy { $0.description.contains("is skipped and the other files are read") } })
     }
 
     @Test func entriesBelowTheFloorAreLeftOutButTheCursorMovesPastThem() async throws {

@@ -16,6 +16,14 @@ final class JournalFixture {
     private var monotonic: UInt64 = 1_000_000
     /// The boot the next entries are of (`_BOOT_ID`).
     private(set) var bootID = JournalFixture.bootID
+    private var rotations = 0
+
+    /// The wall clock of the entries from now on moves by `offset` (negative: set back, as an
+    /// operator or a bad NTP answer does); their order in the journal stays the order written.
+    func setClock(by offset: Duration) {
+        let microseconds = offset.components.seconds * 1_000_000 + offset.components.attoseconds / 1_000_000_000_000
+        realtime = UInt64(Int64(realtime) + microseconds)
+    }
 
     /// Entries from now on are of another boot, its monotonic clock starting again.
     func boot(_ id: String) {
@@ -40,11 +48,12 @@ final class JournalFixture {
 
     /// An entry as journald would store a line of `unit`, with the trusted fields a real one has.
     func entry(
-        unit: String, message: String, priority: Int? = 6, extra: [(String, Value)] = []
+        unit: String, message: String, priority: Int? = 6, invocationID: String = JournalFixture.invocationID,
+        extra: [(String, Value)] = []
     ) -> Entry {
         var fields: [(String, Value)] = [
             ("_SYSTEMD_UNIT", .text(unit)),
-            ("_SYSTEMD_INVOCATION_ID", .text(Self.invocationID)),
+            ("_SYSTEMD_INVOCATION_ID", .text(invocationID)),
             ("_PID", .text("4242")),
             ("_UID", .text("998")),
             ("_COMM", .text("demo")),
@@ -165,6 +174,30 @@ final class JournalFixture {
 
     func removeFile(_ name: String) throws {
         try FileManager.default.removeItem(at: directory.url.appendingPathComponent(name))
+    }
+
+    /// What journald does when a file is full or at SIGUSR2: the active file is renamed to an
+    /// archived name (`system@SEQNUMID-HEAD-REALTIME.journal`, which `journalctl --vacuum-*`
+    /// recognises) and the next entries go to a new `system.journal`. Returns the archived name.
+    @discardableResult
+    func rotate(_ file: String = "system.journal") throws -> String {
+        rotations += 1
+        let stem = file.hasSuffix(".journal") ? String(file.dropLast(".journal".count)) : file
+        let hex = String(rotations, radix: 16)
+        let archived = "\(stem)@\(String(repeating: "0", count: 32 - hex.count) + hex)-0000000000000001-\(String(format: "%016llx", realtime)).journal"
+        try renameFile(file, to: archived)
+        return archived
+    }
+
+    /// `journalctl -D DIR --vacuum-files=N`: only the newest `keeping` files stay (the active ones
+    /// among them), as an operator or journald's own limits remove archived files.
+    func vacuum(keeping files: Int) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/journalctl")
+        process.arguments = ["-D", path, "--vacuum-files=\(files)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard try await runToEnd(process, deadline: .seconds(60)) == 0 else { throw FixtureError("journalctl --vacuum-files failed") }
     }
 }
 

@@ -1,0 +1,47 @@
+/// What an app's ingest has done since `apsiod` started, as `apsioctl status` shows it: what waits,
+/// what went, what was lost (`apsio.queue.dropped`) and why the last batch did not go.
+public struct ControlIngestStatus: Sendable, Equatable {
+    /// Read or made and not yet accepted (`apsio.queue.records`, `apsio.queue.bytes`).
+    public var queuedRecords: Int
+    public var queuedBytes: Int
+    /// Accepted by the backend.
+    public var sentRecords: Int
+    /// Lost: refused by the backend, fallen off the queue's bounds or damaged, or a journal gap
+    /// (a vacuumed stretch counts once: how many entries it held cannot be known).
+    public var droppedRecords: Int
+    /// Kept out by the policy or the app file (a family that is off, the severity floor, sampling).
+    public var filteredRecords: Int
+    /// The last failure, in words an operator can act on; nil once a batch is accepted again.
+    public var lastFailure: String?
+
+    public init(
+        queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
+        filteredRecords: Int = 0, lastFailure: String? = nil
+    ) {
+        self.queuedRecords = queuedRecords
+        self.queuedBytes = queuedBytes
+        self.sentRecords = sentRecords
+        self.droppedRecords = droppedRecords
+        self.filteredRecords = filteredRecords
+        self.lastFailure = lastFailure
+    }
+
+    var json: JSONValue {
+        .object([
+            "queued_records": .number(Double(queuedRecords)), "queued_bytes": .number(Double(queuedBytes)),
+            "sent_records": .number(Double(sentRecords)), "dropped_records": .number(Double(droppedRecords)),
+            "filtered_records": .number(Double(filteredRecords)),
+            "last_failure": lastFailure.map(JSONValue.string) ?? .null,
+        ])
+    }
+
+    init(json value: JSONValue) throws(ControlError) {
+        let reader = try ControlFieldReader(value, what: "an app's ingest")
+        queuedRecords = try reader.int("queued_records")
+        queuedBytes = try reader.int("queued_bytes")
+        sentRecords = try reader.int("sent_records")
+        droppedRecords = try reader.int("dropped_records")
+        filteredRecords = try reader.int("filtered_records")
+        lastFailure = try reader.optionalString("last_failure")
+    }
+}
