@@ -92,6 +92,11 @@ import Testing
 
     static let answers: [(ControlRequest, ControlAnswer)] = [
         (.status(apps: []), .status(ControlStatus(apps: [status, ControlAppStatus(name: "api", unit: "api.service")], dataSaver: true))),
+        (.status(apps: ["web"]), .status(ControlStatus(apps: [ControlAppStatus(
+            name: "web", unit: "web.service",
+            ingest: ControlIngestStatus(
+                queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, filteredRecords: 7,
+                lastFailure: "the backend answered 503"))], dataSaver: false))),
         (.apps, .apps([
             ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
                            buildID: "8f3c", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"),
@@ -186,6 +191,15 @@ import Testing
             IndicatorViewing(app: "db", viewers: 0, since: nil),
         ])
         #expect(summary == "Your team is viewing api live, 3 viewers\nYour team is viewing nginx live, 1 viewer since 14:02")
+    }
+
+    @Test func theStatusSaysWhatIngestSentWaitsAndLost() {
+        var status = ControlAppStatus(name: "web", unit: "web.service")
+        status.ingest = ControlIngestStatus(
+            queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, lastFailure: "the backend answered 503")
+        let lines = ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) })
+        #expect(lines.contains("  Ingest: 1234 sent, 12 waiting (4096 bytes), 1 lost, 0 kept out by the policy"))
+        #expect(lines.contains("  Last failure: the backend answered 503"))
     }
 
     @Test func watchSaysTheWholeStatusOnceThenOnlyWhatChanged() {
