@@ -11,6 +11,7 @@ enum AppFileSchema {
             [
                 .single("Unit"), .single("Name"), .single("Version"), .single("Backend"), .single("AppKey"),
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
+                .list("RedactRules"),
                 .single("InstallationId"), .single("StartAt"),
             ]
         )
@@ -116,6 +117,20 @@ enum AppFileSchema {
             }
         }
 
+        var redactionWords: [String] = []
+        for entry in values.list(section, "RedactRules") {
+            let words = entry.value.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let (_, unknown) = RedactionRuleSet.standard(changedBy: words)
+            for word in unknown {
+                let name = word.hasPrefix("-") || word.hasPrefix("+") ? String(word.dropFirst()) : word
+                var message = "RedactRules=\(word) names no built-in rule or group"
+                if let close = ClosestName.to(name, among: RedactionRuleSet.names) { message += "; did you mean \(close)?" }
+                report(entry.line, message + " (write NAME to turn one on, -NAME to turn it off; docs/redaction.md lists them)")
+            }
+            redactionWords += words
+        }
+        let redactionRules = RedactionRuleSet.standard(changedBy: redactionWords).rules
+
         var installationID = true
         if let entry = value("InstallationId") {
             if let flag = ConfigValue.boolean(entry.value) { installationID = flag } else {
@@ -131,7 +146,8 @@ enum AppFileSchema {
             }
         }
 
-        guard problems.isEmpty, let unit, let backend, let appKey, let redaction = try? AppRedaction(patterns: patterns)
+        guard problems.isEmpty, let unit, let backend, let appKey,
+            let redaction = try? AppRedaction(patterns: patterns, rules: redactionRules)
         else { return (nil, problems) }
         return (AppConfiguration(
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,

@@ -1,31 +1,25 @@
-/// An app's redaction (LINUX-PROFILE §11): built-in rules and the app file's `Redact=`
-/// patterns, each match replaced by `[REDACTED]`, applied to a record's body and string
-/// attributes before it is queued or copied to the live channel.
+/// An app's redaction (LINUX-PROFILE §11): the built-in rules it leaves on and the app file's
+/// `Redact=` patterns, applied to a record's body and string attributes before it is queued or
+/// copied to the live channel. A value a built-in rule finds becomes `[REDACTED:rule-name]`, so a
+/// viewer sees what was hidden and why; a `Redact=` match becomes `[REDACTED]`. The rest of the
+/// text stays as it was.
 ///
-/// Built-in rules, as byte scans (ASCII keys, matched without regard to case):
-/// - **Authorization headers**: the value after `Authorization:` (and `Proxy-Authorization:`, or a
-///   quoted `"Authorization": "…"`), to the end of the line or the closing quote.
-/// - **Bearer tokens**: the token after the word `Bearer` and spaces.
-/// - **Secrets in key=value**: the value after `password=`, `passwd=`, `secret=` or `token=`,
-///   also as the end of a longer key (`db_password=`, `access_token=`), up to a space, `&`, `;`,
-///   `,`, a bracket or a quote; a quoted value up to its closing quote.
-/// - **PEM private keys**: from `-----BEGIN … PRIVATE KEY-----` through `-----END … PRIVATE
-///   KEY-----`, or to the end of the text when the END line is not in it.
-/// - **URL userinfo**: `scheme://user:pass@host` becomes `scheme://[REDACTED]@host`.
-///
-/// Every log line passes here, and almost none holds a secret: the built-in rules are one pass
-/// over the bytes that stops only at `=`, `:`, `-` and `b`, a pattern runs only when the line
-/// holds the literal text it starts with (see `RedactionPattern`), and a line without a match
-/// is returned as it was, not copied.
+/// The built-in rules (`RedactionRule`, docs/redaction.md) are one scan over the bytes for all of
+/// them (`BuiltInRules`); a pattern runs only when the line holds the literal text it starts with
+/// (see `RedactionPattern`); and a line without a match is returned as it was, not copied. An
+/// attribute whose key names a secret (`DB_PASSWORD`, `TOKEN`, a recorded `authorization` header)
+/// is replaced whole.
 public struct Redactor: Sendable {
     public static let replacement = "[REDACTED]"
     public let patterns: [RedactionPattern]
+    public let rules: RedactionRuleSet
 
     /// Compiles the app file's `Redact=` patterns; the first that cannot be used is the error.
-    public init(patterns: [String] = []) throws(RedactionError) {
+    public init(patterns: [String] = [], rules: RedactionRuleSet = .standard) throws(RedactionError) {
         var compiled: [RedactionPattern] = []
         for pattern in patterns { compiled.append(try RedactionPattern(pattern)) }
         self.patterns = compiled
+        self.rules = rules
     }
 
     public func redact(_ text: String) -> String {
@@ -48,7 +42,12 @@ public struct Redactor: Sendable {
         var out: [Attribute]?
         for index in attributes.indices {
             guard case .string(let value) = attributes[index].value else { continue }
-            let redacted = redact(value)
+            let redacted: String
+            if let rule = SecretKeyName.attributeRule(attributes[index].key, rules: rules), !value.isEmpty {
+                redacted = rule.marker
+            } else {
+                redacted = redact(value)
+            }
             // Equal counts mean nothing was replaced: a replacement always changes the length
             // or, for a secret exactly as long as the marker, the bytes, which `!=` then checks.
             if redacted.utf8.count != value.utf8.count || redacted != value {
@@ -65,41 +64,51 @@ public struct Redactor: Sendable {
     func redact(_ text: String, continuingPrivateKey: Bool) -> (text: String, privateKeyOpen: Bool) {
         var text = text
         let scan = text.withUTF8 { bytes in
-            BuiltInRules.scan(bytes, continuingPrivateKey: continuingPrivateKey)
+            BuiltInRules.scan(bytes, rules: rules, continuingPrivateKey: continuingPrivateKey)
         }
-        var ranges = scan.ranges
-        for pattern in patterns {
-            if !pattern.requiredPrefix.isEmpty {
-                let present = text.withUTF8 { BuiltInRules.contains($0, pattern.requiredPrefix) }
-                if !present { continue }
+        var found = scan.matches.map { Replacement(range: $0.range, marker: $0.rule.marker) }
+        if !patterns.isEmpty {
+            var ranges: [Range<Int>] = []
+            for pattern in patterns {
+                if !pattern.requiredPrefix.isEmpty {
+                    let present = text.withUTF8 { BuiltInRules.contains($0, pattern.requiredPrefix) }
+                    if !present { continue }
+                }
+                pattern.matches(in: text, into: &ranges)
             }
-            pattern.matches(in: text, into: &ranges)
+            found += ranges.map { Replacement(range: $0, marker: Self.replacement) }
         }
-        guard !ranges.isEmpty else { return (text, scan.privateKeyOpen) }
-        return (Self.replacing(ranges, in: text), scan.privateKeyOpen)
+        guard !found.isEmpty else { return (text, scan.privateKeyOpen) }
+        return (Self.replacing(found, in: text), scan.privateKeyOpen)
     }
 
-    /// Overlapping and touching ranges become one marker.
-    static func replacing(_ ranges: [Range<Int>], in text: String) -> String {
-        let sorted = ranges.sorted { $0.lowerBound < $1.lowerBound }
-        var merged: [Range<Int>] = []
-        for range in sorted {
-            if let last = merged.last, range.lowerBound <= last.upperBound {
-                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+    struct Replacement {
+        var range: Range<Int>
+        var marker: String
+    }
+
+    /// Overlapping and touching ranges become one marker, the first one's.
+    static func replacing(_ replacements: [Replacement], in text: String) -> String {
+        let sorted = replacements.sorted {
+            $0.range.lowerBound != $1.range.lowerBound ? $0.range.lowerBound < $1.range.lowerBound : $0.range.count > $1.range.count
+        }
+        var merged: [Replacement] = []
+        for replacement in sorted {
+            if let last = merged.last, replacement.range.lowerBound <= last.range.upperBound {
+                merged[merged.count - 1].range = last.range.lowerBound..<max(last.range.upperBound, replacement.range.upperBound)
             } else {
-                merged.append(range)
+                merged.append(replacement)
             }
         }
         var out: [UInt8] = []
-        let marker = Array(replacement.utf8)
         var copy = text
         copy.withUTF8 { bytes in
-            out.reserveCapacity(bytes.count + merged.count * marker.count)
+            out.reserveCapacity(bytes.count + merged.count * 24)
             var position = 0
-            for range in merged {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<range.lowerBound]))
-                out.append(contentsOf: marker)
-                position = range.upperBound
+            for replacement in merged {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<replacement.range.lowerBound]))
+                out.append(contentsOf: replacement.marker.utf8)
+                position = replacement.range.upperBound
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<bytes.count]))
         }

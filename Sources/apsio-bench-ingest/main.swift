@@ -3,6 +3,7 @@
 //
 //   apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR
 //                          [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
+//                          [--redact-rules none|standard|all]
 //       Exports UNIT's entries in DIR (from the oldest, or after the saved cursor) to URL/v1/logs.
 //       With --expect it stops once N records were accepted in this run, writes the cursor and
 //       prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
@@ -36,9 +37,20 @@ func say(_ text: String) {
 
 let usage = """
     usage: apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR \
-    [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
+    [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N] [--redact-rules none|standard|all]
            apsio-bench-ingest sink [--port N]
     """
+
+/// The built-in redaction rules a run applies: none (what the rules cost is the difference),
+/// the default library, or every rule with personal data.
+func redactionRules(_ name: String) -> RedactionRuleSet {
+    switch name {
+    case "none": return .none
+    case "standard": return .standard
+    case "all": return .all
+    default: fail(usage)
+    }
+}
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else { fail(usage) }
@@ -103,7 +115,8 @@ case "run":
             installationID: installationID)
         let configuration = AppExporterConfiguration(
             app: app, unit: unit, journal: .directory(journalDir), firstStart: .oldest, resource: resource,
-            redactor: try Redactor(), gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
+            redactor: try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard")),
+            gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
         let clock = SystemAgentClock()
         let client = try HTTPClient()
         let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)

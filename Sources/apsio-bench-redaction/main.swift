@@ -10,15 +10,35 @@ import Glibc
 
 var lineCount = 200_000
 var rounds = 5
+var mixFile: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--lines": lineCount = arguments.next().flatMap { Int($0) } ?? lineCount
     case "--rounds": rounds = arguments.next().flatMap { Int($0) } ?? rounds
+    case "--mix": mixFile = arguments.next()
     default:
-        print("usage: apsio-bench-redaction [--lines N] [--rounds N]")
+        print("usage: apsio-bench-redaction [--lines N] [--rounds N] [--mix FILE]")
         exit(2)
     }
+}
+
+/// The lines of a file, repeated to `count`: the realistic mix (mostly ordinary lines, one in a
+/// hundred with a secret) the tests' corpus keeps.
+func readMix(_ path: String, count: Int) -> [String] {
+    guard let file = fopen(path, "r") else { return [] }
+    defer { fclose(file) }
+    var lines: [String] = []
+    var buffer: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    while getline(&buffer, &capacity, file) > 0, let buffer {
+        var line = String(cString: buffer)
+        if line.hasSuffix("\n") { line.removeLast() }
+        if !line.isEmpty { lines.append(line) }
+    }
+    free(buffer)
+    guard !lines.isEmpty else { return [] }
+    return (0..<count).map { lines[$0 % lines.count] }
 }
 
 /// A fixed generator, so every run measures the same lines.
@@ -95,7 +115,10 @@ let regexRules: [Regex<AnyRegexOutput>] = try [
 
 let clean = makeLines(lineCount, secretEvery: 0)
 let mixed = makeLines(lineCount, secretEvery: 100)
+let mix = mixFile.map { readMix($0, count: lineCount) } ?? []
 let builtIn = try Redactor()
+let noRules = try Redactor(rules: .none)
+let everything = try Redactor(rules: .all)
 let prefixed = try Redactor(patterns: ["card=[0-9 ]{12,19}"])
 let unprefixed = try Redactor(patterns: ["[0-9]{13,19}"])
 let averageBytes = clean.reduce(0) { $0 + $1.utf8.count } / clean.count
@@ -116,8 +139,14 @@ func format1(_ value: Double) -> String {
 // A regular expression costs thousands of times a byte scan: fewer lines for those rows.
 let few = Array(clean.prefix(max(1, lineCount / 50)))
 row("no redaction (loop overhead)", "clean", clean) { $0 }
-row("built-in rules", "clean", clean) { builtIn.redact($0) }
-row("built-in rules", "1 % secrets", mixed) { builtIn.redact($0) }
+row("no built-in rule", "clean", clean) { noRules.redact($0) }
+row("built-in library (default rules)", "clean", clean) { builtIn.redact($0) }
+row("built-in library (default rules)", "1 % secrets", mixed) { builtIn.redact($0) }
+if !mix.isEmpty {
+    row("no built-in rule", "realistic mix", mix) { noRules.redact($0) }
+    row("built-in library (default rules)", "realistic mix", mix) { builtIn.redact($0) }
+    row("built-in library + personal data", "realistic mix", mix) { everything.redact($0) }
+}
 row("+ Redact=card=[0-9 ]{12,19} (literal prefix)", "clean", clean) { prefixed.redact($0) }
 row("+ Redact=card=[0-9 ]{12,19} (literal prefix)", "1 % secrets", mixed) { prefixed.redact($0) }
 row("+ Redact=[0-9]{13,19} (no prefix)", "clean", few) { unprefixed.redact($0) }

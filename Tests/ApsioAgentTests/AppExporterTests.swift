@@ -267,7 +267,7 @@ import Testing
         host.clock.advance(by: .seconds(5))
         try await waitUntil("the diagnostics record") { host.sentBodies == ["apsio.diagnostics"] }
         let sent = try #require(host.sink.accepted.flatMap(SentRecord.all(in:)).first)
-        #expect(sent.attributes["note"]?["stringValue"]?.stringValue == "password=[REDACTED]")
+        #expect(sent.attributes["note"]?["stringValue"]?.stringValue == "password=[REDACTED:password]")
         #expect(sent.uid?.count == 32)
         try await waitUntil("the queue empty") { await exporter.status.queuedRecords == 0 }
         await exporter.stop()

@@ -119,7 +119,7 @@ import Testing
             }
             #expect(bodies.allSatisfy { $0.utf8.count <= 4096 })
             // Redacted on the machine: the built-in rules and the app's Redact=.
-            #expect(bodies.contains("GET /login Authorization: [REDACTED]"))
+            #expect(bodies.contains("GET /login Authorization: [REDACTED:authorization-header]"))
             #expect(bodies.contains("paid with [REDACTED]"))
             #expect(!bodies.contains("not this app's"))
 

@@ -18,19 +18,23 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--levels", nargs="+", default=["1"])
     parser.add_argument("--before", help="an earlier build of apsio-bench-ingest, run in the same rounds")
+    parser.add_argument("--redact-rules", nargs="+", default=["standard"],
+                        help="built-in redaction rules of each pipeline run: none, standard, all")
     args = parser.parse_args()
 
-    runners = [("journalctl -o export", None, None)]
-    runners += [(f"pipeline, gzip {level}", args.bench, level) for level in args.levels]
-    if args.before:
-        runners += [(f"pipeline before, gzip {level}", args.before, level) for level in args.levels]
+    runners = [("journalctl -o export", None, (None, None))]
+    for rules in args.redact_rules:
+        suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
+        runners += [(f"pipeline, gzip {level}{suffix}", args.bench, (level, rules)) for level in args.levels]
+        if args.before:
+            runners += [(f"pipeline before, gzip {level}{suffix}", args.before, (level, rules)) for level in args.levels]
     results = {name: [] for name, _, _ in runners}
     for round_index in range(args.rounds):
         # Each round starts one place further along the list: whatever favours a place in the
         # round (caches warmed by the run before, the host's load changing within a round) falls
         # on each runner alike over the rounds.
         shift = round_index % len(runners)
-        for name, bench, level in runners[shift:] + runners[:shift]:
+        for name, bench, (level, rules) in runners[shift:] + runners[:shift]:
             if bench is None:
                 journalctl = ["journalctl", "-D", args.dir, "-o", "export", "_SYSTEMD_UNIT=bench0.service"]
                 with open(os.devnull, "wb") as sink:
@@ -43,6 +47,8 @@ def main():
             command = [bench, "run", "--journal-dir", args.dir, "--unit", "bench0.service",
                        "--backend", f"http://127.0.0.1:{args.port}", "--state-dir", state,
                        "--gzip-level", level, "--expect", str(args.entries)]
+            if rules != "standard":
+                command += ["--redact-rules", rules]
             results[name].append(run(command))
 
     base = statistics.median(r["cpu"] for r in results["journalctl -o export"])

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Writes N journal entries of several units in journal export format to stdout, shaped like what
 journald stores for a service's stdout lines: the same trusted fields, a unique message each, and
-some entries with a structured field of the app's own. Entries go round-robin over the units."""
+some entries with a structured field of the app's own. Entries go round-robin over the units.
+With a third argument, a file of lines, the messages are those lines in turn (the redaction
+benchmark's realistic mix) instead of generated access lines."""
 import sys
 
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     units = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+    messages = None
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], encoding="utf-8") as lines:
+            messages = [line.rstrip("\n") for line in lines if line.strip()]
     out = sys.stdout.buffer
     boot = "6c1f0b4e2a9d4c7e8b3f5a1d2e4c6b80"
     machine = "a3b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5"
@@ -30,10 +36,12 @@ def main():
         monotonic += 37
         priority = 3 if i % 50 == 0 else (4 if i % 10 == 0 else 6)
         extra = f"REQUEST_ID=r-{i:08x}\n" if u == 1 else ""
+        message = (messages[i % len(messages)] if messages
+                   else f"GET /api/items/{i * 7919 % 100000} 200 {i % 97}ms bytes={i * 31 % 65536} request {i}")
         chunk.append(
             f"__REALTIME_TIMESTAMP={realtime}\n__MONOTONIC_TIMESTAMP={monotonic}\n".encode()
             + static[u]
-            + f"PRIORITY={priority}\n{extra}MESSAGE=GET /api/items/{i * 7919 % 100000} 200 {i % 97}ms bytes={i * 31 % 65536} request {i}\n\n".encode()
+            + f"PRIORITY={priority}\n{extra}MESSAGE={message}\n\n".encode()
         )
         if len(chunk) == 10000:
             out.write(b"".join(chunk))
