@@ -19,9 +19,6 @@ enum BuiltInRules {
 
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
-    private static let keyValueRules = RedactionRuleSet([
-        .password, .secret, .token, .apiKey, .awsSecretAccessKey, .azureStorageKey,
-    ])
 
     static func scan(_ bytes: Bytes, rules: RedactionRuleSet, continuingPrivateKey: Bool) -> Scan {
         var scan = Scan()
@@ -36,54 +33,87 @@ enum BuiltInRules {
             index = end
         }
         guard !rules.isEmpty else { return scan }
-        let keyValues = rules.containsAny(keyValueRules)
+        return ScanBytes.withTriggers { triggers in
+            scanRules(bytes, from: index, rules: rules, triggers: triggers, into: scan)
+        }
+    }
+
+    /// A word (letters, digits, `_`) is looked at once, where it starts, and then skipped whole:
+    /// the bytes inside words, most of a line, cost one table load each.
+    private static func scanRules(
+        _ bytes: Bytes, from start: Int, rules: RedactionRuleSet, triggers: UnsafeBufferPointer<ScanBytes.Trigger>,
+        into scan: consuming Scan
+    ) -> Scan {
+        var scan = scan
+        var index = start
+        let keyValues = rules.contains(.password) || rules.contains(.secret) || rules.contains(.token)
+            || rules.contains(.apiKey) || rules.contains(.awsSecretAccessKey) || rules.contains(.azureStorageKey)
         let ipv6 = rules.contains(.ipv6)
-        while index < bytes.count {
+        let count = bytes.count
+        while index < count {
             let byte = bytes[index]
-            let trigger = ScanBytes.trigger(byte)
-            if trigger == .none, !(ipv6 && ScanBytes.isHex(byte)) {
-                index += 1
-                continue
-            }
-            let wordStart = index == 0 || !ScanBytes.isWord(bytes[index - 1])
+            let trigger = triggers[Int(byte)]
             var found: Match?
             switch trigger {
+            case .none:
+                index += 1
+                continue
+            case .word, .tokenLetter, .digit:
+                // A word starts here: the byte before it is none of a word's.
+                found = wordStart(bytes, at: index, byte: byte, trigger: trigger, rules: rules, ipv6: ipv6)
+                if found == nil {
+                    index += 1
+                    while index < count, triggers[Int(bytes[index])].isWord { index += 1 }
+                    continue
+                }
             case .equals:
                 if keyValues { found = keyValue(bytes, equals: index, rules: rules) }
             case .colon:
                 found = colon(bytes, at: index, rules: rules, keyValues: keyValues)
+                if found == nil, ipv6, let range = PersonalData.ipv6(bytes, at: index) { found = Match(range: range, rule: .ipv6) }
             case .dash:
                 found = dash(bytes, at: index, rules: rules, keyValues: keyValues, scan: &scan)
-            case .tokenLetter where wordStart:
-                if byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") {
-                    if rules.contains(.bearerToken) { found = bearer(bytes, at: index) }
-                } else if let (range, rule) = TokenPrefixes.match(bytes, at: index, rules: rules) {
-                    found = Match(range: range, rule: rule)
-                }
-            case .digit where wordStart:
-                if rules.contains(.cardNumber), !isIdentifierValue(bytes, at: index), let range = CardNumber.match(bytes, at: index) {
-                    found = Match(range: range, rule: .cardNumber)
-                } else if rules.contains(.ipv4), let range = PersonalData.ipv4(bytes, at: index) {
-                    found = Match(range: range, rule: .ipv4)
-                }
             case .at:
                 if rules.contains(.email), let range = PersonalData.email(bytes, at: index) {
                     found = Match(range: range, rule: .email)
                 }
-            default:
-                break
             }
-            if found == nil, ipv6, wordStart || byte == UInt8(ascii: ":"), let range = PersonalData.ipv6(bytes, at: index) {
-                found = Match(range: range, rule: .ipv6)
-            }
-            if let found {
-                scan.matches.append(found)
-                index = max(found.range.upperBound, index + 1)
-            } else {
+            guard let found else {
                 index += 1
+                continue
+            }
+            scan.matches.append(found)
+            index = max(found.range.upperBound, index + 1)
+            // What follows a match inside a word is no word's start.
+            if index < count, index > 0, triggers[Int(bytes[index - 1])].isWord {
+                while index < count, triggers[Int(bytes[index])].isWord { index += 1 }
             }
         }
         return scan
+    }
+
+    /// What a word can start: a token of a known shape, a Bearer token, a card number, an address.
+    @inline(__always)
+    private static func wordStart(
+        _ bytes: Bytes, at index: Int, byte: UInt8, trigger: ScanBytes.Trigger, rules: RedactionRuleSet, ipv6: Bool
+    ) -> Match? {
+        switch trigger {
+        case .tokenLetter:
+            if byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") {
+                if rules.contains(.bearerToken), let found = bearer(bytes, at: index) { return found }
+            } else if let (range, rule) = TokenPrefixes.match(bytes, at: index, rules: rules) {
+                return Match(range: range, rule: rule)
+            }
+        case .digit:
+            if rules.contains(.cardNumber), let range = CardNumber.match(bytes, at: index), !isIdentifierValue(bytes, at: index) {
+                return Match(range: range, rule: .cardNumber)
+            }
+            if rules.contains(.ipv4), let range = PersonalData.ipv4(bytes, at: index) { return Match(range: range, rule: .ipv4) }
+        default:
+            break
+        }
+        if ipv6, ScanBytes.isHex(byte), let range = PersonalData.ipv6(bytes, at: index) { return Match(range: range, rule: .ipv6) }
+        return nil
     }
 
     /// A number that is the value of a key ending in `id` (`dd.trace_id=…`, `"order_id": …`) is an
@@ -96,7 +126,7 @@ enum BuiltInRules {
         index -= 1
         while index > 0, ScanBytes.isSpace(bytes[index - 1]) { index -= 1 }
         if index > 0, bytes[index - 1] == UInt8(ascii: "\"") || bytes[index - 1] == UInt8(ascii: "'") { index -= 1 }
-        return ScanBytes.endsWith(bytes, at: index, lowercased: Array("id".utf8))
+        return ScanBytes.endsWith(bytes, at: index, lowercased: "id")
     }
 
     // MARK: key=value
@@ -195,13 +225,15 @@ enum BuiltInRules {
         return Match(range: value, rule: specific(bytes, value, rules: rules) ?? rule)
     }
 
-    private static let jsonLiterals: [[UInt8]] = ["null", "true", "false"].map { Array($0.utf8) }
-
     /// `"token": null` holds no secret.
     private static func isJSONLiteral(_ bytes: Bytes, _ value: Range<Int>) -> Bool {
         let quoted = value.lowerBound > 0 && (bytes[value.lowerBound - 1] == UInt8(ascii: "\"")
             || bytes[value.lowerBound - 1] == UInt8(ascii: "'"))
-        return !quoted && jsonLiterals.contains { $0.count == value.count && ScanBytes.hasPrefix(bytes, at: value.lowerBound, $0) }
+        guard !quoted else { return false }
+        func literal(_ text: StaticString) -> Bool {
+            value.count == text.utf8CodeUnitCount && ScanBytes.hasPrefix(bytes, at: value.lowerBound, text)
+        }
+        return literal("null") || literal("true") || literal("false")
     }
 
     /// `key: value` with the key first on its line (after spaces and a YAML list's `- `).
@@ -221,13 +253,11 @@ enum BuiltInRules {
 
     // MARK: Authorization: value
 
-    private static let authorizationKey = Array("authorization".utf8)
-
     private static func authorization(_ bytes: Bytes, colon: Int) -> Range<Int>? {
         var end = colon
         while end > 0, ScanBytes.isSpace(bytes[end - 1]) { end -= 1 }
         if end > 0, bytes[end - 1] == UInt8(ascii: "\"") || bytes[end - 1] == UInt8(ascii: "'") { end -= 1 }
-        guard ScanBytes.endsWith(bytes, at: end, lowercased: authorizationKey) else { return nil }
+        guard ScanBytes.endsWith(bytes, at: end, lowercased: "authorization") else { return nil }
         var start = colon + 1
         while start < bytes.count, ScanBytes.isSpace(bytes[start]) { start += 1 }
         guard let found = value(bytes, from: start, toEndOfLine: true) else { return nil }
@@ -271,14 +301,13 @@ enum BuiltInRules {
 
     // MARK: Bearer token
 
-    private static let bearerWord = Array("bearer".utf8)
     /// "the bearer of the letter" is prose, not a token: real tokens are long, and a short one
     /// in a header is still caught by the Authorization rule.
     static let minBearerTokenBytes = 8
 
     private static func bearer(_ bytes: Bytes, at start: Int) -> Match? {
-        let wordEnd = start + bearerWord.count
-        guard wordEnd < bytes.count, ScanBytes.endsWith(bytes, at: wordEnd, lowercased: bearerWord) else { return nil }
+        let wordEnd = start + 6
+        guard wordEnd < bytes.count, ScanBytes.endsWith(bytes, at: wordEnd, lowercased: "bearer") else { return nil }
         var tokenStart = wordEnd
         while tokenStart < bytes.count, ScanBytes.isSpace(bytes[tokenStart]) { tokenStart += 1 }
         guard tokenStart > wordEnd else { return nil }
@@ -333,30 +362,29 @@ enum BuiltInRules {
 
     // MARK: PEM private keys
 
-    private static let beginMarker = Array("-----BEGIN ".utf8)
-    private static let endMarker = Array("-----END ".utf8)
-    private static let dashes = Array("-----".utf8)
-    private static let privateKeyLabel = Array("PRIVATE KEY".utf8)
+    private static var beginMarker: StaticString { "-----BEGIN " }
+    private static var endMarker: StaticString { "-----END " }
+    private static var dashes: StaticString { "-----" }
+    private static var privateKeyLabel: StaticString { "PRIVATE KEY" }
+    private static var pgpLabel: StaticString { "PRIVATE KEY BLOCK" }
     /// `ENCRYPTED PRIVATE KEY`, `OPENSSH PRIVATE KEY`: a label is short.
     private static let maxLabelBytes = 40
 
     /// The index after `-----BEGIN <label>PRIVATE KEY-----` at `start`.
     private static func privateKeyBegin(_ bytes: Bytes, at start: Int) -> Int? {
         guard ScanBytes.hasPrefix(bytes, at: start, beginMarker) else { return nil }
-        return privateKeyLabelEnd(bytes, from: start + beginMarker.count)
+        return privateKeyLabelEnd(bytes, from: start + beginMarker.utf8CodeUnitCount)
     }
 
     /// The index after the first `-----END <label>PRIVATE KEY-----` from `start`.
     static func privateKeyEnd(_ bytes: Bytes, from start: Int) -> Int? {
         var index = start
         while let found = ScanBytes.firstIndex(of: endMarker, in: bytes, from: index) {
-            if let end = privateKeyLabelEnd(bytes, from: found + endMarker.count) { return end }
+            if let end = privateKeyLabelEnd(bytes, from: found + endMarker.utf8CodeUnitCount) { return end }
             index = found + 1
         }
         return nil
     }
-
-    private static let pgpLabel = Array("PRIVATE KEY BLOCK".utf8)
 
     /// A label of capitals, digits and spaces ending in `PRIVATE KEY` (or PGP's `PRIVATE KEY
     /// BLOCK`), then `-----`.
@@ -366,10 +394,10 @@ enum BuiltInRules {
             let byte = bytes[index]
             if byte == UInt8(ascii: "-") {
                 guard ScanBytes.hasPrefix(bytes, at: index, dashes),
-                    ScanBytes.hasPrefix(bytes, at: index - privateKeyLabel.count, privateKeyLabel)
-                        || ScanBytes.hasPrefix(bytes, at: index - pgpLabel.count, pgpLabel)
+                    ScanBytes.hasPrefix(bytes, at: index - privateKeyLabel.utf8CodeUnitCount, privateKeyLabel)
+                        || ScanBytes.hasPrefix(bytes, at: index - pgpLabel.utf8CodeUnitCount, pgpLabel)
                 else { return nil }
-                return index + dashes.count
+                return index + dashes.utf8CodeUnitCount
             }
             guard (byte >= 0x41 && byte <= 0x5A) || ScanBytes.isDigit(byte) || byte == 0x20 else { return nil }
             index += 1
@@ -378,6 +406,14 @@ enum BuiltInRules {
     }
 
     static func contains(_ bytes: Bytes, _ needle: [UInt8]) -> Bool {
-        ScanBytes.firstIndex(of: needle, in: bytes, from: 0) != nil
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        return needle.withUnsafeBufferPointer { needle in
+            var index = 0
+            while index <= bytes.count - needle.count {
+                if bytes[index] == first, ScanBytes.hasPrefix(bytes, at: index, needle) { return true }
+                index += 1
+            }
+            return false
+        }
     }
 }

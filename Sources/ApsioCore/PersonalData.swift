@@ -65,7 +65,7 @@ enum PersonalData {
         var groups = 0
         var compressed = false
         var end = start
-        if ScanBytes.hasPrefix(bytes, at: index, Array("::".utf8)) {
+        if ScanBytes.hasPrefix(bytes, at: index, "::") {
             compressed = true
             index += 2
             end = index

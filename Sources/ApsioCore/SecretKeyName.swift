@@ -10,42 +10,50 @@
 enum SecretKeyName {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
-    private struct Keyword {
-        /// Lowercase, without separators.
-        let letters: [UInt8]
-        let rule: RedactionRule
-        /// Only when a separator comes just before it.
-        let afterSeparator: Bool
-    }
-
-    /// Most specific first: `aws_secret_access_key` before `secret_key` before `secret`.
-    private static let keywords: [Keyword] = ([
-        ("aws_secret_access_key", .awsSecretAccessKey), ("secret_access_key", .awsSecretAccessKey),
-        ("aws_secret_key", .awsSecretAccessKey),
-        ("accountkey", .azureStorageKey), ("sharedaccesskey", .azureStorageKey),
-        ("password", .password), ("passwd", .password), ("passphrase", .password),
-        ("client_secret", .secret), ("secret_key_base", .secret), ("secret_key", .secret), ("secret", .secret),
-        ("token", .token),
-        ("api_key", .apiKey), ("access_key", .apiKey), ("private_key", .apiKey), ("auth_key", .apiKey),
-    ] as [(String, RedactionRule)]).map {
-        Keyword(letters: Array($0.0.utf8).filter { !isSeparator($0) }, rule: $0.1, afterSeparator: false)
-    } + [Keyword(letters: Array("pwd".utf8), rule: .password, afterSeparator: true)]
-
-    /// An attribute named `authorization` (an HTTP header recorded whole) is a credential too.
-    private static let authorization = Array("authorization".utf8)
-
     /// Keys are short; a longer run is not a key.
     static let maxKeyBytes = 64
 
     /// The rule of the key in `bytes[start..<end]`, if it names a secret the set turns on.
+    ///
+    /// The keywords, by the letter they end with, most specific first (`aws_secret_access_key`
+    /// before `secret_key`); every keyword ends in d, e, n, t or y, so the other keys of
+    /// `key=value` and JSON, which is most of them, stop at the switch.
     static func rule(_ bytes: Bytes, _ start: Int, _ end: Int, rules: RedactionRuleSet) -> RedactionRule? {
         guard end > start, end - start <= maxKeyBytes else { return nil }
-        for keyword in keywords {
-            guard let first = endMatch(bytes, start, end, keyword.letters) else { continue }
-            if keyword.afterSeparator, first == start || !isSeparator(bytes[first - 1]) { continue }
-            return rules.contains(keyword.rule) ? keyword.rule : nil
+        func ends(_ letters: StaticString) -> Bool { endMatch(bytes, start, end, letters) != nil }
+        let rule: RedactionRule?
+        switch ScanBytes.lowercase(bytes[end - 1]) {
+        case UInt8(ascii: "d"):
+            if ends("password") || ends("passwd") {
+                rule = .password
+            } else if let first = endMatch(bytes, start, end, "pwd"), first > start, isSeparator(bytes[first - 1]) {
+                rule = .password
+            } else {
+                rule = nil
+            }
+        case UInt8(ascii: "e"):
+            rule = ends("passphrase") ? .password : ends("secretkeybase") ? .secret : nil
+        case UInt8(ascii: "t"):
+            rule = ends("secret") ? .secret : nil
+        case UInt8(ascii: "n"):
+            rule = ends("token") ? .token : nil
+        case UInt8(ascii: "y"):
+            if ends("secretaccesskey") || ends("awssecretkey") {
+                rule = .awsSecretAccessKey
+            } else if ends("accountkey") || ends("sharedaccesskey") {
+                rule = .azureStorageKey
+            } else if ends("secretkey") {
+                rule = .secret
+            } else if ends("apikey") || ends("accesskey") || ends("privatekey") || ends("authkey") {
+                rule = .apiKey
+            } else {
+                rule = nil
+            }
+        default:
+            rule = nil
         }
-        return nil
+        guard let rule, rules.contains(rule) else { return nil }
+        return rule
     }
 
     /// The rule of an attribute's key: as above, and `…authorization` (the whole value is the
@@ -54,7 +62,9 @@ enum SecretKeyName {
         var key = key
         return key.withUTF8 { bytes in
             if let rule = rule(bytes, 0, bytes.count, rules: rules) { return rule }
-            guard endMatch(bytes, 0, bytes.count, authorization) != nil, rules.contains(.authorizationHeader) else { return nil }
+            guard endMatch(bytes, 0, bytes.count, "authorization") != nil, rules.contains(.authorizationHeader) else {
+                return nil
+            }
             return .authorizationHeader
         }
     }
@@ -77,21 +87,24 @@ enum SecretKeyName {
         return start
     }
 
-    /// Where the key's last letters spell `letters` (separators skipped), nil when they do not.
-    private static func endMatch(_ bytes: Bytes, _ start: Int, _ end: Int, _ letters: [UInt8]) -> Int? {
+    /// Where the key's last letters spell `letters` (lowercase, separators skipped in the key),
+    /// nil when they do not.
+    private static func endMatch(_ bytes: Bytes, _ start: Int, _ end: Int, _ letters: StaticString) -> Int? {
+        let count = letters.utf8CodeUnitCount
+        let wanted = letters.utf8Start
         var index = end
-        var remaining = letters.count
+        var remaining = count
         while remaining > 0 {
             guard index > start else { return nil }
             index -= 1
             let byte = bytes[index]
             if isSeparator(byte) {
                 // A separator at the very end belongs to no keyword (`token_`).
-                if remaining == letters.count { return nil }
+                if remaining == count { return nil }
                 continue
             }
             remaining -= 1
-            guard ScanBytes.lowercase(byte) == letters[remaining] else { return nil }
+            guard ScanBytes.lowercase(byte) == wanted[remaining] else { return nil }
         }
         return index
     }

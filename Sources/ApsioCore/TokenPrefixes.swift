@@ -77,8 +77,28 @@ enum TokenPrefixes {
     /// `SG.`), `h` (a Slack webhook's `https://hooks.slack.com`).
     static let firstLetters: Set<UInt8> = Set(shapes.map { $0.prefix[0] } + Array("bBeSh".utf8))
 
+    /// Whether a token can start with these two bytes: most words that start with a prefix's first
+    /// letter (`server`, `path`, `error`) are turned away here, before any shape is tried.
+    @inline(__always)
+    static func mayStart(_ first: UInt8, _ second: UInt8) -> Bool {
+        switch (first, second) {
+        case (UInt8(ascii: "A"), UInt8(ascii: "K")), (UInt8(ascii: "A"), UInt8(ascii: "S")), (UInt8(ascii: "A"), UInt8(ascii: "B")),
+            (UInt8(ascii: "A"), UInt8(ascii: "C")), (UInt8(ascii: "A"), UInt8(ascii: "I")),
+            (UInt8(ascii: "g"), UInt8(ascii: "h")), (UInt8(ascii: "g"), UInt8(ascii: "i")), (UInt8(ascii: "g"), UInt8(ascii: "l")),
+            (UInt8(ascii: "x"), UInt8(ascii: "o")), (UInt8(ascii: "x"), UInt8(ascii: "a")),
+            (UInt8(ascii: "s"), UInt8(ascii: "k")), (UInt8(ascii: "r"), UInt8(ascii: "k")),
+            (UInt8(ascii: "S"), UInt8(ascii: "K")), (UInt8(ascii: "S"), UInt8(ascii: "G")),
+            (UInt8(ascii: "n"), UInt8(ascii: "p")), (UInt8(ascii: "p"), UInt8(ascii: "y")),
+            (UInt8(ascii: "e"), UInt8(ascii: "y")), (UInt8(ascii: "h"), UInt8(ascii: "t")):
+            true
+        default:
+            false
+        }
+    }
+
     /// The token starting at `start`, where a word starts.
     static func match(_ bytes: Bytes, at start: Int, rules: RedactionRuleSet) -> (Range<Int>, RedactionRule)? {
+        guard start + 1 < bytes.count, mayStart(bytes[start], bytes[start + 1]) else { return nil }
         let first = bytes[start]
         for shape in shapes where shape.prefix[0] == first && rules.contains(shape.rule) {
             guard ScanBytes.hasPrefix(bytes, at: start, shape.prefix) else { continue }
