@@ -53,12 +53,14 @@ enum BuiltInRules {
         while index < count {
             let byte = bytes[index]
             let trigger = triggers[Int(byte)]
-            var found: Match?
-            switch trigger {
-            case .none:
+            // Tested most likely first, as branches the processor learns, rather than a jump table
+            // through which every byte would go.
+            if trigger == .none {
                 index += 1
                 continue
-            case .word, .tokenLetter, .digit:
+            }
+            var found: Match?
+            if trigger.isWord {
                 // A word starts here: the byte before it is none of a word's.
                 found = wordStart(bytes, at: index, byte: byte, trigger: trigger, rules: rules, ipv6: ipv6)
                 if found == nil {
@@ -66,6 +68,10 @@ enum BuiltInRules {
                     while index < count, triggers[Int(bytes[index])].isWord { index += 1 }
                     continue
                 }
+            }
+            switch trigger {
+            case .none, .word, .tokenLetter, .digit:
+                break
             case .equals:
                 if keyValues { found = keyValue(bytes, equals: index, rules: rules) }
             case .colon:
@@ -134,6 +140,7 @@ enum BuiltInRules {
     /// `key=value`: the key before `=` names a secret. The value is up to a space, `&`, `;`, `,`,
     /// a quote, a closing bracket or `<`/`>`, or inside its quotes when quoted.
     private static func keyValue(_ bytes: Bytes, equals: Int, rules: RedactionRuleSet) -> Match? {
+        guard equals > 0, SecretKeyName.mayEndAKeyword(bytes[equals - 1]) else { return nil }
         let keyStart = SecretKeyName.keyStart(bytes, before: equals)
         guard let rule = SecretKeyName.rule(bytes, keyStart, equals, rules: rules),
             let value = value(bytes, from: equals + 1, toEndOfLine: false)
@@ -216,6 +223,7 @@ enum BuiltInRules {
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return nil }
         var keyEnd = close - 1
         if keyEnd > 0, bytes[keyEnd - 1] == UInt8(ascii: "\\") { keyEnd -= 1 }
+        guard keyEnd > 0, SecretKeyName.mayEndAKeyword(bytes[keyEnd - 1]) else { return nil }
         let keyStart = SecretKeyName.keyStart(bytes, before: keyEnd)
         guard keyStart > 0, bytes[keyStart - 1] == quote, let rule = SecretKeyName.rule(bytes, keyStart, keyEnd, rules: rules)
         else { return nil }
@@ -238,6 +246,7 @@ enum BuiltInRules {
 
     /// `key: value` with the key first on its line (after spaces and a YAML list's `- `).
     private static func lineStartKey(_ bytes: Bytes, colon: Int, rules: RedactionRuleSet) -> Match? {
+        guard colon > 0, SecretKeyName.mayEndAKeyword(bytes[colon - 1]) else { return nil }
         let keyStart = SecretKeyName.keyStart(bytes, before: colon)
         guard let rule = SecretKeyName.rule(bytes, keyStart, colon, rules: rules) else { return nil }
         var before = keyStart

@@ -19,7 +19,7 @@ enum ScanBytes {
 
         /// Letters, digits and `_`: a word's bytes.
         @inline(__always)
-        var isWord: Bool { self == .word || self == .tokenLetter || self == .digit }
+        var isWord: Bool { rawValue &- 1 <= Trigger.digit.rawValue &- 1 }
     }
 
     /// By byte, what it may start; read through `withTriggers` in the scanner's loop.

@@ -13,6 +13,16 @@ enum SecretKeyName {
     /// Keys are short; a longer run is not a key.
     static let maxKeyBytes = 64
 
+    /// Whether a key ending with this byte can name a secret: every keyword ends in d, e, n, t or
+    /// y, so a caller looks at the byte before `=` or `:` before it looks for the key's start.
+    @inline(__always)
+    static func mayEndAKeyword(_ byte: UInt8) -> Bool {
+        switch ScanBytes.lowercase(byte) {
+        case UInt8(ascii: "d"), UInt8(ascii: "e"), UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "y"): true
+        default: false
+        }
+    }
+
     /// The rule of the key in `bytes[start..<end]`, if it names a secret the set turns on.
     ///
     /// The keywords, by the letter they end with, most specific first (`aws_secret_access_key`
