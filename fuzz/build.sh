@@ -6,19 +6,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh
 
-all_targets=(response request)
+all_targets=(response request json control config gzip queue cursor)
 
 # The entry point of each target, and the package modules it imports ("" for none).
 entry_of() {
     case "$1" in
         response) echo fuzz/ResponseParserFuzz.swift ;;
         request) echo fuzz/RequestParserFuzz.swift ;;
+        json) echo fuzz/JSONFuzz.swift ;;
+        control) echo fuzz/ControlFuzz.swift ;;
+        config) echo fuzz/ConfigFuzz.swift ;;
+        gzip) echo fuzz/GzipFuzz.swift ;;
+        queue) echo fuzz/QueueFuzz.swift ;;
+        cursor) echo fuzz/CursorFuzz.swift ;;
         *) return 1 ;;
     esac
 }
 modules_of() {
     case "$1" in
         response | request) echo "" ;;
+        json | control) echo "ApsioCore" ;;
+        gzip) echo "ApsioCore ApsioNet" ;;
+        config | queue | cursor) echo "ApsioCore ApsioPOSIX ApsioNet ApsioAgent" ;;
     esac
 }
 
@@ -96,6 +105,7 @@ build_target() {
         response | request)
             sources+=(fuzz/HTTPFuzzLimits.swift)
             for name in "${http_parsers[@]}"; do sources+=("Sources/ApsioNet/$name.swift"); done ;;
+        queue | cursor) sources+=(fuzz/FuzzFiles.swift) ;;
     esac
     for module in $(modules_of "$target"); do
         build_module "$module"

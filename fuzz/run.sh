@@ -22,8 +22,11 @@ work=$out/$target/corpus
 kept=fuzz/corpus/$target
 seeds=fuzz/seeds/$target
 mkdir -p "$work" "$out/$target/crashes" "$kept"
+# A dictionary gives the fuzzer the words of a format (keys, magic numbers) it would take long to guess.
+dictionary=()
+[ -f "fuzz/dicts/$target.dict" ] && dictionary=(-dict="fuzz/dicts/$target.dict")
 status=0
-"$binary" -max_total_time="$seconds" -runs="$runs" -max_len=4096 -timeout=10 \
+"$binary" -max_total_time="$seconds" -runs="$runs" -max_len=4096 -timeout=10 "${dictionary[@]}" \
     -artifact_prefix="$out/$target/crashes/" -print_final_stats=1 \
     "$work" "$kept" "$seeds" || status=$?
 
