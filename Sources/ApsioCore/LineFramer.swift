@@ -2,8 +2,8 @@
 /// lines, none longer than a bound. A value of its own, apart from the socket, so that the rule a
 /// local peer's bytes meet can be tested and fuzzed without one.
 ///
-/// The caller reads at most `room` more bytes when told `needMore`, so the buffer never holds much
-/// more than `maxBytes` whatever the peer sends.
+/// The caller reads at most `room` more bytes when told `needMore`, so the buffer never holds more
+/// than `maxBytes` whatever the peer sends.
 public struct LineFramer: Sendable {
     public enum Next: Sendable, Equatable {
         /// A line, without its newline.
@@ -25,15 +25,20 @@ public struct LineFramer: Sendable {
     }
 
     /// The next line, or what to do for one; `maxBytes` bounds a line, its newline included.
+    ///
+    /// Only the first `maxBytes` bytes are searched: a newline after them ends a line that is
+    /// already too long, and must say so whether it came in the same read as the line or a later
+    /// one, or how the peer's bytes were cut would decide whether a line is read.
     public mutating func next(maxBytes: Int) -> Next {
-        if let newline = buffered[scanned...].firstIndex(of: 0x0A) {
+        let searched = min(buffered.count, maxBytes)
+        if scanned < searched, let newline = buffered[scanned..<searched].firstIndex(of: 0x0A) {
             let line = Array(buffered[..<newline])
             buffered.removeSubrange(...newline)
             scanned = 0
             return .line(line)
         }
-        scanned = buffered.count
+        scanned = searched
         if buffered.count >= maxBytes { return .tooLong }
-        return .needMore(room: min(16 * 1024, maxBytes - buffered.count + 1))
+        return .needMore(room: min(16 * 1024, maxBytes - buffered.count))
     }
 }
