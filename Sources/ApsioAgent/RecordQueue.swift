@@ -306,7 +306,8 @@ public final class RecordQueue {
         else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count == 3, fields[0] == "1", fields[2].last == "\n",
-            let segment = UInt64(fields[1]), let offset = Int(fields[2].dropLast()), offset >= 0
+            let segment = UInt64(fields[1]), segment <= QueueSegment.maxSequence,
+            let offset = Int(fields[2].dropLast()), offset >= 0
         else { return nil }
         return (segment, offset)
     }
