@@ -212,6 +212,22 @@ import Testing
         #expect(try all(queue).map(\.payload) == (0..<3).map { payload($0) })
     }
 
+    /// Found by fuzz/QueueFuzz.swift: a read position longer than any the queue writes (a file
+    /// overwritten by something else) failed the open as "File too large", so the app's records
+    /// could not be queued at all until someone removed it. It is not a position this queue wrote.
+    @Test func anOversizedReadPositionSendsEverythingAgain() throws {
+        let dir = try TestDirectory()
+        let path = dir.path + "/q"
+        do {
+            let queue = try RecordQueue(directory: path)
+            for index in 0..<3 { try queue.append(payload(index), at: Self.t0) }
+            try queue.acknowledge(through: try all(queue)[0].position)
+        }
+        try Data(repeating: UInt8(ascii: "1"), count: 300).write(to: URL(fileURLWithPath: path + "/read-position"))
+        let queue = try RecordQueue(directory: path)
+        #expect(try all(queue).map(\.payload) == (0..<3).map { payload($0) })
+    }
+
     /// Found by fuzz/QueueFuzz.swift: a segment file named with the last number there is (from
     /// damage or another program) made the number of the next new segment overflow, and the daemon
     /// trapped at the first append after every start. A name past the queue's range is not one of
