@@ -78,21 +78,34 @@ swift_flags=(
 # The gold linker warns about ASan's symbols for every binary; harmless.
 quiet() { grep -v "Cannot export local symbol '__asan" >&2 || true; }
 
-# Rebuilt only when one of its sources, or this script, is newer than its object.
+# The modules each module imports: built first, and a change to one rebuilds those that import it.
+imports_of() {
+    case "$1" in
+        ApsioCore) echo "" ;;
+        ApsioPOSIX | ApsioNet) echo "ApsioCore" ;;
+        ApsioAgent) echo "ApsioCore ApsioPOSIX ApsioNet" ;;
+    esac
+}
+
+# Rebuilt only when one of its sources, a module it imports, or this script is newer than its object.
 build_module() {
     local module=$1 object=$modules/$1.o
-    local sources
+    local sources dependencies=()
     mapfile -t sources < <(sources_of "$module")
-    if [ -f "$object" ] && [ -z "$(find "${sources[@]}" fuzz/build.sh -newer "$object" | head -1)" ]; then
+    for dependency in $(imports_of "$module"); do dependencies+=("$modules/$dependency.o"); done
+    if [ -f "$object" ] && [ -z "$(find "${sources[@]}" "${dependencies[@]}" fuzz/build.sh -newer "$object" | head -1)" ]; then
         return
     fi
     mkdir -p "$modules"
     echo "fuzz: compiling $module (${#sources[@]} files)" >&2
     # -enable-testing: entry points reach internal types (the queue, the schemas) with @testable import.
+    local status=0
     swiftc "${swift_flags[@]}" -enable-testing -wmo -module-name "$module" \
-        -emit-module -emit-module-path "$modules/$module.swiftmodule" -c -o "$object" "${sources[@]}" 2>&1 | quiet
-    [ -f "$object" ] && [ -z "$(find "${sources[@]}" -newer "$object" | head -1)" ] \
-        || { echo "fuzz: compiling $module failed" >&2; exit 1; }
+        -emit-module -emit-module-path "$modules/$module.swiftmodule" -c -o "$object" "${sources[@]}" 2>&1 | quiet \
+        || status=${PIPESTATUS[0]}
+    [ "$status" -eq 0 ] || { rm -f "$object"; echo "fuzz: compiling $module failed" >&2; exit 1; }
+    # The compiler leaves an object it would write unchanged untouched; its time must say it is current.
+    touch "$object"
 }
 
 build_target() {
@@ -115,8 +128,9 @@ build_target() {
     rm -f "$binary"
     echo "fuzz: linking $target" >&2
     # The C modules' maps name their libraries (zlib, ISA-L), which the link picks up by itself.
-    swiftc "${swift_flags[@]}" -o "$binary" "${sources[@]}" "${objects[@]}" 2>&1 | quiet
-    [ -x "$binary" ] || { echo "fuzz: building $target failed" >&2; exit 1; }
+    local status=0
+    swiftc "${swift_flags[@]}" -o "$binary" "${sources[@]}" "${objects[@]}" 2>&1 | quiet || status=${PIPESTATUS[0]}
+    [ "$status" -eq 0 ] && [ -x "$binary" ] || { echo "fuzz: building $target failed" >&2; exit 1; }
 }
 
 # Run as a script, build what was asked; sourced, only define the functions.
