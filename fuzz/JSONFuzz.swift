@@ -1,5 +1,6 @@
 // libFuzzer entry point for the JSON a backend sends (see docs/fuzzing.md): the strict parser, the
-// policy body, and the hello and `next` answers of the live channel, read as the daemon reads them.
+// policy body, and the hello and `next` answers of the live channel (LiveAnswerBody, then
+// HelloAnswer and NextAnswer), read as the daemon reads them.
 //
 // Besides "no crash", it checks: the parser's size and depth limits are exact (a value parses at
 // its own size and depth and not one below); a parsed value written by JSONWriter parses back to an
@@ -13,6 +14,7 @@ import ApsioCore
 let fuzzJSONLimits: Limits = {
     var limits = Limits()
     limits.maxPolicyBytes = 2048
+    limits.maxLiveAnswerBytes = 2048
     limits.maxJSONDepth = 6
     limits.maxTesters = 4
     limits.maxTesterIDBytes = 8
@@ -135,6 +137,9 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let value = checkParser(bytes)
     checkPolicy(bytes)
-    checkLiveAnswers(value)
+    // The live channel reads its answers with the same parser, at the same limits here.
+    let body = LiveAnswerBody.parse(bytes, limits: fuzzJSONLimits)
+    check(body == value, "an answer body read otherwise than the parser reads it")
+    checkLiveAnswers(body)
     return 0
 }
