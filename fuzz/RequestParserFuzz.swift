@@ -20,7 +20,7 @@ func parseRequests(_ message: [UInt8], pieceSize: Int) -> RequestOutcome {
                 index = end
             }
             let step = try parser.feed(pending)
-            precondition(step.consumed <= pending.count, "consumed more than given")
+            check(step.consumed <= pending.count, "consumed more than given")
             for event in step.events {
                 if case .body(let piece) = event { body += piece } else {
                     if !body.isEmpty { outcome.events.append(.body(body)); body = [] }
@@ -31,7 +31,7 @@ func parseRequests(_ message: [UInt8], pieceSize: Int) -> RequestOutcome {
             if parser.isComplete {
                 parser = HTTPRequestParser(limits: fuzzLimits)
             } else {
-                precondition(pending.isEmpty, "stopped before the end of a request with bytes left")
+                check(pending.isEmpty, "stopped before the end of a request with bytes left")
             }
         }
     } catch {
@@ -51,7 +51,7 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
     let (message, pieceSize) = pieces(data, size)
     let whole = parseRequests(message, pieceSize: max(1, message.count))
     let cut = parseRequests(message, pieceSize: pieceSize)
-    precondition(whole == cut, "feeding in pieces of \(pieceSize) changed the result")
+    check(whole == cut, "feeding in pieces of \(pieceSize) changed the result")
     if case .head(let head)? = whole.events.first, let query = head.rawQuery {
         _ = QueryString.parse(query)
     }

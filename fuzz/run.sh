@@ -1,37 +1,42 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer binary for one HTTP parser and runs it.
-#   fuzz/run.sh response|request [seconds]   (default 60)
-# Binaries, the growing corpus and any crash files go to fuzz/out/ (not in git).
+# Builds one fuzz target and runs a campaign on it, then minimizes what it found into the corpus
+# kept in git.
+#   fuzz/run.sh TARGET [seconds] [runs]   (default 60 seconds, no limit on runs)
+# Targets: response request json control config gzip queue cursor (docs/fuzzing.md).
+# The growing corpus and any crash files go to fuzz/out/TARGET/ (not in git); the minimized corpus
+# to fuzz/corpus/TARGET/, which fuzz/replay.sh (and so scripts/test.sh) runs every input of.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/swift-env.sh
+. fuzz/build.sh
 
-target=${1:?usage: fuzz/run.sh response|request [seconds]}
+target=${1:?usage: fuzz/run.sh TARGET [seconds] [runs]  (TARGET: ${all_targets[*]})}
 seconds=${2:-60}
-case "$target" in
-    response) entry=fuzz/ResponseParserFuzz.swift ;;
-    request) entry=fuzz/RequestParserFuzz.swift ;;
-    *) echo "unknown target $target (response or request)" >&2; exit 2 ;;
-esac
-
-# The parsers import nothing, so they compile into the fuzzer on their own, without the package.
-parsers=(
-    HTTPLimits HTTPHeaders HTTPParseError HTTPSyntax HTTPHeadParser ChunkedDecoder
-    HTTPResponseHead HTTPResponseParser HTTPRequestHead HTTPRequestParser HTTPDate RetryAfter QueryString
-)
-sources=()
-for name in "${parsers[@]}"; do sources+=("Sources/ApsioNet/$name.swift"); done
+runs=${3:--1}
+build_target "$target"
 
 # The Swift runtime's own crash handler fights with ASan's; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
 
-out=fuzz/out/$target
-mkdir -p "$out/corpus" "$out/crashes"
-swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 \
-    -o "$out/fuzz-$target" fuzz/FuzzSupport.swift "$entry" "${sources[@]}" 2>&1 \
-    | grep -v "Cannot export local symbol '__asan" >&2 || true
-[ -x "$out/fuzz-$target" ] || { echo "build failed" >&2; exit 1; }
+binary=$out/$target/fuzz-$target
+work=$out/$target/corpus
+kept=fuzz/corpus/$target
+seeds=fuzz/seeds/$target
+mkdir -p "$work" "$out/$target/crashes" "$kept"
+# A dictionary gives the fuzzer the words of a format (keys, magic numbers) it would take long to guess.
+dictionary=()
+[ -f "fuzz/dicts/$target.dict" ] && dictionary=(-dict="fuzz/dicts/$target.dict")
+status=0
+"$binary" -max_total_time="$seconds" -runs="$runs" -max_len=4096 -timeout=10 "${dictionary[@]}" \
+    -artifact_prefix="$out/$target/crashes/" -print_final_stats=1 \
+    "$work" "$kept" "$seeds" || status=$?
 
-"$out/fuzz-$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-    -artifact_prefix="$out/crashes/" -print_final_stats=1 \
-    "$out/corpus" "fuzz/seeds/$target"
+# The smallest set of inputs that keeps every feature reached, the seeds' own left out (they are
+# kept beside it). libFuzzer names each input by the SHA-1 of its bytes.
+merged=$out/$target/merged
+rm -rf "$merged" && mkdir -p "$merged"
+"$binary" -merge=1 -max_len=4096 -timeout=10 "$merged" "$seeds" "$kept" "$work" 2>"$out/$target/merge.log" \
+    || { echo "merge failed: $out/$target/merge.log" >&2; exit 1; }
+for seed in "$seeds"/*; do rm -f "$merged/$(sha1sum <"$seed" | cut -d' ' -f1)"; done
+rm -rf "$kept" && mv "$merged" "$kept"
+echo "fuzz: $target corpus: $(find "$kept" -type f | wc -l) inputs, $(du -sk "$kept" | cut -f1) KiB in $kept" >&2
+exit "$status"

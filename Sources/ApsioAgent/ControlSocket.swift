@@ -2,6 +2,7 @@
 internal import Glibc
 #endif
 public import ApsioPOSIX
+internal import ApsioCore
 
 /// A connected unix stream socket of the control protocol, non-blocking, read as lines and
 /// written whole, each wait bounded. Used by the server for each peer and by `apsioctl`.
@@ -10,8 +11,7 @@ public import ApsioPOSIX
 /// `@unchecked Sendable`: the read buffer is touched only by the reader.
 public final class ControlSocket: @unchecked Sendable {
     public let fd: OwnedFileDescriptor
-    private var buffered: [UInt8] = []
-    private var scanned = 0
+    private var framer = LineFramer()
 
     /// Takes a socket opened close-on-exec; makes it non-blocking.
     public init(taking fd: OwnedFileDescriptor) throws(SystemError) {
@@ -33,18 +33,16 @@ public final class ControlSocket: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         while true {
-            if let newline = buffered[scanned...].firstIndex(of: 0x0A) {
-                let line = Array(buffered[..<newline])
-                buffered.removeSubrange(...newline)
-                scanned = 0
-                return .line(line)
+            let room: Int
+            switch framer.next(maxBytes: maxBytes) {
+            case .line(let line): return .line(line)
+            case .tooLong: return .tooLong
+            case .needMore(let more): room = more
             }
-            scanned = buffered.count
-            if buffered.count >= maxBytes { return .tooLong }
-            var chunk = [UInt8](repeating: 0, count: min(16 * 1024, maxBytes - buffered.count + 1))
+            var chunk = [UInt8](repeating: 0, count: room)
             let count = chunk.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, 0) }
             if count > 0 {
-                buffered.append(contentsOf: chunk[..<count])
+                framer.append(chunk[..<count])
                 continue
             }
             if count == 0 { return .closed }

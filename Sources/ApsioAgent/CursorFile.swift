@@ -76,10 +76,26 @@ final class CursorFile {
         guard Self.isCursor(Array(cursor.utf8)) else {
             throw .unreadable(path: path, reason: "not a journal cursor: \(cursor.utf8.count) bytes")
         }
-        let next = sequence &+ 1
-        var slot = Array(Self.line(sequence: next, cursor: cursor).utf8)
+        if sequence == .max {
+            // No number follows the newest slot's (a file damaged, or not written by us): the
+            // numbering starts again, in the slot after the newest and then over the newest, so
+            // that until the second write lands the newest on disk is still the cursor before.
+            try writeSlot(sequence: 1, cursor: cursor, at: nextSlot)
+            try writeSlot(sequence: 2, cursor: cursor, at: 1 - nextSlot)
+            sequence = 2
+        } else {
+            try writeSlot(sequence: sequence + 1, cursor: cursor, at: nextSlot)
+            sequence += 1
+            nextSlot = 1 - nextSlot
+        }
+        newest = cursor
+        hasUnsyncedWrites = true
+    }
+
+    private func writeSlot(sequence: UInt64, cursor: String, at index: Int) throws(StateStoreError) {
+        var slot = Array(Self.line(sequence: sequence, cursor: cursor).utf8)
         slot += [UInt8](repeating: 0x0A, count: Self.slotBytes - slot.count)
-        let offset = off_t(nextSlot * Self.slotBytes)
+        let offset = off_t(index * Self.slotBytes)
         let raw = fd.rawValue
         let written = try StateStoreError.io { () throws(SystemError) in
             try retryingInterrupts("pwrite(\(path))") { slot.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, offset) } }
@@ -87,10 +103,6 @@ final class CursorFile {
         // A short write of one sector does not happen on a local file system; if it did, the slot's
         // checksum would reject it and the other slot still counts.
         guard written == slot.count else { throw .system(SystemError("pwrite(\(path))", errno: EIO)) }
-        sequence = next
-        nextSlot = 1 - nextSlot
-        newest = cursor
-        hasUnsyncedWrites = true
     }
 
     /// Makes every write so far survive a power cut.

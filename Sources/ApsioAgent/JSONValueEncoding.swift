@@ -12,7 +12,9 @@ public enum JSONValueEncoding {
         return decoded
     }
 
-    /// Parses a peer's JSON body; nil for anything that is not JSON.
+    /// Parses JSON as Foundation reads it, leniently (the first of two equal keys wins); nil for
+    /// anything that is not JSON. For bodies of our own making: a peer's body goes through
+    /// `JSONParser` (`LiveAnswerBody`, `PolicyParser`), which refuses what this would guess at.
     public static func decode(_ bytes: [UInt8]) -> JSONValue? {
         guard !bytes.isEmpty else { return nil }
         return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))

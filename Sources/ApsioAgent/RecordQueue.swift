@@ -302,11 +302,20 @@ public final class RecordQueue {
     /// The saved position, or nil when there is none or it is not one we wrote: then everything
     /// on disk is sent again, which a backend can drop as duplicates, rather than lost.
     private func loadHead() throws(RecordQueueError) -> (segment: UInt64, offset: Int)? {
-        guard let bytes = try Self.io({ () throws(SystemError) in try AtomicFile.read(positionPath, maxBytes: 256) })
-        else { return nil }
+        let read: [UInt8]?
+        do {
+            read = try AtomicFile.read(positionPath, maxBytes: 256)
+        } catch where error.errno == EFBIG {
+            // Longer than any position written here: as much not ours as a short garbled one.
+            return nil
+        } catch {
+            throw .system(error)
+        }
+        guard let bytes = read else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count == 3, fields[0] == "1", fields[2].last == "\n",
-            let segment = UInt64(fields[1]), let offset = Int(fields[2].dropLast()), offset >= 0
+            let segment = UInt64(fields[1]), segment <= QueueSegment.maxSequence,
+            let offset = Int(fields[2].dropLast()), offset >= 0
         else { return nil }
         return (segment, offset)
     }

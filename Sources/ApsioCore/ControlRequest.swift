@@ -51,7 +51,9 @@ public enum ControlRequest: Sendable, Equatable {
 
     /// Reads one line (without its newline). Strict: anything that is not exactly a request of
     /// this protocol is refused with the code a script can branch on and a message naming the fault.
-    public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlRequest {
+    /// `maxLineBytes` is the protocol's, but for tests and the fuzzer, which reach the limit with
+    /// short lines.
+    public static func parse(_ line: [UInt8], maxLineBytes: Int = maxLineBytes) throws(ControlError) -> ControlRequest {
         guard line.count < maxLineBytes else {
             throw ControlError(.tooLarge, "a request line is at most \(maxLineBytes) bytes")
         }

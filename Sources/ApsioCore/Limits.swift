@@ -49,6 +49,9 @@ public struct Limits: Sendable, Equatable {
     public var maxCommandsPerAnswer = 16
     /// A command id or name longer than this is not a command the backend would send.
     public var maxCommandIDBytes = 256
+    /// The body of a hello or `next` answer (or of a refusal) larger than this is not read: the
+    /// HTTP client stops at the same size, and an answer is a few hundred bytes.
+    public var maxLiveAnswerBytes = 1 << 20
     /// `next` is asked again at once, but never more often than this, so a backend that answers
     /// instantly cannot spin the device in a loop.
     public var minNextSpacing: Duration = .milliseconds(250)

@@ -32,6 +32,11 @@ public struct LiveOrigin: Sendable, Hashable, CustomStringConvertible {
 
     private static let loopbackHosts: Set<String> = ["127.0.0.1", "[::1]", "localhost"]
 
+    /// The longest host name DNS can carry (RFC 1035: 255 bytes on the wire). A longer one names
+    /// nothing to connect to; refused, it also bounds what an origin makes the device keep and
+    /// write back (the policy's canonical form must fit the body limit it was read within).
+    public static let maxHostBytes = 253
+
     /// `nil` unless `text` is an origin the live channel may use.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
@@ -71,7 +76,8 @@ public struct LiveOrigin: Sendable, Hashable, CustomStringConvertible {
         let host = String(decoding: hostBytes, as: UTF8.self)
         switch scheme {
         case .https:
-            guard !hostBytes.isEmpty, hostBytes.allSatisfy(Self.isHostByte) else { return nil }
+            guard !hostBytes.isEmpty, hostBytes.count <= Self.maxHostBytes, hostBytes.allSatisfy(Self.isHostByte)
+            else { return nil }
         case .http:
             guard Self.loopbackHosts.contains(host) else { return nil }
         }

@@ -78,6 +78,20 @@ import Testing
         }
     }
 
+    /// docs/control.md: "at most 4096 bytes, newline included; a longer one is answered too_large
+    /// and the connection is closed". 4096 bytes and a newline in one write were answered but the
+    /// connection kept, as if the line had fit (found by fuzz/ControlFuzz.swift).
+    @Test func aLineOneByteOverWithItsNewlineInTheSameWriteClosesTheConnection() async throws {
+        try await withControlServer { fixture in
+            let client = try fixture.client()
+            defer { client.close() }
+            try await client.sendLine([UInt8](repeating: UInt8(ascii: "x"), count: ControlRequest.maxLineBytes) + [0x0A])
+            let answer = try #require(try await client.readLine(timeout: .seconds(30)))
+            #expect(try JSONParser().parse(answer)["error"] == .string("too_large"))
+            #expect(try await client.readLine(timeout: .seconds(5)) == nil)
+        }
+    }
+
     @Test func anIdleConnectionIsClosed() async throws {
         var limits = ControlServerLimits()
         limits.idleTimeout = .milliseconds(100)

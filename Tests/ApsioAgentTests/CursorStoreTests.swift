@@ -112,6 +112,30 @@ import Testing
         #expect(try bytes(layout, nginx).count == 1024)
     }
 
+    /// A slot as the file writes it: `SEQUENCE CRC32C CURSOR`, padded with newlines to 512 bytes.
+    func slot(_ sequence: UInt64, _ cursor: String) -> [UInt8] {
+        let hex = String(CRC32C.checksum("\(sequence) \(cursor)".utf8), radix: 16)
+        let line = Array("\(sequence) \(String(repeating: "0", count: 8 - hex.count))\(hex) \(cursor)\n".utf8)
+        return line + [UInt8](repeating: 0x0A, count: 512 - line.count)
+    }
+
+    /// Found by fuzz/CursorFuzz.swift: a slot numbered with the last sequence there is (damage, or
+    /// another program's file) made the next write's number wrap to 0, so the slot it wrote lost to
+    /// the old one and every later start resumed from the old cursor, sending its entries again
+    /// forever. The numbering starts again, and the cursor written is the one read.
+    @Test(arguments: [UInt64.max, UInt64.max - 1])
+    func aSequenceAtTheEndOfTheRangeStartsTheNumberingAgain(_ sequence: UInt64) throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        try saveInANewRun(layout, "s=1;i=1", at: 0)
+        try overwrite(layout, nginx, with: slot(sequence, "s=1;i=1"))
+        #expect(try onDisk(layout, nginx) == "s=1;i=1")
+        for index in 2...4 {
+            try saveInANewRun(layout, "s=1;i=\(index)", at: index)
+            #expect(try onDisk(layout, nginx) == "s=1;i=\(index)")
+        }
+    }
+
     @Test func aOneLineCursorFileFromEarlierVersionsIsReadAndThenReplaced() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)

@@ -84,6 +84,24 @@ import Testing
         #expect(!failure.contains("install=") && !failure.contains(token.secretHex) && !failure.contains("apsio_app_secret_key"))
     }
 
+    /// An answer is read with the strict parser every body a backend sends goes through. It was
+    /// read with Foundation's JSONDecoder, which takes the first of two equal keys (a backend's own
+    /// reader may take the last: the two then disagree about how many viewers there are) and
+    /// arrays nested 500 deep. Found while writing the JSON fuzzer, which would have fuzzed a
+    /// parser these answers did not go through.
+    @Test(arguments: [
+        "{\"viewers\":0,\"viewers\":3}",
+        String(repeating: "[", count: 33) + String(repeating: "]", count: 33),
+        "{\"viewers\":1}\u{0}",
+    ])
+    func anAnswerThatIsNotStrictJSONHasNoBody(_ body: String) async throws {
+        let (server, port, _) = try await serve { _ in .json(Array(body.utf8)) }
+        defer { Task { await server.stop() } }
+        let hello = try await transport(port: port).send(
+            LiveHTTPRequest(method: .post, path: "/v1/live/hello", gzipBody: GzipBodyCompressor().compress([]), token: nil))
+        #expect(hello == .status(200, body: nil, retryAfter: nil))
+    }
+
     /// A failure repeated on every retry is logged once; after an answer, the next one again.
     @Test func aFailureIsLoggedOncePerRun() {
         let lines = Mutex<[String]>([])

@@ -212,6 +212,58 @@ import Testing
         #expect(try all(queue).map(\.payload) == (0..<3).map { payload($0) })
     }
 
+    /// Found by fuzz/QueueFuzz.swift: a read position longer than any the queue writes (a file
+    /// overwritten by something else) failed the open as "File too large", so the app's records
+    /// could not be queued at all until someone removed it. It is not a position this queue wrote.
+    @Test func anOversizedReadPositionSendsEverythingAgain() throws {
+        let dir = try TestDirectory()
+        let path = dir.path + "/q"
+        do {
+            let queue = try RecordQueue(directory: path)
+            for index in 0..<3 { try queue.append(payload(index), at: Self.t0) }
+            try queue.acknowledge(through: try all(queue)[0].position)
+        }
+        try Data(repeating: UInt8(ascii: "1"), count: 300).write(to: URL(fileURLWithPath: path + "/read-position"))
+        let queue = try RecordQueue(directory: path)
+        #expect(try all(queue).map(\.payload) == (0..<3).map { payload($0) })
+    }
+
+    /// Found by fuzz/QueueFuzz.swift: a segment file named with the last number there is (from
+    /// damage or another program) made the number of the next new segment overflow, and the daemon
+    /// trapped at the first append after every start. A name past the queue's range is not one of
+    /// its segments: it is left alone, and the queue goes on.
+    @Test(arguments: ["ffffffffffffffff.seg", "4000000000000001.seg"])
+    func aSegmentNamedPastTheRangeIsLeftAloneAndAppendsGoOn(_ name: String) throws {
+        let dir = try TestDirectory()
+        let path = dir.path + "/q"
+        try RecordQueue(directory: path).close()
+        try Data("not an entry".utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+        let queue = try RecordQueue(directory: path)
+        try queue.append(payload(0), at: Self.t0)
+        #expect(try all(queue).map(\.payload) == [payload(0)])
+        #expect(try queue.dropAll() == 1)
+        try queue.append(payload(1), at: Self.t0)
+        #expect(try all(queue).map(\.payload) == [payload(1)])
+        #expect(try segmentFiles(path).contains(name))
+    }
+
+    /// The same number in the read position: every segment before it was taken as acknowledged and
+    /// removed, then the first append trapped. It is not a position this queue wrote.
+    @Test func aReadPositionPastTheRangeSendsEverythingAgain() throws {
+        let dir = try TestDirectory()
+        let path = dir.path + "/q"
+        do {
+            let queue = try RecordQueue(directory: path)
+            for index in 0..<3 { try queue.append(payload(index), at: Self.t0) }
+            try queue.acknowledge(through: try all(queue)[0].position)
+        }
+        try Data("1 18446744073709551615 0\n".utf8).write(to: URL(fileURLWithPath: path + "/read-position"))
+        let queue = try RecordQueue(directory: path)
+        #expect(try all(queue).map(\.payload) == (0..<3).map { payload($0) })
+        try queue.append(payload(3), at: Self.t0)
+        #expect(try all(queue).count == 4)
+    }
+
     // MARK: Bounds
 
     @Test func theByteBoundDropsTheOldestAndCountsThem() throws {

@@ -26,6 +26,18 @@ struct OriginCase: Decodable, Sendable, CustomTestStringConvertible {
         #expect(local.port == 80)
     }
 
+    /// A host longer than DNS allows (253 bytes) names nothing to connect to, and a backend could
+    /// make an origin as long as its whole policy body: then the policy's canonical JSON, which adds
+    /// the fields the body left out, no longer fit the body limit and did not read back (found by
+    /// fuzz/JSONFuzz.swift on a policy of one long origin).
+    @Test func aHostLongerThanDNSAllowsIsRefused() {
+        let longest = (0..<4).map { _ in String(repeating: "a", count: 62) }.joined(separator: ".") + ".a"
+        #expect(longest.utf8.count == 253)
+        #expect(LiveOrigin("https://\(longest):65535") != nil)
+        #expect(LiveOrigin("https://\(longest)a") == nil)
+        #expect(LiveOrigin("https://" + String(repeating: "a", count: 1 << 20)) == nil)
+    }
+
     @Test func portLimits() {
         #expect(LiveOrigin("https://a.example:65535") != nil)
         #expect(LiveOrigin("https://a.example:65536") == nil)

@@ -284,6 +284,20 @@ import Testing
         #expect(reading.policy.canonicalJSON() == bytes)
     }
 
+    /// Whatever body the parser reads, within its limit, the canonical form of its policy reads back
+    /// within the same limit (found by fuzz/JSONFuzz.swift: a body of one origin that filled the
+    /// limit gave a canonical form past it).
+    @Test func theCanonicalFormOfAnyBodyWithinTheLimitReadsBack() throws {
+        var limits = Limits()
+        limits.maxPolicyBytes = 2048
+        let host = String(repeating: "a", count: 2048 - 30)
+        let body = Array(#"{"live":{"origin":"https://\#(host)"}}"#.utf8)
+        #expect(body.count <= limits.maxPolicyBytes)
+        let reading = try PolicyParser.parse(body, limits: limits)
+        #expect(reading.policy.live == nil)
+        #expect(try PolicyParser.parse(reading.policy.canonicalJSON(), limits: limits).policy == reading.policy)
+    }
+
     /// The stored form is pinned: a change here is a change of the file format on disk.
     @Test func theCanonicalFormIsPinned() {
         let policy = Policy(

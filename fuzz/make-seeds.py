@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Writes fuzz/seeds/TARGET/: small valid inputs for each fuzz target (docs/fuzzing.md).
+
+The seeds are kept in git; this script says how the binary ones (gzip streams, queue segments and
+cursor files, which carry checksums) were made, and makes them again when a format changes.
+Each input's layout is the one its entry point reads (the first bytes are choices)."""
+import gzip
+import os
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
+
+
+def crc32c(data, crc=0):
+    crc ^= 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def write(target, name, data):
+    directory = os.path.join(ROOT, target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "wb") as file:
+        file.write(data if isinstance(data, bytes) else data.encode())
+
+
+TESTER = '{"id":"t1","match":"%s","expires_at":1900000000}' % ("ab" * 32)
+write("json", "policy", '{"refresh_s":300,"kill_switch":false,"capture":{"logs":"always","errors":"never",'
+      '"metrics":"always","replay":"never","logs_min_severity":9},"sampling":{"session_rate":0.25},'
+      '"live":{"origin":"https://live.example.com:8443","interval_s":30,"testers":[' + TESTER + ']}}')
+write("json", "hello", '{"viewers":2,"interval_s":45,"device_token":"%s"}' % ("0f" * 32))
+write("json", "next", '{"commands":[{"id":"c1","name":"screenshot","args":{}},{"id":"c2","name":"raise_log_level"}],'
+      '"viewers":1,"until":1700000000000,"remaining_ms":60000,"stop":null}')
+write("json", "values", '[null,true,false,-0.5e-3,1E+2,"a\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00",{"k":[[]]}]')
+
+# Control: the first byte is the size of each read (3 bytes), then request lines.
+write("control", "requests", b"\x03" + b'{"command":"status","apps":["web","db"]}\n{"command":"version"}\n'
+      b'{"command":"allow-live","on":true,"apps":["web"]}\n{"command":"consent","choice":"deny"}\n'
+      b'{"command":"data-saver","on":false}\n{"command":"watch"}\n{"command":"apps"}\n{"command":"reload"}\n')
+
+# Config: the first byte is how the key file reads (15: it holds a key), then the file.
+write("config", "app", b"\x0f" + b"# web\n[App]\nUnit=web.service\nName=com.example.web\nVersion=1.2\n"
+      b"Backend=https://ingest.example.com/collector\nAppKeyFile=/etc/apsio/keys/web\nConsent=granted\n"
+      b"Families=logs errors\nFamilies=metrics\nMinPriority=info\nRedact=token=[a-z0-9]+\n"
+      b"InstallationId=yes\nStartAt=now\n")
+write("config", "inline-key", b"\x0f" + b"[App]\r\nUnit=db@main.service\r\nBackend=http://127.0.0.1:8787\r\n"
+      b"AppKey=apsio_app_key\r\nRedact=secret \\\r\n  [0-9]+\r\n")
+write("config", "daemon", b"\x00" + b"\xef\xbb\xbf[Daemon]\nLogLevel=debug\n; comment\n[Indicator]\n"
+      b"MotdFile=/run/motd.d/50-apsio\nAnnounceTerminals=no\n[Queue]\nMaxSize=64M\nMaxAge=1w 2d\n")
+
+# Gzip: the input is both a stream to decompress and the plaintext of a round trip.
+write("gzip", "stream", gzip.compress(b"hello, hello, hello gzip\n" * 8, mtime=0))
+write("gzip", "empty-stream", gzip.compress(b"", mtime=0))
+write("gzip", "text", b"\x02plain text, compressed at level 2 and cut 0 bytes from its end")
+
+
+def entry(payload, unix_ms):
+    fields = struct.pack("<Iq", len(payload), unix_ms)
+    return b"\xa5\x51\x45\x01" + fields + struct.pack("<I", crc32c(payload, crc32c(fields))) + payload
+
+
+# Queue: flags, then per segment its number (an index into the entry point's table) and, but for
+# the last, its length (u16 LE), then the read position. 0x00: one segment, no read position, the
+# time that expires nothing.
+two = entry(b"first record", 1_700_000_000_000) + entry(b"second", 1_700_000_001_000)
+write("queue", "one-segment", b"\x00\x00" + two)
+write("queue", "torn-tail", b"\x00\x00" + two + entry(b"torn", 1_700_000_002_000)[:15])
+# Two segments (0x01), numbers 1 and 2, a structured read position (0x04 | 0x20) into segment 1
+# after its first entry (offset 32), read on a real day (0x10).
+first = entry(b"first record", 1_700_000_000_000)
+segment1 = first + entry(b"x" * 40, 1_699_999_000_000)
+segment2 = entry(b"in the second segment", 1_700_000_003_000)
+write("queue", "two-segments", bytes([0x01 | 0x04 | 0x10 | 0x20, 0, len(first) & 0xFF, len(first) >> 8, 0])
+      + struct.pack("<H", len(segment1)) + segment1 + b"\x01" + segment2)
+# Damage in the middle, checksums fixed up by the entry point (0x08).
+write("queue", "damaged-middle", b"\x08\x00" + entry(b"a", 1) + b"\x00garbage\xa5\x51" + entry(b"b", 2))
+
+
+def slot(sequence, cursor):
+    text = "%d %s" % (sequence, cursor)
+    line = ("%d %08x %s\n" % (sequence, crc32c(text.encode()), cursor)).encode()
+    return line + b"\n" * (512 - len(line))
+
+
+CURSOR = "s=6b1a0f2e3d4c5b6a;i=2a;b=0f1e2d3c4b5a6978;m=1f;t=5f1e2d3c4b5a6;x=9a8b7c6d5e4f3a2b"
+# Cursor: flags (bit 0: fix the slots' checksums; the rest: how much of a torn slot is written),
+# then the file.
+write("cursor", "two-slots", b"\x40" + slot(7, CURSOR) + slot(8, CURSOR.replace("i=2a", "i=2b")))
+write("cursor", "one-slot", b"\x81" + slot(1, CURSOR))
+write("cursor", "legacy", b"\x20" + CURSOR.encode() + b"\n")
+write("cursor", "empty", b"\x00")
