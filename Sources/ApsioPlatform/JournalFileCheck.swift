@@ -16,6 +16,17 @@ public struct UnreadableJournalFile: Sendable, Equatable, CustomStringConvertibl
 ///
 /// libsystemd already reads on past such a file, and drops one that fails while it is read; what
 /// it does not do is say so, and an operator whose lines are missing needs to know why.
+///
+/// A file being created is not one of them. journald and systemd-journal-remote create a new
+/// file, write its header, then allocate its arena: a look in between, which the new file's
+/// inotify event invites at every rotation, finds an empty file or a header promising more than
+/// the file holds, as a truncated file does (ENODATA). So a file that is empty or whose header says
+/// it holds no entry yet, modified within `settlingSeconds`, is looked at again at the journal's
+/// next change (the writer's next write is one) instead of being reported; one still unreadable
+/// once it is older is reported.
+/// Any other ENODATA file is opened a second time before it is reported, in case the writer got
+/// past that moment between the two looks; garbage, zeros and files torn past their entries are
+/// reported at once.
 struct JournalFileCheck {
     private struct FileKey: Hashable {
         var device: UInt64
@@ -26,23 +37,58 @@ struct JournalFileCheck {
     private var checked: Set<FileKey> = []
     /// A directory of journal files is short; this bounds a directory someone filled.
     static let maxFiles = 4096
+    /// A journal header is a few hundred bytes (264 in systemd 252); a larger `header_size` is no
+    /// header a writer makes.
+    static let maxHeaderBytes = 4096
+    static let settlingSeconds: Int64 = 10
+    /// Whether the last look found a file too young to judge, to be looked at again.
+    private(set) var hasUnsettled = false
 
     init(source: JournalSource) {
         self.source = source
     }
 
-    /// The files not checked before that libsystemd cannot read.
-    mutating func newlyUnreadable() -> [UnreadableJournalFile] {
+    /// The files not checked before that libsystemd cannot read. `nowUnixSeconds` is the wall
+    /// clock that file modification times are compared with (the system's when nil).
+    mutating func newlyUnreadable(nowUnixSeconds: Int64? = nil) -> [UnreadableJournalFile] {
+        let now = nowUnixSeconds ?? Int64(time(nil))
         var found: [UnreadableJournalFile] = []
+        var unsettled = false
         for path in Self.files(of: source).prefix(Self.maxFiles) {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            guard checked.insert(FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { continue }
+            let key = FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            guard !checked.contains(key) else { continue }
             if let error = Journal.unreadable(file: path) {
-                found.append(UnreadableJournalFile(path: path, reason: Self.reason(error.errno)))
+                if error.errno == ENODATA, now - Int64(info.st_mtim.tv_sec) < Self.settlingSeconds, Self.holdsNoEntryYet(path) {
+                    unsettled = true
+                    continue
+                }
+                if error.errno != ENODATA || Journal.unreadable(file: path) != nil {
+                    found.append(UnreadableJournalFile(path: path, reason: Self.reason(error.errno)))
+                }
             }
+            checked.insert(key)
         }
+        hasUnsettled = unsettled
         return found
+    }
+
+    /// Whether the file is empty (created, its header not written yet) or starts with a journal
+    /// header (its signature and a `header_size` that covers `n_entries`) whose `n_entries` is 0:
+    /// a file before its first entry (sd-journal's journal-def.h: `header_size` at byte 88,
+    /// `n_entries` at byte 152, little-endian).
+    static func holdsNoEntryYet(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 160)
+        let count = pread(descriptor, &bytes, bytes.count, 0)
+        if count == 0 { return true }
+        guard count == bytes.count, bytes.prefix(8).elementsEqual("LPKSHHRH".utf8) else { return false }
+        func field(_ offset: Int) -> UInt64 { bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
+        let headerSize = field(88)
+        return headerSize >= UInt64(bytes.count) && headerSize <= UInt64(maxHeaderBytes) && field(152) == 0
     }
 
     static func reason(_ code: Int32) -> String {

@@ -87,7 +87,7 @@ public actor JournalFollower {
             // Pick up what inotify saw since the last look (new entries, new files), once.
             if lookedForChanges { return nil }
             lookedForChanges = true
-            if try reader.journal.process() == .invalidated { filesChanged() }
+            changed(try reader.journal.process())
         }
     }
 
@@ -106,13 +106,18 @@ public actor JournalFollower {
             timeout = .microseconds(deadline > now ? Int64(clamping: deadline - now) : 0)
         }
         _ = try await Readiness.wait(descriptor, for: .readable, timeout: timeout)
-        if try reader.journal.process() == .invalidated { filesChanged() }
+        changed(try reader.journal.process())
     }
 
     /// Files came, went or were renamed: the reading's place must be found again, and a new file
-    /// may be one libsystemd cannot read.
-    private func filesChanged() {
-        needsResync = true
+    /// may be one libsystemd cannot read. Any other change looks again at a file that was being
+    /// created at the last look (`JournalFileCheck`), and only then.
+    private func changed(_ change: Journal.Change) {
+        if change == .invalidated {
+            needsResync = true
+        } else if fileCheck?.hasUnsettled != true {
+            return
+        }
         guard let unreadableFile, var check = fileCheck else { return }
         for file in check.newlyUnreadable() { unreadableFile(file) }
         fileCheck = check

@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioNet
 import Foundation
 @testable import ApsioTestSupport
 import Testing
@@ -19,6 +20,21 @@ import Testing
     static func waitFor(_ expected: [String], at h: AgentHarness, seconds: Double = 120) async throws {
         let wanted = Set(expected)
         try await within(seconds, "\(expected.count) lines at the sink") { wanted.isSubset(of: Set(bodies(h))) }
+    }
+
+    /// Waits until the daemon took in the answer that accepted the entry `body`: its saved cursor
+    /// is that entry's (the one its uid is made of). The sink having a batch is not the daemon
+    /// knowing it was accepted, and a stop before it knows sends the batch again.
+    static func waitSaved(_ body: String, at h: AgentHarness) async throws {
+        let uid = try #require(h.backend.records.last { $0.body == body }?.uid)
+        let encoder = OTLPLogsEncoder(hashing: OpenSSLSHA256())
+        let install = try h.installationID()
+        try await within(60, "the position of \(body) saved") {
+            guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))
+            else { return false }
+            let saved = LogRecord(timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "", journalCursor: cursor)
+            return encoder.recordUID(saved, namespace: install) == uid
+        }
     }
 
     /// The app's ingest as `apsioctl status` shows it.
@@ -41,6 +57,8 @@ import Testing
             let expected = (Self.lines("first", 0..<1500) + Self.lines("second", 0..<1500)).map { $0 + " " + filler }
             try await Self.waitFor(expected, at: h)
             #expect(Self.bodies(h) == expected, "every entry once, in journal order")
+            // The new file, caught before its first arena, is no truncated file (JournalFileCheck).
+            #expect(!h.log.contains("cannot be read"), "\(h.log)")
         }
     }
 
@@ -144,6 +162,7 @@ import Testing
 
             // And across a restart: the saved cursor, whose time is an hour ahead of what follows,
             // is still where the reading resumes.
+            try await Self.waitSaved("after 29", at: h)
             #expect(await h.stop() == 0)
             try await h.journal.write(Self.lines("later", 0..<30).map { h.journal.entry(unit: Self.unit, message: $0) })
             try h.start()
@@ -160,6 +179,7 @@ import Testing
             try await h.serve(try h.policy(live: false), appFile: "StartAt=head")
             try await h.journal.write(Self.lines("first boot", 0..<40).map { h.journal.entry(unit: Self.unit, message: $0) })
             try await Self.waitFor(Self.lines("first boot", 0..<40), at: h)
+            try await Self.waitSaved("first boot 39", at: h)
             #expect(await h.stop() == 0)
 
             h.journal.boot("b00720000000000000000000000000bb")
