@@ -43,9 +43,35 @@ let package = Package(
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
         .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 
-        // The daemon assembled: one runtime per app, ingest and its queue, policy, state, control.
+        // The daemon's files under /var/lib/apsio: layout, the cursor, the record queue and its codec,
+        // settings and the per-app state; each written so that a crash leaves the last good copy.
+        .target(name: "ApsioState", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        // What the operator wrote: app files, apsiod.conf, their schemas and the problems found.
         .target(
-            name: "ApsioAgent", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            name: "ApsioConfiguration", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioState"],
+            swiftSettings: strict),
+        // The control socket's server and client: peer credentials, framing, limits.
+        .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        // One app's records from the journal to POST /v1/logs, through the record queue.
+        .target(
+            name: "ApsioIngest",
+            dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState"],
+            swiftSettings: strict),
+        // The policy of each app: fetched, kept on disk, the last good one kept on a bad answer.
+        .target(
+            name: "ApsioPolicy", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioState"],
+            swiftSettings: strict),
+        // The live channel's runtime, the device feeds it reports, and the indicator on the machine.
+        .target(
+            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            swiftSettings: strict),
+        // The daemon assembled: one served app per app file, the control handler, logging, signals.
+        .target(
+            name: "ApsioAgent",
+            dependencies: [
+                "ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState", "ApsioConfiguration",
+                "ApsioControl", "ApsioIngest", "ApsioPolicy", "ApsioLive",
+            ],
             swiftSettings: strict),
 
         // The development backend of spec 16.7: policy, ingest sink, live hub, viewer API, and the
@@ -59,7 +85,8 @@ let package = Package(
 
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
-        .executableTarget(name: "apsioctl", dependencies: ["ApsioCore", "ApsioAgent"], swiftSettings: strict),
+        .executableTarget(
+            name: "apsioctl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
@@ -68,7 +95,8 @@ let package = Package(
         .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
         // bench/ingest/run.sh and the crash test: one app's ingest pipeline, and a sink that keeps nothing.
         .executableTarget(
-            name: "apsio-bench-ingest", dependencies: ["ApsioAgent", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioPlatform"],
+            name: "apsio-bench-ingest",
+            dependencies: ["ApsioCore", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
@@ -81,7 +109,8 @@ let package = Package(
         .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioTestSupport",
+                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioIngest", "ApsioLive",
+                "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -6,7 +6,8 @@
 // longer than the line limit; a file reads the same with CRLF line ends and with a byte order mark;
 // each schema reports only at lines of the file, an app is either read without a problem or not
 // read with at least one, and no message ever holds the app key, inline or from its key file.
-@testable import ApsioAgent
+@testable import ApsioConfiguration
+import ApsioState
 import ApsioCore
 
 let fuzzFileLimits = UnitFileLimits(maxBytes: 1024, maxLines: 24, maxLineBytes: 96)

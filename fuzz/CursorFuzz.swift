@@ -8,7 +8,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ApsioAgent
+@testable import ApsioState
+import ApsioPOSIX
 
 let firstCursor = "s=7b2f1d0e9c8a4b3f;i=1f2e;b=0a1b2c3d4e5f;m=5d2c;t=6123456789abc;x=1f2e3d4c5b6a7988"
 let secondCursor = "s=7b2f1d0e9c8a4b3f;i=1f2f;b=0a1b2c3d4e5f;m=5d3c;t=6123456789abd;x=8f2e3d4c5b6a7989"

@@ -10,7 +10,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ApsioAgent
+@testable import ApsioState
+import ApsioPOSIX
 
 /// Small bounds, so that a few entries fill a segment and reach the entry size limit.
 let fuzzQueueBounds = QueueBounds(maxBytes: 4096, maxAge: .seconds(3600), segmentBytes: 512, maxEntryBytes: 256)

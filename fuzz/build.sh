@@ -27,7 +27,8 @@ modules_of() {
         response | request) echo "" ;;
         json | control) echo "ApsioCore" ;;
         gzip) echo "ApsioCore ApsioNet" ;;
-        config | queue | cursor) echo "ApsioCore ApsioPOSIX ApsioNet ApsioAgent" ;;
+        config) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
+        queue | cursor) echo "ApsioCore ApsioPOSIX ApsioState" ;;
     esac
 }
 
@@ -39,29 +40,19 @@ http_parsers=(
 
 # The other targets import package modules. Each is compiled here from the package's sources, with
 # the fuzzer's coverage and ASan, under its own name so that the sources' imports work unchanged.
-# ApsioCore and ApsioPOSIX are compiled whole; of ApsioNet and ApsioAgent only the files the
-# targets need, which keeps OpenSSL, systemd and most of the daemon out of the fuzzers and the build
-# short. When a source starts using another file of its module, the build names the missing type:
-# add that file here.
+# Modules are compiled whole, except ApsioNet: only the files the targets need, which keeps OpenSSL
+# out of the fuzzers and the build short. When a source starts using another file of ApsioNet, the
+# build names the missing type: add that file here.
 sources_of() {
     local files=()
     case "$1" in
-        ApsioCore) files=(Sources/ApsioCore/*.swift) ;;
-        ApsioPOSIX) files=(Sources/ApsioPOSIX/*.swift) ;;
         ApsioNet)
-            for name in Gzip GzipError DeflateCompressor DeflateCompressorPool HTTPEndpoint HTTPClientError HTTPParseError; do
+            for name in Compression/Gzip Compression/GzipError Compression/DeflateCompressor \
+                Compression/DeflateCompressorPool HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
+                HTTP/Messages/HTTPParseError; do
                 files+=("Sources/ApsioNet/$name.swift")
             done ;;
-        ApsioAgent)
-            for name in \
-                RecordQueue RecordQueueError SegmentReader QueueSegment QueueEntryFormat QueueBounds QueueCounters \
-                QueuePosition QueuedEntry CRC32C BinaryReader BinaryWriter FileSystem FileLock FileOwner AtomicFile \
-                CursorFile StateStoreError \
-                ConfigSchema ConfigValue ConfigurationProblem DaemonConfigurationSchema DaemonConfiguration DaemonLogLevel \
-                AppFileSchema AppConfiguration AppName AppKey AppKeyFileError AppConsent AppRedaction StartAt ConsentOverride
-            do
-                files+=("Sources/ApsioAgent/$name.swift")
-            done ;;
+        *) mapfile -t files < <(find "Sources/$1" -name '*.swift' | sort) ;;
     esac
     printf '%s\n' "${files[@]}"
 }
@@ -70,7 +61,7 @@ out=fuzz/out
 modules=$out/modules
 # The package's own Swift settings (Package.swift's `strict`), and the C modules' maps.
 swift_flags=(
-    -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6
+    -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name apsio
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
     -I "$modules" -I Sources/CLinux -I Sources/CZlib -I Sources/CIsal
 )
@@ -83,7 +74,8 @@ imports_of() {
     case "$1" in
         ApsioCore) echo "" ;;
         ApsioPOSIX | ApsioNet) echo "ApsioCore" ;;
-        ApsioAgent) echo "ApsioCore ApsioPOSIX ApsioNet" ;;
+        ApsioState) echo "ApsioCore ApsioPOSIX" ;;
+        ApsioConfiguration) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;
     esac
 }
 
@@ -117,7 +109,7 @@ build_target() {
     case "$target" in
         response | request)
             sources+=(fuzz/HTTPFuzzLimits.swift)
-            for name in "${http_parsers[@]}"; do sources+=("Sources/ApsioNet/$name.swift"); done ;;
+            for name in "${http_parsers[@]}"; do sources+=("Sources/ApsioNet/HTTP/Messages/$name.swift"); done ;;
         queue | cursor) sources+=(fuzz/FuzzFiles.swift) ;;
     esac
     for module in $(modules_of "$target"); do

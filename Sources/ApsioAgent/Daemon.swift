@@ -1,7 +1,10 @@
-import ApsioCore
+public import ApsioCore
 import ApsioPOSIX
 public import ApsioNet
 import ApsioPlatform
+public import ApsioConfiguration
+import ApsioLive
+import ApsioState
 
 /// `apsiod`: every configured app served — its journal exported, its policy followed, its live
 /// channel run — with the operator's settings applied, the indicator shown, and the control socket

@@ -1,4 +1,6 @@
 public import ApsioCore
+public import ApsioControl
+import ApsioState
 
 /// One `apsioctl watch` client: the apps it asked about (all when empty) and where its events go.
 struct DaemonWatcher: Sendable {

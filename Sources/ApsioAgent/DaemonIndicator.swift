@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPlatform
+import ApsioLive
 
 /// The machine showing that it is watched (16.2, LINUX-PROFILE §16): the live runtimes' events go
 /// through one `IndicatorBoard`, and each change reaches `STATUS=`, the motd file and the logged-in

@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 internal import Glibc
+public import ApsioCore
 #endif
 
 /// The daemon's own log: structured journal entries when systemd started it (stderr is the

@@ -1,3 +1,5 @@
+public import ApsioCore
+
 /// `apsiod`'s command line (LINUX-PROFILE §R), with systemd's directory variables as defaults.
 public struct DaemonOptions: Sendable, Equatable {
     public var configDirectory = "/etc/apsio"

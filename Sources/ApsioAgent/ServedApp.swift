@@ -1,6 +1,11 @@
 import ApsioCore
 import ApsioNet
 import ApsioPlatform
+import ApsioConfiguration
+import ApsioIngest
+import ApsioLive
+import ApsioPolicy
+import ApsioState
 
 /// One configured app as the daemon serves it: its live runtime, its exporter and its policy
 /// fetcher, and what the indicator and `apsioctl status` read of it.

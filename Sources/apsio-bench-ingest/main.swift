@@ -9,11 +9,12 @@
 //       prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
 //   apsio-bench-ingest sink [--port N]
 //       A loopback /v1/logs that accepts every request and keeps nothing; prints port=N.
-import ApsioAgent
 import ApsioCore
+import ApsioIngest
 import ApsioNet
 import ApsioPOSIX
 import ApsioPlatform
+import ApsioState
 import Dispatch
 #if canImport(Glibc)
 import Glibc

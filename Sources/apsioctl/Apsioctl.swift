@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ApsioAgent
+
 import ApsioCore
+import ApsioControl
+import ApsioState
 
 /// Runs one invocation: through the control socket when apsiod runs; the settings commands
 /// straight into the state directory when it does not (LINUX-PROFILE §R).

@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
+import ApsioCore
 #endif
-import ApsioAgent
+
 
 /// The apps the configuration directory names, read without the daemon: each `apps.d/NAME.conf`
 /// is app NAME. Only the names: what the files say is the daemon's to read and judge.

@@ -1,4 +1,4 @@
-import ApsioAgent
+
 import ApsioCore
 
 /// apsioctl's command line, read strictly: a mistake is exit code 2 with one line saying which.

@@ -10,6 +10,7 @@ import ApsioPlatform
 
 #if canImport(Glibc)
 import Glibc
+import ApsioControl
 #endif
 
 let usage = """

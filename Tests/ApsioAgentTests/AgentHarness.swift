@@ -5,6 +5,8 @@ import Foundation
 import Glibc
 @testable import ApsioTestSupport
 import Testing
+import ApsioState
+import ApsioLive
 
 /// The built `apsiod` as an operator runs it, on the simulated host of TESTING.md: real journal
 /// files written by systemd-journal-remote, the unit's state on python-dbusmock's systemd, and a

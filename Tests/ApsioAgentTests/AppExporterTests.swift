@@ -6,6 +6,8 @@ import ApsioPlatform
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioIngest
+import ApsioState
 
 /// One app's ingest on real journal files, a manual clock and a scripted backend: what is held,
 /// what is sent, what a failing backend costs, and what consent and the kill switch drop.

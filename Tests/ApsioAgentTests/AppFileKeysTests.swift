@@ -2,6 +2,7 @@ import ApsioAgent
 import ApsioCore
 import Foundation
 import Testing
+import ApsioConfiguration
 
 /// Every key of an app file, good values and bad, each bad one reported at its line.
 @Suite struct AppFileKeysTests {

@@ -2,6 +2,7 @@ import ApsioAgent
 import ApsioCore
 import Foundation
 import Testing
+import ApsioState
 
 @Suite struct AppStateStoreTests {
     let nginx = try! AppName("nginx")

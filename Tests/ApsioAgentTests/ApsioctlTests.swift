@@ -2,6 +2,7 @@ import ApsioAgent
 import ApsioCore
 import Foundation
 import Testing
+import ApsioState
 
 /// The apsioctl binary of this build, run as an operator runs it.
 @Suite struct ApsioctlTests {

@@ -1,5 +1,6 @@
 import ApsioAgent
 import Testing
+import ApsioState
 
 @Suite struct CRC32CTests {
     @Test func matchesTheCastagnoliCheckValue() {

@@ -3,6 +3,8 @@ import ApsioCore
 import ApsioNet
 import Foundation
 import Testing
+import ApsioConfiguration
+import ApsioState
 
 /// A configuration directory of the test's own.
 final class ConfigDirectory: Sendable {

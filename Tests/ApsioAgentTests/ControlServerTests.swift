@@ -2,6 +2,7 @@ import ApsioAgent
 import ApsioCore
 import Foundation
 import Testing
+import ApsioControl
 
 @Suite struct ControlServerTests {
     // MARK: Requests and answers

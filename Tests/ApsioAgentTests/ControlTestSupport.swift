@@ -1,6 +1,7 @@
 import ApsioAgent
 import ApsioCore
 import Foundation
+import ApsioControl
 
 /// A control server on a real unix socket in a directory of its own, with a fake handler behind it.
 final class ControlFixture: Sendable {

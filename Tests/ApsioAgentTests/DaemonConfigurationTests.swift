@@ -1,6 +1,8 @@
 import ApsioAgent
 import Foundation
 import Testing
+import ApsioConfiguration
+import ApsioCore
 
 @Suite struct DaemonConfigurationTests {
     func load(_ text: String) throws -> (config: ConfigDirectory, loaded: Configuration) {

@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 @testable import ApsioTestSupport
 import Testing
+import ApsioState
 
 /// The product as an operator runs it: the built `apsiod` and `apsioctl` binaries, the development
 /// backend on loopback, a journal directory fed by systemd-journal-remote and the unit's state on

@@ -4,6 +4,8 @@ import ApsioNet
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioState
+import ApsioLive
 
 /// The journal's own life under the built `apsiod`, with real journal files: files rotate, get
 /// vacuumed and get torn, units restart, clocks jump and machines reboot. What the journald shippers'

@@ -3,6 +3,7 @@ import ApsioCore
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioLive
 
 /// The configuration read again while apsiod runs: apps added and removed without a restart, a bad
 /// app file reported with its path and line while the others keep running, its own unit refused.

@@ -3,6 +3,7 @@ import ApsioCore
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioLive
 
 /// Spec 2 and 16.4 on the built `apsiod`: the Resource on every machine, where plain HTTP may go,
 /// and who may see the installation id. The daemon runs in a mount namespace of its own

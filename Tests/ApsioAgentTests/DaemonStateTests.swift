@@ -3,6 +3,7 @@ import ApsioCore
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioLive
 
 /// What the built `apsiod` keeps across a crash and what it gives up when an app goes:
 /// the day's live bytes (16.3) and the installation id (LINUX-PROFILE §2).

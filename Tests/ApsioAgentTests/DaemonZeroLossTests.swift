@@ -7,6 +7,7 @@ import Glibc
 import Synchronization
 @testable import ApsioTestSupport
 import Testing
+import ApsioState
 
 /// "From the moment an app is first served, every entry read must reach the backend at least
 /// once, whatever moment the daemon is killed at": the built `apsiod`, a fresh state directory,

@@ -1,6 +1,7 @@
 import ApsioAgent
 import ApsioCore
 import Synchronization
+import ApsioControl
 
 /// A `ControlHandler` that keeps what it was asked and answers from a few configured apps, so the
 /// server can be tested without a daemon behind it.

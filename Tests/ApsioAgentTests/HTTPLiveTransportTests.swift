@@ -3,6 +3,7 @@ import ApsioCore
 import ApsioNet
 import Synchronization
 import Testing
+@testable import ApsioLive
 
 /// The live channel's requests as a real server on loopback sees them.
 @Suite struct HTTPLiveTransportTests {

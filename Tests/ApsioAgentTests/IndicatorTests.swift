@@ -4,6 +4,7 @@ import Testing
 
 @testable import ApsioAgent
 @testable import ApsioTestSupport
+@testable import ApsioLive
 
 @Suite struct IndicatorBoardTests {
     @Test func viewingStartsOnceThenCountsChangeThenEnds() {

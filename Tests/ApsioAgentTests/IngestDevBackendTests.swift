@@ -7,6 +7,8 @@ import ApsioPlatform
 import Foundation
 @testable import ApsioTestSupport
 import Testing
+import ApsioIngest
+import ApsioState
 
 /// The exporter against the development backend's `/v1/logs` over loopback HTTP: what arrives is
 /// OTLP as the OpenTelemetry protobuf definitions read it, under the app's Resource, with the

@@ -6,6 +6,9 @@ import Foundation
 import Synchronization
 @testable import ApsioTestSupport
 import Testing
+import ApsioIngest
+import ApsioState
+import ApsioLive
 
 /// An outage over a real socket: the backend answers 503, then its port refuses connections, then
 /// it comes back on the same port. The exporter's clock is manual, so the backoff is read exactly;

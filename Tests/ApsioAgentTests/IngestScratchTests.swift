@@ -1,5 +1,6 @@
 @testable import ApsioAgent
 import Testing
+@testable import ApsioIngest
 
 /// One buffer kept for the next batch's JSON: lent to one caller at a time, the largest kept,
 /// none kept past the cap.

@@ -7,6 +7,7 @@ import Foundation
 import Synchronization
 @testable import ApsioTestSupport
 import Testing
+import ApsioIngest
 
 /// A backend for ingest that answers from a script (then 200) and keeps every body it accepted.
 final class ScriptedIngestSink: IngestTransport {

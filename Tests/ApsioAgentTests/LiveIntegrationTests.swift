@@ -7,6 +7,8 @@ import Foundation
 import Synchronization
 @testable import ApsioTestSupport
 import Testing
+@testable import ApsioLive
+@testable import ApsioState
 
 /// The daemon itself, in process, as `apsiod` assembles it (`Daemon`: the app files, the served
 /// apps, the bus feeds, the live journal reader), on the simulated host of TESTING.md: real

@@ -3,6 +3,7 @@ import ApsioAgent
 import ApsioCore
 import ApsioNet
 import Testing
+import ApsioLive
 
 @Suite struct LiveRuntimeTests {
     static let install = "6f1c2a4e-8b7d-4c1e-9a53-2d0f7e6b1c90"

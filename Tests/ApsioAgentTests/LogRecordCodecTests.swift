@@ -1,6 +1,7 @@
 import ApsioAgent
 import ApsioCore
 import Testing
+import ApsioState
 
 @Suite struct LogRecordCodecTests {
     static let full = LogRecord(

@@ -5,6 +5,8 @@ import ApsioPOSIX
 import Foundation
 import Synchronization
 import Testing
+import ApsioPolicy
+import ApsioState
 
 /// The policy fetcher against a real server on loopback, with time on a manual clock.
 @Suite struct PolicyFetcherTests {

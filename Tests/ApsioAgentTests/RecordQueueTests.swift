@@ -1,6 +1,7 @@
 import ApsioAgent
 import Foundation
 import Testing
+import ApsioState
 
 @Suite struct RecordQueueTests {
     static let day: Int64 = 86_400_000

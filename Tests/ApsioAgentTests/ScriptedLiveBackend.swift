@@ -3,6 +3,7 @@ import ApsioCore
 import ApsioNet
 import Foundation
 import Synchronization
+import ApsioLive
 
 /// A live backend in memory: records every request, answers hellos from a script, holds `next`
 /// (and, when asked, `results`) until the test releases it or the runtime cancels it.

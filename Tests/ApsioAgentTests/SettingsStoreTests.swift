@@ -1,6 +1,8 @@
 import ApsioAgent
 import Foundation
 import Testing
+import ApsioCore
+import ApsioState
 
 @Suite struct SettingsStoreTests {
     let nginx = try! AppName("nginx")
@@ -125,7 +127,7 @@ import Testing
 
     @Test func appNamesCannotLeaveTheStateDirectory() {
         for bad in ["", ".", "..", "../x", "a/b", "nginx.conf\n", "ünï", String(repeating: "a", count: 256), "a b"] {
-            #expect(throws: StateStoreError.invalidAppName(bad)) { try AppName(bad) }
+            #expect(throws: AppNameError(name: bad)) { try AppName(bad) }
         }
         for good in ["nginx", "com.example.shop", "a_b-c.1", "..x", String(repeating: "a", count: 255)] {
             #expect(AppName.isValid(good), "\(good)")

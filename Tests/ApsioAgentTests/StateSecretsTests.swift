@@ -3,6 +3,7 @@ import ApsioCore
 import ApsioNet
 import Foundation
 import Testing
+import ApsioState
 
 /// No store writes a tester proof, a device token or an app key: the daemon holds all three in
 /// memory while it writes its state, and none may reach a file.

@@ -1,6 +1,7 @@
 import ApsioAgent
 import ApsioCore
 import ApsioNet
+import ApsioLive
 
 /// A person's side of the development backend's viewer API over loopback, for end-to-end tests:
 /// sign in, list devices, watch, send commands, read the stream.

@@ -8,7 +8,8 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/ApsioCore")
 
     static func sources() throws -> [(name: String, text: String)] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: coreDirectory.path)
+        // The folders too: the module groups its files by concern.
+        let names = (FileManager.default.subpaths(atPath: coreDirectory.path) ?? [])
             .filter { $0.hasSuffix(".swift") }.sorted()
         return try names.map { ($0, try String(contentsOf: coreDirectory.appendingPathComponent($0), encoding: .utf8)) }
     }

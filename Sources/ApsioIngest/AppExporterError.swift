@@ -1,0 +1,17 @@
+public import ApsioPlatform
+public import ApsioState
+
+/// Why an app's exporter could not start, in words an operator can act on.
+public enum AppExporterError: Error, Equatable, CustomStringConvertible {
+    case state(StateStoreError)
+    case queue(RecordQueueError)
+    case journal(JournalError)
+
+    public var description: String {
+        switch self {
+        case .state(let error): "ingest: \(error)"
+        case .queue(let error): "ingest: \(error)"
+        case .journal(let error): "ingest: cannot read the journal: \(error)"
+        }
+    }
+}

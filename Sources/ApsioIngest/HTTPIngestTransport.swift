@@ -1,0 +1,51 @@
+public import ApsioPOSIX
+public import ApsioCore
+public import ApsioNet
+
+/// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP JSON,
+/// `Content-Encoding: gzip`. The client follows no redirect (a 3xx comes back as a status, and the
+/// delivery retries it like a 5xx), keeps no cookies and no cache, and speaks plain HTTP only to
+/// loopback.
+public struct HTTPIngestTransport: IngestTransport {
+    private let client: HTTPClient
+    private let endpoint: HTTPEndpoint
+    private let appKey: AppKey
+    private let timeout: Duration
+    private let wallClock: @Sendable () -> Int64
+
+    public static let path = "/v1/logs"
+
+    public init(
+        client: HTTPClient, backend: HTTPEndpoint, appKey: AppKey, timeout: Duration = .seconds(60),
+        wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs
+    ) {
+        self.client = client
+        endpoint = backend
+        self.appKey = appKey
+        self.timeout = timeout
+        wallClock = wallUnixMs
+    }
+
+    public func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
+        let headers: HTTPHeaders = [
+            "Apsio-App-Key": appKey.secret, "Content-Type": "application/json", "Content-Encoding": "gzip",
+        ]
+        // A batch sent twice is harmless: every record carries `log.record.uid`, by which the backend
+        // drops repeats. So a request that met a connection the server had just closed goes again.
+        let request = HTTPRequest(
+            method: "POST", path: Self.path, headers: headers, body: body, gzipBody: false, timeout: timeout,
+            isIdempotent: true)
+        do {
+            let response = try await client.send(request, to: endpoint)
+            let retryAfter = response.retryAfter(nowUnixSeconds: Int(wallClock() / 1000))
+            return IngestAnswer(.status(response.status, body: nil, retryAfter: retryAfter))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            // The client's message names what to fix (a refused connection, an /etc/hosts line that
+            // sends localhost elsewhere) and carries no header or body, so it can go to the log as is.
+            return IngestAnswer(.failed, failure: "no answer from the backend: \(error)")
+        }
+    }
+}

@@ -1,0 +1,16 @@
+public import ApsioCore
+
+/// gzip for the live channel's bodies (1.1 compresses ingest's the same way).
+public struct GzipBodyCompressor: BodyCompressing {
+    public init() {}
+
+    public func compress(_ bytes: [UInt8]) -> [UInt8] {
+        // Compressing bytes in memory at the default level fails only when libdeflate cannot
+        // allocate, which nothing above could recover from either.
+        do {
+            return try Gzip.compress(bytes)
+        } catch {
+            preconditionFailure("gzip compression failed: \(error)")
+        }
+    }
+}

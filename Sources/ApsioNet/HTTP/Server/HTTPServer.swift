@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+public import ApsioPOSIX
+import Synchronization
+
+/// A small HTTP/1.1 server for the development backend and the tests: loopback by default, TLS
+/// optional, keep-alive, handlers that may hold a request (a 25 s long poll) and are cancelled
+/// when the client goes, and a limit on everything a client controls (`HTTPServerLimits`).
+/// A malformed request gets its 4xx and the connection is closed; it never takes the server down.
+public final class HTTPServer: Sendable {
+    public struct TLSFiles: Sendable {
+        public var certificateFile: String
+        public var privateKeyFile: String
+
+        public init(certificateFile: String, privateKeyFile: String) {
+            self.certificateFile = certificateFile
+            self.privateKeyFile = privateKeyFile
+        }
+    }
+
+    private struct Running {
+        let listener: OwnedFileDescriptor
+        let acceptLoop: Task<Void, Never>
+    }
+
+    private let address: String
+    private let requestedPort: Int
+    private let tlsFiles: TLSFiles?
+    private let limits: HTTPServerLimits
+    private let router: HTTPRouter
+    private let clock: any AgentClock
+    private let running = Mutex<Running?>(nil)
+    private let openConnections = Atomic<Int>(0)
+
+    public init(
+        bind address: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
+        limits: HTTPServerLimits = .default, router: HTTPRouter, clock: any AgentClock = SystemAgentClock()
+    ) {
+        self.clock = clock
+        self.address = address
+        self.requestedPort = port
+        self.tlsFiles = tls
+        self.limits = limits
+        self.router = router
+    }
+
+    /// Connections open now (the tests wait on it).
+    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
+    /// Binds, listens and starts accepting; returns the port (the kernel's choice for port 0).
+    public func start() async throws(HTTPServerError) -> Int {
+        var tls: TLSContext?
+        if let tlsFiles {
+            do {
+                tls = try TLSContext.server(certificateFile: tlsFiles.certificateFile, privateKeyFile: tlsFiles.privateKeyFile)
+            } catch {
+                throw .tlsConfiguration(error.reason)
+            }
+        }
+        let (listener, port) = try listen()
+        let loop = Task { [self] in await acceptLoop(listener, tls: tls) }
+        let started = running.withLock { state -> Bool in
+            guard state == nil else { return false }
+            state = Running(listener: listener, acceptLoop: loop)
+            return true
+        }
+        guard started else {
+            loop.cancel()
+            await loop.value
+            listener.close()
+            throw .alreadyStarted
+        }
+        return port
+    }
+
+    /// Stops accepting, cancels every connection and handler, and returns once they are closed.
+    public func stop() async {
+        guard let state = running.withLock({ state -> Running? in
+            defer { state = nil }
+            return state
+        }) else { return }
+        state.acceptLoop.cancel()
+        await state.acceptLoop.value
+        state.listener.close()
+    }
+
+    private func listen() throws(HTTPServerError) -> (OwnedFileDescriptor, Int) {
+        var storage = sockaddr_storage()
+        let family: Int32
+        let length: socklen_t
+        if HTTPEndpoint.isIPv4Literal(address) {
+            family = AF_INET
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let address4 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                address4.pointee.sin_family = sa_family_t(AF_INET)
+                address4.pointee.sin_port = in_port_t(UInt16(requestedPort).bigEndian)
+                _ = inet_pton(AF_INET, address, &address4.pointee.sin_addr)
+            }
+        } else if HTTPEndpoint.isIPv6Literal(address) {
+            family = AF_INET6
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let address6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                address6.pointee.sin6_family = sa_family_t(AF_INET6)
+                address6.pointee.sin6_port = in_port_t(UInt16(requestedPort).bigEndian)
+                _ = inet_pton(AF_INET6, address, &address6.pointee.sin6_addr)
+            }
+        } else {
+            throw .invalidBindAddress(address)
+        }
+        guard (0...65535).contains(requestedPort) else { throw .invalidBindAddress("\(address) port \(requestedPort)") }
+
+        let failure = { (call: String) -> HTTPServerError in
+            .bindFailed(address: self.address, port: self.requestedPort, reason: SystemError.last(call).description)
+        }
+        let raw = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard raw >= 0 else { throw failure("socket") }
+        let listener = OwnedFileDescriptor(taking: raw)
+        var one: Int32 = 1
+        _ = setsockopt(raw, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(raw, $0, length) }
+        }
+        guard bound == 0 else { throw failure("bind") }
+        guard Glibc.listen(raw, 128) == 0 else { throw failure("listen") }
+        var actual = sockaddr_storage()
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(raw, $0, &actualLength) }
+        }
+        let port = withUnsafeBytes(of: &actual) { raw -> Int in
+            family == AF_INET
+                ? Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
+                : Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port))
+        }
+        return (listener, port)
+    }
+
+    /// Accepts until cancelled; each connection runs as a child task, so cancelling this loop
+    /// cancels them all and waits for them.
+    private func acceptLoop(_ listener: OwnedFileDescriptor, tls: TLSContext?) async {
+        await AcceptLoop.run(listener.rawValue, clock: clock) { fd in
+            let transport = Transport(fd: fd)
+            guard openConnections.load(ordering: .relaxed) < limits.maxConnections else {
+                Self.refuse(transport, speaksTLS: tls != nil)
+                return nil
+            }
+            openConnections.add(1, ordering: .relaxed)
+            let connection = HTTPServerConnection(transport: transport, tls: tls, limits: limits, router: router)
+            return { [self] in
+                await connection.run()
+                openConnections.subtract(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// One connection too many: a plain-text 503 if the socket takes it at once, then close. Over
+    /// TLS a handshake would cost what the limit protects, so the connection is just closed.
+    private static func refuse(_ transport: Transport, speaksTLS: Bool) {
+        defer { transport.close() }
+        guard !speaksTLS else { return }
+        let bytes = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 1\r\n\r\n".utf8)
+        _ = bytes.withUnsafeBytes { send(transport.fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+}

@@ -1,0 +1,22 @@
+public import ApsioPOSIX
+
+/// Why a state file could not be read or written, in words an operator can act on.
+public enum StateStoreError: Error, Equatable, CustomStringConvertible {
+    case system(SystemError)
+    /// The file is there but is not what we write: fix it or remove it.
+    case unreadable(path: String, reason: String)
+    /// Another `apsioctl` or `apsiod` held the settings lock for longer than we wait.
+    case locked(path: String)
+
+    public var description: String {
+        switch self {
+        case .system(let error): "state: \(error)"
+        case .unreadable(let path, let reason): "\(path) is damaged (\(reason)); fix it or remove it"
+        case .locked(let path): "\(path) stayed locked by another apsioctl or apsiod; try again"
+        }
+    }
+
+    static func io<T>(_ body: () throws(SystemError) -> T) throws(StateStoreError) -> T {
+        do { return try body() } catch { throw .system(error) }
+    }
+}
