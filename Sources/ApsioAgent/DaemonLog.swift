@@ -1,15 +1,15 @@
+public import ApsioCore
 import ApsioPlatform
 import Synchronization
 
 #if canImport(Glibc)
 internal import Glibc
-public import ApsioCore
 #endif
 
 /// The daemon's own log: structured journal entries when systemd started it (stderr is the
 /// journal), plain lines on stderr otherwise. Callers pass only what may be seen: no app key,
 /// proof or token is ever handed to it (tests read its output for them).
-public final class DaemonLog: Sendable {
+public final class DaemonLog: LogSink {
     public enum Destination: Sendable, Equatable {
         case journal
         case standardError
@@ -18,16 +18,16 @@ public final class DaemonLog: Sendable {
     }
 
     public let destination: Destination
-    private let minimum: Mutex<DaemonLogLevel>
+    private let minimum: Mutex<LogLevel>
     private let kept = Mutex<[String]>([])
     private let journal = JournalWriter()
 
-    public init(minimum: DaemonLogLevel = .info, destination: Destination? = nil) {
+    public init(minimum: LogLevel = .info, destination: Destination? = nil) {
         self.minimum = Mutex(minimum)
         self.destination = destination ?? (JournalWriter.stderrIsJournal ? .journal : .standardError)
     }
 
-    public var level: DaemonLogLevel {
+    public var level: LogLevel {
         get { minimum.withLock { $0 } }
         set { minimum.withLock { $0 = newValue } }
     }
@@ -35,11 +35,22 @@ public final class DaemonLog: Sendable {
     /// The lines logged so far, when the destination is `.memory`.
     public var lines: [String] { kept.withLock { $0 } }
 
+    /// A logger for one kind of event, with the app's name as its lines' one prefix.
+    public func logger(_ kind: LogKind, app: String? = nil) -> Logger { Logger(self, kind: kind, app: app) }
+
     public func log(
-        _ level: DaemonLogLevel, _ kind: DaemonLogKind, _ message: String, app: String? = nil,
+        _ level: LogLevel, _ kind: LogKind, _ message: @autoclosure () -> String, app: String? = nil,
         fields: [(name: String, value: String)] = []
     ) {
-        guard level.isLogged(atMinimum: self.level) else { return }
+        guard isLogged(level) else { return }
+        write(level, kind, message(), app: app, fields: fields)
+    }
+
+    public func isLogged(_ level: LogLevel) -> Bool { level.isLogged(atMinimum: self.level) }
+
+    public func write(
+        _ level: LogLevel, _ kind: LogKind, _ message: String, app: String?, fields: [(name: String, value: String)]
+    ) {
         let text = app.map { "\($0): \(message)" } ?? message
         switch destination {
         case .journal:
@@ -58,8 +69,8 @@ public final class DaemonLog: Sendable {
         }
     }
 
-    private func writeStandardError(_ level: DaemonLogLevel, _ text: String) {
+    private func writeStandardError(_ level: LogLevel, _ text: String) {
         let line = Array("apsiod: \(level.name): \(text)\n".utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

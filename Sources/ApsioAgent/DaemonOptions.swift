@@ -10,7 +10,7 @@ public struct DaemonOptions: Sendable, Equatable {
     public var sysfs = "/sys"
     public var procfs = "/proc"
     /// From `--log-level`; nil leaves it to `apsiod.conf`.
-    public var logLevel: DaemonLogLevel?
+    public var logLevel: LogLevel?
 
     public enum Request: Sendable, Equatable {
         case serve(DaemonOptions)
@@ -60,7 +60,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--procfs": options.procfs = try directory(argument)
             case "--log-level":
                 let name = try value(argument)
-                guard let level = DaemonLogLevel(name: name) else {
+                guard let level = LogLevel(name: name) else {
                     throw UsageError(description: "--log-level takes debug, info, notice, warning or err, not '\(name)'")
                 }
                 options.logLevel = level

@@ -1,13 +1,16 @@
+import ApsioCore
 import Synchronization
 
 /// Passes on a line only when it says something other than the last one: a failure repeated on
 /// every retry is logged once, the next failure or the recovery after it again.
 final class LogOnChange: Sendable {
     private let last = Mutex<String?>(nil)
-    private let write: @Sendable (String) -> Void
+    private let log: Logger
+    private let level: LogLevel
 
-    init(_ write: @escaping @Sendable (String) -> Void) {
-        self.write = write
+    init(_ log: Logger, level: LogLevel) {
+        self.log = log
+        self.level = level
     }
 
     /// `failure`: nil when things went well, which is remembered but not written.
@@ -16,6 +19,6 @@ final class LogOnChange: Sendable {
             defer { last = failure }
             return last != failure
         }
-        if changed, let failure { write(failure) }
+        if changed, let failure { log.log(level, failure) }
     }
 }

@@ -44,12 +44,13 @@ struct ServedApp: Sendable {
         let exporter = try AppExporter(
             configuration: AppExporterConfiguration(
                 app: name, unit: app.unit, minPriority: app.minPriority, families: app.families, journal: journal,
-                firstStart: firstStart(app.startAt, roots: roots, log: edges.log, app: name), resource: resource,
+                firstStart: firstStart(app.startAt, roots: roots, log: edges.log.logger(.journal, app: name.rawValue)),
+                resource: resource,
                 redactor: app.redaction.redactor),
             state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
             hashing: edges.hashing,
-            log: { [log = edges.log] line in log.log(.warning, .ingest, line, app: name.rawValue) })
+            log: edges.log.logger(.ingest, app: name.rawValue))
 
         // The hello's `os` is `os.name`, a space, `os.version` (16.4); the reader always sets both,
         // and facts made some other way fall back as os-release(5) would.
@@ -59,7 +60,7 @@ struct ServedApp: Sendable {
             model: facts.deviceModelIdentifier ?? "unknown", os: os, release: version,
             families: app.families, roots: roots)
         let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
-        let liveFailures = LogOnChange { [log = edges.log] line in log.log(.warning, .live, line, app: name.rawValue) }
+        let liveFailures = LogOnChange(edges.log.logger(.live, app: name.rawValue), level: .warning)
         let appKey = app.appKey
         let runtime = AppRuntime(
             app: description, dayBytes: dayBytes ?? DayBytes(day: 0, bytes: 0), clock: edges.clock, hashing: edges.hashing,
@@ -68,11 +69,11 @@ struct ServedApp: Sendable {
             },
             indicator: { liveEvents.yield($0) },
             submitDiagnostics: { record in await exporter.submit(record, addingQueueLevel: true) },
-            saveDayBytes: { [log = edges.log] bytes, durable in
+            saveDayBytes: { [log = edges.log.logger(.state, app: name.rawValue)] bytes, durable in
                 do {
                     try appState.saveDayBytes(bytes, for: name, durable: durable)
                 } catch {
-                    log.log(.warning, .state, "the day's live bytes cannot be kept: \(error)", app: name.rawValue)
+                    log.warning("the day's live bytes cannot be kept: \(error)")
                 }
             })
         await runtime.start()
@@ -80,9 +81,7 @@ struct ServedApp: Sendable {
         let fetcher = PolicyFetcher(
             app: name, backend: app.backend, appKey: appKey, client: client, store: appState, clock: edges.clock,
             hashing: edges.hashing,
-            events: { [log = edges.log] event in
-                log.log(event.logLevel, .policy, event.description, app: name.rawValue)
-            })
+            events: { [log = PolicyEventLog(edges.log.logger(.policy, app: name.rawValue))] event in log.note(event) })
         return ServedApp(
             configuration: app, installationID: installationID, resource: resource, runtime: runtime,
             exporter: exporter, fetcher: fetcher, liveRedaction: LiveRedaction(redactor: app.redaction.redactor))
@@ -106,14 +105,14 @@ struct ServedApp: Sendable {
     }
 
     /// Where ingest starts for an app with no saved position (`StartAt=`).
-    static func firstStart(_ startAt: StartAt, roots: SysfsRoots, log: DaemonLog, app: AppName) -> JournalStart {
+    static func firstStart(_ startAt: StartAt, roots: SysfsRoots, log: Logger) -> JournalStart {
         switch startAt {
         case .now: return .now
         case .head: return .oldest
         case .boot:
             if let boot = BootID.current(roots: roots) { return .boot(bootID: boot) }
             // Reading from the oldest entry sends more than asked, never less.
-            log.log(.warning, .journal, "StartAt=boot: the current boot's id cannot be read from \(roots.procfs); starting from the oldest entry instead", app: app.rawValue)
+            log.warning("StartAt=boot: the current boot's id cannot be read from \(roots.procfs); starting from the oldest entry instead")
             return .oldest
         }
     }
@@ -140,19 +139,5 @@ struct ServedApp: Sendable {
     /// those the capture scope writes.
     func liveRecords(_ records: [LogRecord]) async {
         await runtime.records(liveRedaction.redact(records))
-    }
-}
-
-extension PolicyFetchEvent {
-    /// How loudly each event is logged: what changes the app's capture, or keeps it from changing,
-    /// is worth a notice or a warning; a policy that did not change is not.
-    var logLevel: DaemonLogLevel {
-        switch self {
-        case .fetched(let changed, let ignoredLive): changed || ignoredLive != nil ? .notice : .debug
-        case .loadedFromDisk: .info
-        case .notModified: .debug
-        case .failed: .info
-        case .malformed, .storedPolicyUnusable, .notSaved: .warning
-        }
     }
 }

@@ -4,7 +4,7 @@ public import ApsioCore
 /// `apsiod.conf`: how the daemon itself behaves, for every app it serves.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// `[Daemon] LogLevel=`; `--log-level` on the command line wins over it.
-    public var logLevel: DaemonLogLevel
+    public var logLevel: LogLevel
     /// `[Indicator] MotdFile=`: the file that names the watched apps while viewers watch (16.2);
     /// nil turns it off.
     public var motdFile: String?
@@ -17,7 +17,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let defaultMotdFile = "/run/motd.d/50-apsio"
 
     public init(
-        logLevel: DaemonLogLevel = .info, motdFile: String? = DaemonConfiguration.defaultMotdFile,
+        logLevel: LogLevel = .info, motdFile: String? = DaemonConfiguration.defaultMotdFile,
         announceTerminals: Bool = true, queue: QueueBounds = .standard
     ) {
         self.logLevel = logLevel

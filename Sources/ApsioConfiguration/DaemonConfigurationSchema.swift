@@ -19,10 +19,10 @@ enum DaemonConfigurationSchema {
         let values = schema.collect(file, report: report)
 
         if let entry = values.single("Daemon", "LogLevel"), !entry.value.isEmpty {
-            if let level = DaemonLogLevel(name: entry.value) {
+            if let level = LogLevel(name: entry.value) {
                 configuration.logLevel = level
             } else {
-                report(entry.line, choiceMessage("LogLevel", entry.value, DaemonLogLevel.allCases.map(\.name)))
+                report(entry.line, choiceMessage("LogLevel", entry.value, LogLevel.allCases.map(\.name)))
             }
         }
 

@@ -28,7 +28,7 @@ public actor AppExporter {
     private let clock: any AgentClock
     private let transport: any IngestTransport
     private let encoder: OTLPLogsEncoder
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     private var delivery: IngestDelivery
     private var sampler: SessionSampler
@@ -75,7 +75,7 @@ public actor AppExporter {
     public init(
         configuration: AppExporterConfiguration, state: StateLayout, clock: any AgentClock,
         transport: any IngestTransport, hashing: some SHA256Hashing,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: Logger = .discarding(.ingest)
     ) throws(AppExporterError) {
         self.configuration = configuration
         resource = configuration.resource
@@ -127,7 +127,7 @@ public actor AppExporter {
             saved = try cursors.cursor(for: name)
         } catch {
             // A damaged cursor file is reported, and the app starts where a new one would.
-            log("ingest \(name): \(error); starting as a newly served app")
+            log.warning("\(error); starting as a newly served app")
             saved = nil
         }
         let start: JournalStart
@@ -151,7 +151,7 @@ public actor AppExporter {
         }
         for gap in follower?.gaps ?? [] {
             counters.droppedRecords += 1
-            log("ingest \(name): the journal entry after which sending stopped is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
+            log.warning("the journal entry after which sending stopped is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
         }
         started = true
         if queue.counters.records > 0 { queueOldestAt = clock.now().mono }
@@ -246,7 +246,7 @@ public actor AppExporter {
             if queueOldestAt == nil { queueOldestAt = now.mono }
             reportQueue()
         } catch {
-            log("ingest \(name): cannot queue a record: \(error)")
+            log.err("cannot queue a record: \(error)")
         }
         return redacted
     }
@@ -275,7 +275,7 @@ public actor AppExporter {
         do {
             counters.discardedRecords += try queue.dropAll()
         } catch {
-            log("ingest \(name): cannot empty the record queue: \(error)")
+            log.err("cannot empty the record queue: \(error)")
         }
         queueOldestAt = nil
     }
@@ -306,7 +306,7 @@ public actor AppExporter {
                     counters.discardedRecords += batch.records.count
                 }
             } catch {
-                log("ingest \(name): cannot skip to the journal's end: \(error)")
+                log.err("cannot skip to the journal's end: \(error)")
             }
             skipping = false
             writeCursor(force: true)
@@ -350,7 +350,7 @@ public actor AppExporter {
         reader = nil
         if !(error is CancellationError) {
             counters.lastFailure = "cannot read the journal: \(error)"
-            log("ingest \(name): cannot read the journal: \(error)")
+            log.err("cannot read the journal: \(error)")
         }
     }
 
@@ -424,14 +424,14 @@ public actor AppExporter {
                 finish(id, accepted: true)
             case .dropBatch(let id, let reason):
                 if reason == .rejected { counters.rejectedBatches += 1 }
-                log("ingest \(name): the backend refused a batch (\(reason == .rejected ? "400" : "413 for a single record")); its records are dropped")
+                log.warning("the backend refused a batch (\(reason == .rejected ? "400" : "413 for a single record")); its records are dropped")
                 finish(id, accepted: false)
             case .dropQueue:
                 dropQueue()
             case .stopped:
                 counters.stopped = .appKeyUnknown
                 counters.lastFailure = "the backend does not know the app key (401); nothing is sent until apsiod restarts"
-                log("ingest \(name): the backend answered 401: it does not know the app key; nothing more is sent for this app until apsiod restarts (the queue is kept)")
+                log.err("the backend answered 401: it does not know the app key; nothing more is sent for this app until apsiod restarts (the queue is kept)")
             }
         }
         armTimer()
@@ -460,11 +460,11 @@ public actor AppExporter {
                     }
                 } catch {
                     counters.droppedRecords += 1
-                    log("ingest \(name): a queued record cannot be read (\(error)); it is dropped")
+                    log.warning("a queued record cannot be read (\(error)); it is dropped")
                 }
             }
         } catch {
-            log("ingest \(name): cannot read the record queue: \(error)")
+            log.err("cannot read the record queue: \(error)")
         }
         let usedBytes = records.reduce(0) { $0 + IngestWindow.estimatedBytes($1.record) }
         let taken = window.prefixCount(
@@ -523,11 +523,11 @@ public actor AppExporter {
             counters.lastFailure = nil
         case .status(let code, _, _):
             let failure = "the backend answered \(code)"
-            if counters.lastFailure != failure { log("ingest \(name): \(failure); the batch is kept and sent again later") }
+            if counters.lastFailure != failure { log.warning("\(failure); the batch is kept and sent again later") }
             counters.lastFailure = failure
         case .failed:
             let failure = answer.failure ?? "no answer from the backend (refused, reset or timed out)"
-            if counters.lastFailure != failure { log("ingest \(name): \(failure); the batch is kept and sent again later") }
+            if counters.lastFailure != failure { log.warning("\(failure); the batch is kept and sent again later") }
             counters.lastFailure = failure
         }
         let actions = delivery.handle(.answered(id, response), now: clock.now())
@@ -555,7 +555,7 @@ public actor AppExporter {
             do {
                 try queue.acknowledge(through: through)
             } catch {
-                log("ingest \(name): cannot move the record queue past a sent batch: \(error)")
+                log.err("cannot move the record queue past a sent batch: \(error)")
             }
             if queue.counters.records == 0 { queueOldestAt = nil }
         }
@@ -580,7 +580,7 @@ public actor AppExporter {
         do {
             if force { try cursors.flush(now: now) } else { try cursors.flushIfDue(now: now) }
         } catch {
-            log("ingest \(name): cannot save the journal cursor: \(error); it is tried again")
+            log.err("cannot save the journal cursor: \(error); it is tried again")
         }
     }
 

@@ -26,15 +26,15 @@ public enum PolicyFetchEvent: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .loadedFromDisk: "policy: using the one kept on disk until the backend answers"
-        case .storedPolicyUnusable(let why): "policy: the one kept on disk cannot be used (\(why)); waiting for the backend"
+        case .loadedFromDisk: "using the policy kept on disk until the backend answers"
+        case .storedPolicyUnusable(let why): "the policy kept on disk cannot be used (\(why)); waiting for the backend"
         case .fetched(let changed, let ignoredLive):
-            (changed ? "policy: a new policy from the backend" : "policy: the backend's policy is unchanged")
+            (changed ? "a new policy from the backend" : "the backend's policy is unchanged")
                 + (ignoredLive.map { "; its live object is ignored, live inspection is off: \($0)" } ?? "")
-        case .notModified: "policy: not modified"
-        case .malformed(let error): "policy: \(error); the previous policy stays"
-        case .failed(let failure, let retryIn): "policy: \(failure); asking again in \(retryIn)"
-        case .notSaved(let error): "policy: in use but not kept on disk: \(error)"
+        case .notModified: "the backend's policy is not modified"
+        case .malformed(let error): "the backend's policy is refused (\(error)); the previous policy stays"
+        case .failed(let failure, let retryIn): "the policy cannot be fetched: \(failure); asking again in \(retryIn)"
+        case .notSaved(let error): "the policy is in use but not kept on disk: \(error)"
         }
     }
 }

@@ -123,7 +123,7 @@ case "run":
         let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)
         let exporter = try AppExporter(
             configuration: configuration, state: StateLayout(root: stateDir), clock: clock, transport: transport,
-            hashing: OpenSSLSHA256(), log: { line in complain(line) })
+            hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: app.rawValue))
         await exporter.consent(granted: true)
         await exporter.policyChanged(Policy())
         let startCPU = cpuSeconds()
@@ -151,4 +151,12 @@ case "run":
 
 default:
     fail(usage)
+}
+
+/// The exporter's warnings and errors, on stderr next to the bench's own lines.
+struct StandardErrorSink: LogSink {
+    func isLogged(_ level: LogLevel) -> Bool { level.isLogged(atMinimum: .warning) }
+    func write(_ level: LogLevel, _ kind: LogKind, _ message: String, app: String?, fields: [(name: String, value: String)]) {
+        complain(app.map { "\($0): \(message)" } ?? message)
+    }
 }

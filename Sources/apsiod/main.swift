@@ -79,6 +79,8 @@ do {
 }
 
 let log = DaemonLog(minimum: options.logLevel ?? .info)
+// The one clock every wait of the daemon goes through.
+let clock = SystemAgentClock()
 let notifier = SystemdNotifier()
 let signals = ProcessSignals([SIGTERM, SIGINT, SIGHUP])
 makeDirectory(options.stateDirectory, mode: 0o750)
@@ -98,7 +100,7 @@ let daemon: Daemon
 do {
     daemon = try Daemon(
         options: options,
-        edges: DaemonEdges(clock: SystemAgentClock(), hashing: OpenSSLSHA256(), log: log, notifier: notifier))
+        edges: DaemonEdges(clock: clock, hashing: OpenSSLSHA256(), log: log, notifier: notifier))
 } catch {
     writeError("cannot start: \(error)")
     exit(1)
@@ -106,7 +108,8 @@ do {
 await daemon.start()
 // The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
 // from it for nothing.
-let server = ControlServer(listener: listener, handler: daemon, access: ControlAccess(stateOwner: geteuid()))
+let server = ControlServer(
+    listener: listener, handler: daemon, access: ControlAccess(stateOwner: geteuid()), clock: clock)
 server.start()
 notifier.ready(status: await daemon.statusLine)
 
@@ -116,7 +119,7 @@ let watchdog: Task<Void, Never>? = notifier.watchdogInterval.map { interval in
             // From inside the daemon's actor: a daemon stuck on its own work misses the keep-alive
             // and systemd restarts it.
             await daemon.keepAlive()
-            try? await Task.sleep(for: interval)
+            try? await clock.sleep(for: interval)
         }
     }
 }

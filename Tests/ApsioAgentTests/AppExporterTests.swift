@@ -26,7 +26,7 @@ import ApsioState
             exporter = try AppExporter(
                 configuration: try IngestFixture.configuration(journal: journal, limits: limits),
                 state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),
-                log: log.sink)
+                log: log.logger())
         }
 
         func lines(_ messages: [String], priority: Int = 6) async throws {

@@ -105,10 +105,11 @@ import Testing
 
     /// A failure repeated on every retry is logged once; after an answer, the next one again.
     @Test func aFailureIsLoggedOncePerRun() {
-        let lines = Mutex<[String]>([])
-        let log = LogOnChange { line in lines.withLock { $0.append(line) } }
+        let lines = LogLines()
+        let log = LogOnChange(lines.logger(.live), level: .warning)
         for failure in ["refused", "refused", "refused", nil, "refused", "timed out", "timed out"] { log.note(failure) }
-        #expect(lines.withLock { $0 } == ["refused", "refused", "timed out"])
+        #expect(lines.all == ["refused", "refused", "timed out"])
+        #expect(lines.levels == [.warning, .warning, .warning])
     }
 
     /// Cancelling the task abandons the held `next` at once: the server sees the connection go.

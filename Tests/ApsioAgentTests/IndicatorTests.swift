@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func everyKindHasItsOwnMessageID() {
-        let ids = DaemonLogKind.allCases.map(\.messageID)
+        let ids = LogKind.allCases.map(\.messageID)
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
     }

@@ -67,7 +67,7 @@ import ApsioState
                 configuration: try IngestFixture.configuration(journal: journal), state: StateLayout(root: state.path),
                 clock: clock,
                 transport: HTTPIngestTransport(client: try HTTPClient(), backend: endpoint, appKey: AppKey(IngestFixture.appKey)),
-                hashing: OpenSSLSHA256(), log: log.sink)
+                hashing: OpenSSLSHA256(), log: log.logger())
             await exporter.consent(granted: true)
             await exporter.policyChanged(Policy(capture: CapturePolicy(logsMinSeverity: 1)))
             try await exporter.start()
@@ -151,7 +151,7 @@ import ApsioState
                 transport: HTTPIngestTransport(
                     client: try HTTPClient(), backend: try HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)"),
                     appKey: AppKey(wrongKey)),
-                hashing: OpenSSLSHA256(), log: log.sink)
+                hashing: OpenSSLSHA256(), log: log.logger())
             await exporter.consent(granted: true)
             await exporter.policyChanged(Policy())
             try await exporter.start()

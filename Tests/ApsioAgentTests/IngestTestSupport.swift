@@ -103,11 +103,19 @@ enum IngestFixture {
     }
 }
 
-/// Log lines an exporter wrote, for checking that none holds a secret.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    var sink: @Sendable (String) -> Void { { [self] line in lines.withLock { $0.append(line) } } }
+/// Log lines a part of the daemon wrote, every level kept, for checking what they say and that none
+/// holds a secret.
+final class LogLines: LogSink {
+    private let lines = Mutex<[(level: LogLevel, message: String)]>([])
+    /// The messages, as the sink got them: without the app, which the daemon's log adds once.
+    var all: [String] { lines.withLock { $0.map(\.message) } }
+    var levels: [LogLevel] { lines.withLock { $0.map(\.level) } }
+    func logger(_ kind: LogKind = .ingest) -> Logger { Logger(self, kind: kind, app: "test-app") }
+
+    func isLogged(_ level: LogLevel) -> Bool { true }
+    func write(_ level: LogLevel, _ kind: LogKind, _ message: String, app: String?, fields: [(name: String, value: String)]) {
+        lines.withLock { $0.append((level, message)) }
+    }
 }
 
 /// Polls `condition` until it holds, for at most `seconds` of wall time: for what a real journal, a

@@ -1,5 +1,5 @@
 /// syslog priorities the daemon logs at, by the names `--log-level` and `LogLevel=` take.
-public enum DaemonLogLevel: Int, Sendable, CaseIterable {
+public enum LogLevel: Int, Sendable, CaseIterable {
     // Listed from the most verbose, as `--log-level`'s help and the problems name them.
     case debug = 7
     case info = 6
@@ -30,5 +30,5 @@ public enum DaemonLogLevel: Int, Sendable, CaseIterable {
 
     /// Whether an entry at this level is logged when `minimum` is the least severe level wanted
     /// (syslog counts down: 3 is more severe than 7).
-    public func isLogged(atMinimum minimum: DaemonLogLevel) -> Bool { rawValue <= minimum.rawValue }
+    public func isLogged(atMinimum minimum: LogLevel) -> Bool { rawValue <= minimum.rawValue }
 }

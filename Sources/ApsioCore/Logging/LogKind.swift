@@ -1,6 +1,6 @@
 /// The kinds of event the daemon logs, each with its journal `MESSAGE_ID`, so an operator can ask
 /// `journalctl MESSAGE_ID=…` for every event of one kind (and a catalog could explain it).
-public enum DaemonLogKind: String, Sendable, CaseIterable {
+public enum LogKind: String, Sendable, CaseIterable {
     case started
     case stopping
     case reloaded
