@@ -244,6 +244,15 @@ def read_proc(pid):
                 sample["threads"] = int(value)
     # What the descriptors are, so that a count that grows says what grows: journal files (one
     # per file for each reader), sockets, or anything else.
+    # VmRSS counts a file page once for every mapping of it, and each journal reader (one per
+    # app, and the live one) maps the same journal files; Pss divides each page among its
+    # mappings and the processes sharing it (the journal's writer too), so it says what the
+    # daemon's reading really holds.
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("Pss", "Pss_File"):
+                sample[key] = int(value.split()[0])
     sample["fds"] = sample["fds_journal"] = sample["fds_socket"] = 0
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
@@ -347,6 +356,8 @@ def report_table(samples, duration):
         ("RSS (MiB)", lambda s: s["VmRSS"] / 1024, "{:.2f}"),
         ("RssAnon (MiB)", lambda s: s["RssAnon"] / 1024, "{:.2f}"),
         ("RssFile (MiB)", lambda s: s["RssFile"] / 1024, "{:.2f}"),
+        ("Pss (MiB)", lambda s: s["Pss"] / 1024, "{:.2f}"),
+        ("Pss of files (MiB)", lambda s: s["Pss_File"] / 1024, "{:.2f}"),
         ("open fds", lambda s: s["fds"], "{:.1f}"),
         ("of which journal files", lambda s: s["fds_journal"], "{:.1f}"),
         ("of which sockets", lambda s: s["fds_socket"], "{:.1f}"),
@@ -511,26 +522,34 @@ def main():
                     children.stop(old)
                     heapq.heappush(events, (time.monotonic() + chaos_rng.uniform(1, 4), "start", app))
                 else:
-                    # A new invocation: systemd says so, then the lines carry its id.
-                    sleeper = children.start(["sleep", "1000000"])
-                    invocation = uuid.uuid4().hex
-                    bus.update(app.unit, SERVICE_IFACE, [("MainPID", "u", sleeper.pid)])
-                    bus.update(app.unit, UNIT_IFACE, [
-                        ("InvocationID", "ay", *invocation_bytes(invocation)),
-                        ("ActiveState", "s", "active"), ("SubState", "s", "running")])
-                    with lock:
-                        app.sleeper, app.invocation, app.active = sleeper, invocation, True
-                        app.restarts += 1
-                    chaos["restarts"] += 1
+                    start_unit(app)
                     heapq.heappush(events, (time.monotonic() + chaos_rng.uniform(0.5, 1.5) * args.restart_s, "stop", app))
+            # A unit stopped when the soak ended runs again, so that every unit ends active.
+            for app in apps:
+                if not app.active:
+                    start_unit(app)
+
+        def start_unit(app):
+            # A new invocation: systemd says so, then the lines carry its id.
+            sleeper = children.start(["sleep", "1000000"])
+            invocation = uuid.uuid4().hex
+            bus.update(app.unit, SERVICE_IFACE, [("MainPID", "u", sleeper.pid)])
+            bus.update(app.unit, UNIT_IFACE, [
+                ("InvocationID", "ay", *invocation_bytes(invocation)),
+                ("ActiveState", "s", "active"), ("SubState", "s", "running")])
+            with lock:
+                app.sleeper, app.invocation, app.active = sleeper, invocation, True
+                app.restarts += 1
+            chaos["restarts"] += 1
 
         chaos_thread = threading.Thread(target=chaos_loop, daemon=True)
         chaos_thread.start()
 
         csv_path = os.path.join(args.work, "samples.csv")
         csv_file = open(csv_path, "w", newline="")
-        columns = ["t_s", "phase", "rss_kib", "rss_anon_kib", "rss_file_kib", "fds", "fds_journal", "fds_socket",
-                   "threads", "cpu_s", "cpu_pct", "entries_written", "accepted_unique", "journal_files"]
+        columns = ["t_s", "phase", "rss_kib", "rss_anon_kib", "rss_file_kib", "pss_kib", "pss_file_kib", "fds",
+                   "fds_journal", "fds_socket", "threads", "cpu_s", "cpu_pct", "entries_written", "accepted_unique",
+                   "journal_files"]
         writer = csv.writer(csv_file)
         writer.writerow(columns)
         samples = []
@@ -552,7 +571,7 @@ def main():
             accepted = sum(stats.get("accepted_unique", {}).values())
             samples.append(sample)
             writer.writerow([f"{sample['t']:.1f}", sample["phase"], sample["VmRSS"], sample["RssAnon"], sample["RssFile"],
-                             sample["fds"], sample["fds_journal"], sample["fds_socket"], sample["threads"], f"{sample['cpu_s']:.2f}", f"{sample['cpu_pct']:.2f}",
+                             sample["Pss"], sample["Pss_File"], sample["fds"], sample["fds_journal"], sample["fds_socket"], sample["threads"], f"{sample['cpu_s']:.2f}", f"{sample['cpu_pct']:.2f}",
                              sum(a.lines for a in apps), accepted,
                              sum(1 for n in os.listdir(journal_dir) if n.endswith(".journal"))])
             csv_file.flush()
