@@ -43,8 +43,9 @@ func checkSyntax(_ bytes: [UInt8], _ file: UnitFile) {
     for entry in file.entries {
         check(sectionNames.contains(entry.section), "an entry in a section no header named")
         check(!entry.key.isEmpty && entry.key.utf8.count + 1 + entry.value.utf8.count <= limits.maxLineBytes,
-                     "an assignment longer than the line limit")
-        check(entry.value.utf8.first.map(isBlank) != true && entry.value.utf8.last.map(isBlank) != true, "a value not trimmed")
+              "an assignment longer than the line limit")
+        check(entry.value.utf8.first.map(isBlank) != true && entry.value.utf8.last.map(isBlank) != true,
+              "a value not trimmed")
         check(!entry.value.utf8.contains(0), "a NUL byte in a value")
     }
 }
@@ -64,7 +65,7 @@ func checkLineEnds(_ bytes: [UInt8]) {
     }
     if unix.count + 3 <= fuzzFileLimits.maxBytes, !unix.starts(with: [0xEF, 0xBB, 0xBF]) {
         check(UnitFileParser.parse([0xEF, 0xBB, 0xBF] + unix, limits: fuzzFileLimits) == file,
-                     "a byte order mark changed what was read")
+              "a byte order mark changed what was read")
     }
 }
 
@@ -81,7 +82,9 @@ func checkSchemas(_ bytes: [UInt8], _ parsed: UnitFile, keyFile: UInt8) {
     guard !bytes.contains(Array(canaryKey.utf8)) else { return }
 
     var daemonProblems: [UnitFileProblem] = []
-    let daemon = DaemonConfigurationSchema.read(parsed) { daemonProblems.append(UnitFileProblem(line: $0, message: $1)) }
+    let daemon = DaemonConfigurationSchema.read(parsed) { line, message in
+        daemonProblems.append(UnitFileProblem(line: line, message: message))
+    }
     checkProblems(daemonProblems, lines: lines, "apsiod.conf")
     check(daemon.queue.maxBytes == QueueBounds.standard.maxBytes
         || DaemonConfigurationSchema.queueSizeRange.contains(daemon.queue.maxBytes), "MaxSize out of range")

@@ -48,7 +48,9 @@ final class ScratchDirectory {
     private func remove(_ directory: String) {
         guard let stream = opendir(directory) else { return }
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(cString: bytes.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { unlink(directory + "/" + name) }
         }
         closedir(stream)

@@ -66,8 +66,10 @@ func checkRoundTrip(_ plaintext: [UInt8], level: Int32, cut: Int) {
     // Cut 1 to 64 bytes off the end: the trailer and the last block are where a stream ends early.
     let prefix = Array(compressed.prefix(compressed.count - 1 - cut % compressed.count))
     check(throwsGzip(.truncated) { () throws(GzipError) in try Gzip.decompress(prefix, maxOutput: plaintext.count) },
-                 "a prefix of \(prefix.count) of \(compressed.count) bytes was not truncated")
-    check(throwsGzip(.trailingData) { () throws(GzipError) in try Gzip.decompress(compressed + [0], maxOutput: plaintext.count) },
+          "a prefix of \(prefix.count) of \(compressed.count) bytes was not truncated")
+    check(throwsGzip(.trailingData) { () throws(GzipError) in
+        try Gzip.decompress(compressed + [0], maxOutput: plaintext.count)
+    },
                  "a byte after the stream was not trailing data")
 }
 

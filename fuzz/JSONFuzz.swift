@@ -39,7 +39,9 @@ func checkParser(_ bytes: [UInt8]) -> JSONValue? {
         value = try JSONParser(maxBytes: limits.maxPolicyBytes, maxDepth: limits.maxJSONDepth).parse(bytes)
     } catch {
         check((0...bytes.count).contains(error.offset), "an error's offset is outside the body")
-        if case .tooLarge = error.reason { check(bytes.count > limits.maxPolicyBytes, "refused a body within the limit") }
+        if case .tooLarge = error.reason {
+            check(bytes.count > limits.maxPolicyBytes, "refused a body within the limit")
+        }
         return nil
     }
     let depth = nesting(value)
@@ -94,7 +96,8 @@ func checkPolicy(_ bytes: [UInt8]) {
         check((15...120).contains(live.interval.components.seconds), "live.interval_s out of bounds")
         check(live.testers.count <= limits.maxTesters, "more testers than the limit")
         check(Set(live.testers.map(\.id)).count == live.testers.count, "a tester id twice")
-        check(live.testers.allSatisfy { !$0.id.isEmpty && $0.id.utf8.count <= limits.maxTesterIDBytes }, "a tester id past its bounds")
+        check(live.testers.allSatisfy { !$0.id.isEmpty && $0.id.utf8.count <= limits.maxTesterIDBytes },
+              "a tester id past its bounds")
         check(LiveOrigin(live.origin.text) == live.origin, "the origin does not read as itself")
     }
     let canonical = policy.canonicalJSON()
@@ -115,7 +118,8 @@ func checkLiveAnswers(_ body: JSONValue?) {
     check((15...120).contains(hello.interval.components.seconds), "hello interval out of bounds")
     if let token = hello.token {
         check(token.secretHex.utf8.count == limits.deviceTokenHexLength, "a token of the wrong length")
-        check(token.secretHex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "a token not of lowercase hex")
+        check(token.secretHex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) },
+              "a token not of lowercase hex")
     }
 
     let next = NextAnswer(body: body, limits: limits)

@@ -29,7 +29,8 @@ let aRealDay: Int64 = 1_700_000_000_000
 func fixChecksums(_ segment: inout [UInt8]) {
     var offset = 0
     while offset + QueueEntryFormat.headerSize <= segment.count {
-        guard segment[offset..<(offset + 3)].elementsEqual(QueueEntryFormat.magic), segment[offset + 3] == QueueEntryFormat.version
+        guard segment[offset..<(offset + 3)].elementsEqual(QueueEntryFormat.magic),
+            segment[offset + 3] == QueueEntryFormat.version
         else {
             offset += 1
             continue
@@ -40,7 +41,8 @@ func fixChecksums(_ segment: inout [UInt8]) {
             offset += 1
             continue
         }
-        let crc = CRC32C.checksum(segment[(offset + 20)..<end], continuing: CRC32C.checksum(segment[(offset + 4)..<(offset + 16)]))
+        let fields = CRC32C.checksum(segment[(offset + 4)..<(offset + 16)])
+        let crc = CRC32C.checksum(segment[(offset + 20)..<end], continuing: fields)
         withUnsafeBytes(of: crc.littleEndian) { segment.replaceSubrange((offset + 16)..<(offset + 20), with: $0) }
         offset = end
     }
@@ -135,10 +137,10 @@ public func fuzzRecordQueue(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
         check(place.segment < written.count, "an entry read back that no file held whole, in order")
     }
     check(before.records == entries.count + (after.dropped - before.dropped),
-                 "\(before.records) records counted, \(entries.count) read and \(after.dropped - before.dropped) dropped")
+          "\(before.records) records counted, \(entries.count) read, \(after.dropped - before.dropped) dropped")
     if files.now == noExpiry {
         check(before.bytes == entries.reduce(0) { $0 + QueueEntryFormat.headerSize + $1.payload.count },
-                     "\(before.bytes) bytes counted for the entries read")
+              "\(before.bytes) bytes counted for the entries read")
     }
     check(after.records == 0 && after.bytes == 0, "records left after everything was acknowledged")
 
@@ -154,7 +156,8 @@ public func fuzzRecordQueue(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
     queue.close()
     let reopened = openQueue(scratch.path)
     let back = drain(reopened, now: files.now)
-    check(back.map(\.payload) == [payload] && back.map(\.unixMs) == [unixMs], "the appended record came back as \(back)")
+    check(back.map(\.payload) == [payload] && back.map(\.unixMs) == [unixMs],
+          "the appended record came back as \(back)")
     reopened.close()
     let last = openQueue(scratch.path)
     check(last.counters.records == 0 && drain(last, now: files.now).isEmpty, "an acknowledged record came back")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when it is missing, checks the systemd units,
-# runs every test, checks that the release binaries carry their own Swift runtime, then builds
-# the Debian package and installs it into a fresh Debian root.
+# runs every test, replays every fuzz input kept in fuzz/ once (docs/fuzzing.md), checks that the
+# release binaries carry their own Swift runtime, then builds the Debian package and installs it
+# into a fresh Debian root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -10,6 +11,7 @@ scripts/check-units.sh
 
 swift build --build-tests
 swift test --skip-build
+fuzz/replay.sh
 scripts/test-browser.sh
 scripts/check-release.sh
 sudo=()
