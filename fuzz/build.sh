@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh
 
-all_targets=(response request json control config gzip queue cursor)
+all_targets=(response request json control config gzip queue cursor redact pattern)
 
 # The entry point of each target, and the package modules it imports ("" for none).
 entry_of() {
@@ -19,13 +19,15 @@ entry_of() {
         gzip) echo fuzz/GzipFuzz.swift ;;
         queue) echo fuzz/QueueFuzz.swift ;;
         cursor) echo fuzz/CursorFuzz.swift ;;
+        redact) echo fuzz/RedactorFuzz.swift ;;
+        pattern) echo fuzz/RedactionPatternFuzz.swift ;;
         *) return 1 ;;
     esac
 }
 modules_of() {
     case "$1" in
         response | request) echo "" ;;
-        json | control) echo "ApsioCore" ;;
+        json | control | redact | pattern) echo "ApsioCore" ;;
         gzip) echo "ApsioCore ApsioNet" ;;
         config) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
         queue | cursor) echo "ApsioCore ApsioPOSIX ApsioState" ;;

@@ -92,3 +92,26 @@ write("cursor", "two-slots", b"\x40" + slot(7, CURSOR) + slot(8, CURSOR.replace(
 write("cursor", "one-slot", b"\x81" + slot(1, CURSOR))
 write("cursor", "legacy", b"\x20" + CURSOR.encode() + b"\n")
 write("cursor", "empty", b"\x00")
+
+# Redact: a byte picking the rules (0 the standard set, 1 all, 2 none, then one group each), a flag
+# byte (bit 0: a private key block is open from the entry before), then a log line.
+write("redact", "headers", b"\x01\x00" + b"GET /v1 Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl "
+      b"password=hunter2 token: 'ghp_0123456789abcdefghijklmnopqrstuvwxyz'")
+write("redact", "cloud", b"\x01\x00" + b"aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY AKIAIOSFODNN7EXAMPLE "
+      b"AIzaSyA-0123456789abcdefghijklmnopqrstu https://user:pa55@db.example.com/x")
+write("redact", "personal", b"\x01\x00" + b"card 4111 1111 1111 1111 from jane.doe@example.com at 192.0.2.17 and "
+      b"2001:db8::8a2e:370:7334, caf\xc3\xa9 \xe2\x82\xac5")
+write("redact", "key-block", b"\x00\x00" + b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY----- done")
+write("redact", "key-continued", b"\x00\x01" + b"MIIEowIBAAKCAQEAzQ==\n-----END PRIVATE KEY-----\nafter the key")
+write("redact", "json", b"\x00\x00" + b'{"api_key":"sk_live_0123456789abcdefghijklmn","user":"x","secret":"s3cr3t\\"q"}')
+
+# Pattern: a byte giving the pattern's length, the pattern, then the text it is matched against.
+for name, pattern, text in [
+    ("prefix", "card=[0-9 ]{12,19}", "card=4111 1111 1111 1111"),
+    ("class", r"(?i)session-id:\s*\w+", "Session-ID: abc123"),
+    ("alternation", "x-(key|token)=[^ ]+", "x-token=abc def"),
+    ("quantified", "ab?c+", "acc abc"),
+    ("invalid", "[a-", "a-"),
+    ("empty-match", "a*", "aaa"),
+]:
+    write("pattern", name, bytes([len(pattern.encode())]) + pattern.encode() + text.encode())

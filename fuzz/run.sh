@@ -2,7 +2,8 @@
 # Builds one fuzz target and runs a campaign on it, then minimizes what it found into the corpus
 # kept in git.
 #   fuzz/run.sh TARGET [seconds] [runs]   (default 60 seconds, no limit on runs)
-# Targets: response request json control config gzip queue cursor (docs/fuzzing.md).
+# Targets: response request json control config gzip queue cursor redact pattern (docs/fuzzing.md).
+# libFuzzer's output, with its final stats, is kept in fuzz/out/TARGET/campaign.log.
 # The growing corpus and any crash files go to fuzz/out/TARGET/ (not in git); the minimized corpus
 # to fuzz/corpus/TARGET/, which fuzz/replay.sh (and so scripts/test.sh) runs every input of, with
 # fuzz/seeds/TARGET/ and the inputs of past findings in fuzz/regressions/TARGET/.
@@ -33,7 +34,7 @@ dictionary=()
 status=0
 "$binary" -max_total_time="$seconds" -runs="$runs" -max_len=4096 -timeout=10 "${dictionary[@]}" \
     -artifact_prefix="$out/$target/crashes/" -print_final_stats=1 \
-    "${inputs[@]}" || status=$?
+    "${inputs[@]}" 2> >(tee "$out/$target/campaign.log" >&2) || status=$?
 
 # The smallest set of inputs that reaches every edge reached, the seeds' and the regressions' own
 # left out (they are kept beside it). Edges, not libFuzzer's finer features (how often each edge
