@@ -83,8 +83,12 @@ let package = Package(
         .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
 
+        // setpriority(2) for libdispatch's worker threads: a refusal by the unit's sandbox is not
+        // worth a journal line (Sources/CThreadPriority/thread_priority.c).
+        .target(name: "CThreadPriority"),
         .executableTarget(
-            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
+            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "CThreadPriority"],
+            swiftSettings: strict),
         .executableTarget(
             name: "apsioctl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
         .executableTarget(

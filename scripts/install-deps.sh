@@ -17,7 +17,8 @@ packages=(
     dpkg-dev lintian                                  # building and checking the .deb
     mmdebstrap                                        # a fresh Debian root for the install test
     systemd                                           # systemd-analyze for the unit checks (never started)
-    util-linux                                        # setpriv: a control client run as nobody
+    util-linux                                        # setpriv: a control client run as nobody, a daemon without CAP_SYS_NICE
+    python3-seccomp                                   # the unit's system call filter, applied to a test's daemon
 )
 
 missing=()
