@@ -44,3 +44,52 @@ import Testing
         }
     }
 }
+
+/// The lines the built `apsiod` writes for an app: one prefix (the app's name, once), and a
+/// level that fits what happened, so that `journalctl -p warning` shows what needs a look and not
+/// what is routine.
+@Suite(.serialized) struct DaemonLogLineTests {
+    /// A stderr line: `apsiod: LEVEL: TEXT`.
+    static func parsed(_ line: Substring) -> (level: String, text: Substring)? {
+        guard line.hasPrefix("apsiod: ") else { return nil }
+        let rest = line.dropFirst("apsiod: ".count)
+        guard let colon = rest.firstIndex(of: ":") else { return nil }
+        return (String(rest[..<colon]), rest[rest.index(after: colon)...].dropFirst())
+    }
+
+    @Test func anAppsLinesNameItOnceAtALevelThatFits() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy())
+            // A backend answering 503 twice: a transient failure, retried, then sent.
+            h.backend.answerLogs([503, 503])
+            try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
+            try await within(120, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
+            // A reload fetches the same policy again: nothing changed.
+            let fetched = h.backend.policyRequests
+            let reload = try await h.ctl(["reload"])
+            #expect(reload.status == 0, "\(reload.stderr)")
+            try await within(60, "the policy fetched again") { h.backend.policyRequests > fetched }
+            #expect(await h.stop() == 0)
+
+            let lines = h.allLogs.split(separator: "\n").compactMap(Self.parsed)
+            let app = "\(AgentHarness.app): "
+            let appLines = lines.filter { $0.text.hasPrefix(app) }
+            #expect(!appLines.isEmpty, "no line of the app's")
+            for line in appLines {
+                #expect(!line.text.dropFirst(app.count).contains(app), "the app named twice: \(line.text)")
+                #expect(!line.text.contains("ingest \(AgentHarness.app)"), "the part and the app named again: \(line.text)")
+            }
+            // The 503 is worth a warning, once for the run of failures, and not an error.
+            let failures = appLines.filter { $0.text.contains("503") }
+            #expect(failures.count == 1, "\(failures.map(\.text))")
+            #expect(failures.allSatisfy { $0.level == "warning" }, "\(failures.map { "\($0.level): \($0.text)" })")
+            // A policy fetched again unchanged is routine: never above debug.
+            let routine = appLines.filter {
+                $0.text.contains("policy") && ($0.text.contains("unchanged") || $0.text.contains("not modified"))
+            }
+            #expect(!routine.isEmpty, "no line for the policy fetched again")
+            #expect(routine.allSatisfy { $0.level == "debug" }, "\(routine.map { "\($0.level): \($0.text)" })")
+            #expect(!lines.contains { $0.level == "err" }, "an error where nothing failed for good: \(lines.filter { $0.level == "err" }.map(\.text))")
+        }
+    }
+}
