@@ -105,7 +105,7 @@ let package = Package(
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform"], path: "Tests/ApsioTestSupport",
+            name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet", "ApsioTestSupport"],
@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioTestSupport"],
+            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

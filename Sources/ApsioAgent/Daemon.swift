@@ -253,7 +253,7 @@ public actor Daemon {
         let unitWatcher = UnitStateWatcher(units: units.keys.sorted())
         let power = PowerModeWatcher(sysfs: options.sysfs)
         let metered = MeteredWatcher()
-        let supervisor = SystemBusSupervisor(address: edges.bus, watchers: [unitWatcher, power, metered])
+        let supervisor = SystemBusSupervisor(address: edges.bus, watchers: [unitWatcher, power, metered], clock: edges.clock)
         feeds.append(Task { await supervisor.run() })
         feeds.append(Task { await power.followLocalSources() })
         feeds.append(Task { [weak self] in

@@ -134,9 +134,10 @@ import ApsioState
         try await host.waitQueued(50)
 
         @Sendable func attempted(_ count: Int, thenWaits wait: Duration) async throws {
-            try await waitUntil("attempt \(count), then a wait of \(wait)") {
-                host.sink.attempts == count && host.clock.earliestDeadline == host.clock.now().mono + wait
-            }
+            // The clock moves only when the test moves it: the deadline the wait must reach is fixed now.
+            let due = host.clock.now().mono + wait
+            try await host.clock.waitAsleep("attempt \(count), then a wait of \(wait)") { $0.first == due }
+            #expect(host.sink.attempts == count)
         }
         host.clock.advance(by: .seconds(5))
         try await attempted(1, thenWaits: .seconds(1))

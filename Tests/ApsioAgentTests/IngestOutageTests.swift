@@ -60,9 +60,9 @@ import ApsioLive
 
         /// After a failed attempt the exporter's next deadline is `wait` away, and no attempt goes before it.
         @Sendable func waits(_ wait: Duration, _ what: String) async throws {
-            try await waitUntil(what) {
-                await exporter.status.lastFailure != nil && clock.earliestDeadline == clock.now().mono + wait
-            }
+            let due = clock.now().mono + wait
+            try await clock.waitAsleep(what) { $0.first == due }
+            #expect(await exporter.status.lastFailure != nil)
         }
         clock.advance(by: .seconds(5))
         try await waits(.seconds(1), "the first 503, then 1 s")

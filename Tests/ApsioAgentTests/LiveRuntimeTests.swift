@@ -92,7 +92,7 @@ import ApsioLive
         await runtime.send(.allowed(true))
         try await eventually("the first hello") { backend.seen.count == 1 }
         for count in 2...4 {
-            try await eventually("the runtime asleep until the next hello") { clock.sleeperCount >= 1 }
+            try await clock.waitAsleep("the runtime asleep until the next hello") { !$0.isEmpty }
             clock.advance(by: .seconds(30))
             try await eventually("hello \(count)") { backend.seen.count == count }
         }

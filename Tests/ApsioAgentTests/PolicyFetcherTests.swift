@@ -132,10 +132,7 @@ import ApsioState
 
         /// Waits until the fetcher sleeps until `after` from the clock's origin.
         func asleep(until after: Duration) async throws {
-            let clock = clock
-            try await eventually("asleep until \(after)") {
-                clock.sleeperCount == 1 && clock.earliestDeadline == MonotonicInstant(after)
-            }
+            try await clock.waitAsleep("asleep until \(after)") { $0 == [MonotonicInstant(after)] }
         }
 
         func close() async {

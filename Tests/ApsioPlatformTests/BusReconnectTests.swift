@@ -1,7 +1,7 @@
 import ApsioCore
 import ApsioPlatform
+import ApsioPOSIX
 import Foundation
-import Synchronization
 @testable import ApsioTestSupport
 import Testing
 
@@ -12,25 +12,13 @@ import Testing
     static let networkManager = "org.freedesktop.NetworkManager"
     static let networkManagerPath = "/org/freedesktop/NetworkManager"
 
-    /// Holds the supervisor's backoff sleeps until the test lets one go, so the reconnection
-    /// happens at a known point: after the test has put the new bus's services in place.
-    final class Gate: Sendable {
-        private let stream: AsyncStream<Void>
-        private let continuation: AsyncStream<Void>.Continuation
-        let delays = Mutex<[Duration]>([])
-
-        init() {
-            (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        }
-
-        func open() { continuation.yield() }
-
-        func sleep(_ delay: Duration) async throws {
-            delays.withLock { $0.append(delay) }
-            var waiting = stream.makeAsyncIterator()
-            _ = await waiting.next()
-            try Task.checkCancellation()
-        }
+    /// The supervisor's backoff waits on a manual clock, ended by the test once the supervisor is
+    /// asleep in one, so the reconnection happens at a known point: after the test has put the new
+    /// bus's services in place.
+    static func endBackoff(_ clock: ManualAgentClock) async throws {
+        try await clock.waitAsleep("the backoff's wait") { $0.count == 1 }
+        // Longer than any wait of the tests' backoff.
+        clock.advance(by: .seconds(1))
     }
 
     static func startServices(_ fixture: DBusMockFixture, activeState: String, metered: UInt32) async throws {
@@ -56,9 +44,9 @@ import Testing
         let units = UnitStateWatcher(units: ["foo.service"])
         let metered = MeteredWatcher()
         let states = try #require(units.updates(for: "foo.service"))
-        let gate = Gate()
+        let clock = ManualAgentClock()
         let supervisor = SystemBusSupervisor(
-            address: .address(fixture.address), watchers: [units, metered], sleep: gate.sleep)
+            address: .address(fixture.address), watchers: [units, metered], clock: clock)
         let running = Task { await supervisor.run() }
         defer { running.cancel() }
 
@@ -79,7 +67,7 @@ import Testing
         // A new bus on the same socket, whose services now say something else.
         try fixture.startBus()
         try await Self.startServices(fixture, activeState: "reloading", metered: 2)
-        gate.open()
+        try await Self.endBackoff(clock)
         _ = try await Eventually.first(supervisor.events, "connected again") { Self.isConnected($0) }
         _ = try await Eventually.first(states, "read again") { $0?.foreground == .interrupted }
         _ = try await Eventually.first(metered.updates, "not metered any more") { !$0 }
@@ -93,10 +81,10 @@ import Testing
         fixture.killBus()
 
         let units = UnitStateWatcher(units: ["foo.service"])
-        let gate = Gate()
+        let clock = ManualAgentClock()
         let supervisor = SystemBusSupervisor(
             address: .address(fixture.address), watchers: [units],
-            backoff: ReconnectBackoff(initial: .milliseconds(100), maximum: .milliseconds(400)), sleep: gate.sleep)
+            backoff: ReconnectBackoff(initial: .milliseconds(100), maximum: .milliseconds(400)), clock: clock)
         let running = Task { await supervisor.run() }
         defer { running.cancel() }
 
@@ -104,7 +92,7 @@ import Testing
         var failures: [BusConnectionEvent] = []
         for attempt in 1...4 {
             failures.append(try await Eventually.first(supervisor.events, "a failed attempt") { _ in true })
-            if attempt < 4 { gate.open() }
+            if attempt < 4 { try await Self.endBackoff(clock) }
         }
         let delays = failures.compactMap { event -> Duration? in
             if case .connectFailed(let error, let delay) = event {
@@ -119,7 +107,7 @@ import Testing
         try fixture.startBus()
         try await Self.startServices(fixture, activeState: "active", metered: 2)
         let states = try #require(units.updates(for: "foo.service"))
-        gate.open()
+        try await Self.endBackoff(clock)
         _ = try await Eventually.first(supervisor.events, "connected") { Self.isConnected($0) }
         _ = try await Eventually.first(states, "active") { $0?.foreground == .active }
     }

@@ -1,4 +1,5 @@
 public import ApsioCore
+public import ApsioPOSIX
 import Synchronization
 
 /// What the supervisor is doing with the bus, for the operator's status and for tests.
@@ -15,24 +16,23 @@ public enum BusConnectionEvent: Sendable, Equatable {
 /// to every watcher, and when the connection breaks tells them their state is unknown, waits
 /// (exponential backoff) and connects again, after which each watcher reads everything afresh.
 public final class SystemBusSupervisor: Sendable {
-    public typealias Sleep = @Sendable (Duration) async throws -> Void
-
     public let address: BusAddress
     private let watchers: [any BusWatcher]
     private let initialBackoff: ReconnectBackoff
-    private let sleep: Sleep
+    /// The backoff's waits: the daemon's clock, a manual one in tests.
+    private let clock: any AgentClock
     private let continuation: AsyncStream<BusConnectionEvent>.Continuation
     /// Connection events, newest kept when nobody reads them.
     public let events: AsyncStream<BusConnectionEvent>
 
     public init(
         address: BusAddress = .system, watchers: [any BusWatcher], backoff: ReconnectBackoff = ReconnectBackoff(),
-        sleep: @escaping Sleep = { try await Task.sleep(for: $0) }
+        clock: any AgentClock = SystemAgentClock()
     ) {
         self.address = address
         self.watchers = watchers
         initialBackoff = backoff
-        self.sleep = sleep
+        self.clock = clock
         (events, continuation) = AsyncStream.makeStream(of: BusConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
     }
 
@@ -68,7 +68,7 @@ public final class SystemBusSupervisor: Sendable {
                 if !everConnected { watchers.forEach { $0.connectionLost() } }
                 let delay = backoff.nextDelay()
                 continuation.yield(.connectFailed(error, retryIn: delay))
-                guard (try? await sleep(delay)) != nil else { return }
+                guard (try? await clock.sleep(for: delay)) != nil else { return }
                 continue
             }
             everConnected = true
@@ -77,7 +77,7 @@ public final class SystemBusSupervisor: Sendable {
             guard let failure, !Task.isCancelled else { return }
             let delay = backoff.nextDelay()
             continuation.yield(.lost(failure, retryIn: delay))
-            guard (try? await sleep(delay)) != nil else { return }
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
         }
     }
 
