@@ -5,6 +5,9 @@
 #
 #   bench/idle/run.sh
 #   APPS=20 SECONDS_=30 bench/idle/run.sh
+#   BEFORE=path/to/an/earlier/apsiod ROUNDS=3 bench/idle/run.sh
+#       # that build and this one, APPS apps each, alternated in the same rounds: the ratio says
+#       # what a change costs when idle
 #
 # The host is the simulated one of the tests: a journal directory written by
 # systemd-journal-remote, unit state on python-dbusmock's systemd, and a loopback backend that
@@ -72,9 +75,9 @@ configure() {
 }
 
 measure() {
-    local count=$1 dir="$work/run-$1"
+    local count=$1 binary=${2:-$bin/apsiod} dir="$work/run-$1-$RANDOM"
     configure "$count" "$dir"
-    "$bin/apsiod" --config-dir "$dir/etc" --state-dir "$dir/state" --runtime-dir "$dir/run" \
+    "$binary" --config-dir "$dir/etc" --state-dir "$dir/state" --runtime-dir "$dir/run" \
         --journal-dir "$work/journal" --log-level warning 2> "$dir/apsiod.err" &
     local pid=$!
     pids+=($pid)
@@ -86,6 +89,31 @@ measure() {
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "idle for ${DURATION}s after ${WARMUP}s of warm-up; nobody watching"
+
+if [ -n "${BEFORE:-}" ]; then
+    rounds=()
+    for round in $(seq "${ROUNDS:-3}"); do
+        rounds+=("before $(measure "$APPS" "$BEFORE")")
+        rounds+=("after $(measure "$APPS")")
+        echo "round $round: ${rounds[-2]}"
+        echo "round $round: ${rounds[-1]}"
+    done
+    python3 - "${rounds[@]}" <<'PY'
+import statistics, sys
+runs = {"before": [], "after": []}
+for line in sys.argv[1:]:
+    words = line.split()
+    runs[words[0]].append(dict(part.split("=") for part in words[2:]))
+for key in ("rss_mib", "pss_mib", "rss_anon_mib", "cpu_pct", "wakeups_per_s"):
+    before = statistics.median(float(run[key]) for run in runs["before"])
+    after = statistics.median(float(run[key]) for run in runs["after"])
+    spread = lambda side: f"{min(float(r[key]) for r in runs[side])}-{max(float(r[key]) for r in runs[side])}"
+    ratio = f"{after / before:.2f}x" if before > 0 else "n/a"
+    print(f"{key}: before {before:g} ({spread('before')}), after {after:g} ({spread('after')}), after/before {ratio}")
+PY
+    exit 0
+fi
+
 one=$(measure 1)
 many=$(measure "$APPS")
 echo "$one"
