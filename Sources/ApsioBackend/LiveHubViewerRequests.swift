@@ -44,14 +44,11 @@ extension LiveHub {
     /// 30 minutes. Either way a viewer acted, so hellos count the viewers again after a cap (16.3).
     public mutating func watch(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
         let key: DeviceKey
-        switch resolve(app: app, install: install) {
-        case .success(let found): key = found
+        var device: HubDevice
+        switch testerDevice(app: app, install: install, now: now) {
+        case .success(let found): (key, device) = found
         case .failure(let failure): return failure.reply
         }
-        expire(key, now: now)
-        guard var device = devices[key], let presence = device.presence,
-            self.app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil
-        else { return Self.noTesterDevice }
 
         device.capsReached = false
         if device.viewers[viewer.signIn] != nil {
@@ -86,14 +83,11 @@ extension LiveHub {
     /// stands before it acts, so a reload never renews a session behind the person's back.
     public mutating func watchState(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
         let key: DeviceKey
-        switch resolve(app: app, install: install) {
-        case .success(let found): key = found
+        let device: HubDevice
+        switch testerDevice(app: app, install: install, now: now) {
+        case .success(let found): (key, device) = found
         case .failure(let failure): return failure.reply
         }
-        expire(key, now: now)
-        guard let device = devices[key], let presence = device.presence,
-            self.app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil
-        else { return Self.noTesterDevice }
         return watchReply(key, watching: device.viewers[viewer.signIn] != nil, now: now)
     }
 
@@ -284,6 +278,21 @@ extension LiveHub {
         default:
             return .failure(Refusal(reply: .error(409, "ambiguous", "several apps have that install; name one with ?app=")))
         }
+    }
+
+    /// The device an install names, when a tester of its app is present on it: its key and its
+    /// state once expired sessions and viewers are let go, or the refusal to answer with.
+    mutating func testerDevice(app: String?, install: String, now: LiveNow) -> Result<(DeviceKey, HubDevice), Refusal> {
+        let key: DeviceKey
+        switch resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let failure): return .failure(failure)
+        }
+        expire(key, now: now)
+        guard let device = devices[key], let presence = device.presence,
+            self.app(named: key.app)?.entry(presence.tester, nowUnixSeconds: now.wallUnixSeconds) != nil
+        else { return .failure(Refusal(reply: Self.noTesterDevice)) }
+        return .success((key, device))
     }
 
     static let noTesterDevice = HubReply.error(404, "no_device", "no tester's device with that install is present")

@@ -22,6 +22,18 @@ struct HTTPBodyFramer: Sendable {
         }
     }
 
+    /// `consume` for a parser: what the bytes held of the body goes to `events` as `body`, and
+    /// `end` follows once the body is complete. Returns the index after the bytes taken and
+    /// whether the body is complete.
+    mutating func feed<Event>(
+        _ bytes: ArraySlice<UInt8>, into events: inout [Event], body: ([UInt8]) -> Event, end: Event
+    ) throws(HTTPParseError) -> (next: ArraySlice<UInt8>.Index, isDone: Bool) {
+        let (taken, next, isDone) = try consume(bytes)
+        if !taken.isEmpty { events.append(body(taken)) }
+        if isDone { events.append(end) }
+        return (next, isDone)
+    }
+
     /// Takes body bytes from the front of `bytes`: returns what they held of the body (possibly
     /// nothing: chunk sizes and trailers carry none), the index after the last byte taken, and
     /// whether the body is complete. Bytes past the body's end are left for the caller.

@@ -82,15 +82,9 @@ public struct HTTPRequestParser: Sendable {
                     events.append(.end)
                 }
             case .body(var framer):
-                let (body, next, isDone) = try framer.consume(bytes[index...])
-                if !body.isEmpty { events.append(.body(body)) }
+                let (next, isDone) = try framer.feed(bytes[index...], into: &events, body: Event.body, end: .end)
                 index = next
-                if isDone {
-                    state = .complete
-                    events.append(.end)
-                } else {
-                    state = .body(framer)
-                }
+                state = isDone ? .complete : .body(framer)
             }
         }
         return Step(events: events, consumed: index - bytes.startIndex)

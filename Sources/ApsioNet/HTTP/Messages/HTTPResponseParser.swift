@@ -101,15 +101,9 @@ public struct HTTPResponseParser: Sendable {
                 headBytesUsed += parser.byteCount
                 try startBody(parser, events: &events)
             case .body(var framer):
-                let (body, next, isDone) = try framer.consume(bytes[index...])
-                if !body.isEmpty { events.append(.body(body)) }
+                let (next, isDone) = try framer.feed(bytes[index...], into: &events, body: Event.body, end: .end)
                 index = next
-                if isDone {
-                    state = .complete
-                    events.append(.end)
-                } else {
-                    state = .body(framer)
-                }
+                state = isDone ? .complete : .body(framer)
             case .untilClose(let received):
                 let count = bytes.endIndex - index
                 guard received + count <= limits.maxBodyBytes else { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
