@@ -59,6 +59,15 @@ public enum DevBackendCommandLine {
             guard index < arguments.count else { throw .usage("\(option) needs a value\n\n\(usage)") }
             return arguments[index]
         }
+        func integer(
+            _ option: String, inline: String?, in range: ClosedRange<Int>, unit: String = ""
+        ) throws(BackendConfigurationError) -> Int {
+            let text = try value(option, inline: inline)
+            guard let number = Int(text), range.contains(number) else {
+                throw .usage("\(option) is \(range.lowerBound) to \(range.upperBound)\(unit), not \(text)")
+            }
+            return number
+        }
         while index < arguments.count {
             let argument = arguments[index]
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -86,22 +95,12 @@ public enum DevBackendCommandLine {
                 }
                 apps[apps.count - 1].testers.append(entry)
             case "--live-origin": origin = try value(option, inline: inline)
-            case "--interval":
-                let text = try value(option, inline: inline)
-                guard let seconds = Int(text), (15...120).contains(seconds) else {
-                    throw .usage("--interval is 15 to 120 seconds, not \(text)")
-                }
-                interval = seconds
+            case "--interval": interval = try integer(option, inline: inline, in: 15...120, unit: " seconds")
             case "--accounts": accounts = try value(option, inline: inline)
             case "--tls-cert": certificate = try value(option, inline: inline)
             case "--tls-key": key = try value(option, inline: inline)
             case "--add-user": addUser = try value(option, inline: inline)
-            case "--iterations":
-                let text = try value(option, inline: inline)
-                guard let count = Int(text), (1000...10_000_000).contains(count) else {
-                    throw .usage("--iterations is 1000 to 10000000, not \(text)")
-                }
-                iterations = count
+            case "--iterations": iterations = try integer(option, inline: inline, in: 1000...10_000_000)
             default:
                 throw .usage("unknown argument \(argument)\n\n\(usage)")
             }
