@@ -30,6 +30,9 @@ public final class OwnedFileDescriptor: Sendable {
         _ = Glibc.shutdown(rawValue, Int32(SHUT_RDWR))
     }
 
+    /// Whether it is a terminal (isatty(3)).
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+
     public func setNonBlocking() throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFL)") { fcntl(rawValue, F_GETFL) }
         try retryingInterrupts("fcntl(F_SETFL)") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }

@@ -17,8 +17,11 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
         SystemError(call, errno: Glibc.errno)
     }
 
+    /// The system's words for `errno` alone, for messages that name the file already.
+    public var reason: String { String(cString: strerror(errno)) }
+
     public var description: String {
-        "\(call): \(String(cString: strerror(errno)))"
+        "\(call): \(reason)"
     }
 }
 

@@ -106,7 +106,7 @@ case "run":
     let installationID = options["installation-id"] ?? "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
     let appKey = AppKey(options["app-key"] ?? "apsio_app_bench")
     // The daemon's state directory exists before it starts (StateDirectory=); here it may not yet.
-    if mkdir(stateDir, 0o750) != 0, errno != EEXIST { fail("cannot make \(stateDir)", status: 1) }
+    if (try? FileSystem.makeDirectoryIfMissing(stateDir, mode: 0o750)) == nil { fail("cannot make \(stateDir)", status: 1) }
     do {
         let app = try AppName("bench")
         let backend = try HTTPEndpoint(baseURL: backendURL)

@@ -1,4 +1,5 @@
 public import ApsioCore
+internal import ApsioPOSIX
 internal import Glibc
 
 /// A unit's listening sockets, from the kernel's sock_diag netlink interface: each socket's dump
@@ -26,9 +27,8 @@ public struct SockDiag: Sendable {
     /// The cgroup id the kernel gives sockets of the cgroup v2 directory at `path`: the directory's
     /// inode number, which is the kernfs node id on 64-bit kernels (what `ss --cgroup` matches).
     public static func cgroupID(ofDirectory path: String) -> UInt64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
-        return UInt64(info.st_ino)
+        guard let info = (try? FileSystem.status(path)) ?? nil, info.kind == .directory else { return nil }
+        return info.inode
     }
 
     /// Whether the running kernel is new enough to report socket cgroups (5.7).
