@@ -92,6 +92,6 @@ public struct AccountsFile: Sendable, Equatable {
 
     /// The call without its path (the message names the file already) and the system's words.
     private static func reason(_ error: SystemError) -> String {
-        SystemError(String(error.call.prefix(while: { $0 != "(" })), errno: error.errno).description
+        error.withoutArguments.description
     }
 }

@@ -67,6 +67,12 @@ public final class OwnedFileDescriptor: Sendable {
     /// Whether it is a terminal (isatty(3)).
     public var isTerminal: Bool { isatty(rawValue) == 1 }
 
+    /// For a descriptor inherited without it (systemd passes its sockets so): no child may get it.
+    public func setCloseOnExec() throws(SystemError) {
+        let flags = try retryingInterrupts("fcntl(F_GETFD)") { fcntl(rawValue, F_GETFD) }
+        try retryingInterrupts("fcntl(F_SETFD)") { fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
+    }
+
     public func setNonBlocking() throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFL)") { fcntl(rawValue, F_GETFL) }
         try retryingInterrupts("fcntl(F_SETFL)") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }

@@ -109,7 +109,7 @@ await daemon.start()
 // The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
 // from it for nothing.
 let server = ControlServer(
-    listener: listener, handler: daemon, access: ControlAccess(stateOwner: geteuid()), clock: clock)
+    listener: listener, handler: daemon, access: ControlAccess(stateOwner: ProcessIdentity.effectiveUserID), clock: clock)
 server.start()
 notifier.ready(status: await daemon.statusLine)
 

@@ -51,6 +51,11 @@ package enum FileSystem {
         return names.sorted()
     }
 
+    /// Sets the permission bits of `path` exactly (a socket file, which has no descriptor to fchmod).
+    package static func setPermissions(_ path: String, _ mode: UInt32) throws(SystemError) {
+        try retryingInterrupts("chmod(\(path))") { chmod(path, mode) }
+    }
+
     /// Removes a file; a missing one is not an error.
     package static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) == 0 || errno == ENOENT { return }
