@@ -82,7 +82,7 @@ package enum FileSystem {
 
     /// Makes renames, creations and removals in a directory durable.
     package static func syncDirectory(_ path: String) throws(SystemError) {
-        let directory = try open(path, O_RDONLY | O_DIRECTORY)
+        let directory = try FileSystem.open(path, O_RDONLY | O_DIRECTORY)
         defer { directory.close() }
         try retryingInterrupts("fsync(\(path))") { fsync(directory.rawValue) }
     }

@@ -12,7 +12,7 @@ extension FileSystem {
     package static func readAll(_ path: String, maxBytes: Int, flags: Int32 = 0) throws(SystemError) -> [UInt8]? {
         let file: OwnedFileDescriptor
         do {
-            file = try open(path, O_RDONLY | flags)
+            file = try FileSystem.open(path, O_RDONLY | flags)
         } catch where error.errno == ENOENT {
             return nil
         }
