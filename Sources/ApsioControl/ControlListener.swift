@@ -74,9 +74,10 @@ public final class ControlListener: Sendable {
 
     /// Stops listening; removes the socket file when this process made it.
     public func close() {
-        guard !fd.isClosed else { return }
-        fd.close()
-        if let boundPath { try? FileSystem.removeFile(boundPath) }
+        // Two stops at once: only the one that closed it removes the file, which by the time the
+        // other got there could be a new daemon's.
+        guard fd.close(), let boundPath else { return }
+        try? FileSystem.removeFile(boundPath)
     }
 
     private static func removeStaleSocket(_ address: UnixSocketAddress) throws(ControlListenerError) {

@@ -25,11 +25,14 @@ public final class OwnedFileDescriptor: Sendable {
     public var isClosed: Bool { state.load(ordering: .acquiring) & Self.closedBit != 0 }
 
     /// Closes the descriptor, at once or, when a `shutdown` is using it from another thread, as
-    /// soon as that ends. A second call does nothing.
-    public func close() {
+    /// soon as that ends. A second call does nothing; only the call that closed it returns true,
+    /// so what goes with the close (removing a socket's file) is done once however many race.
+    @discardableResult
+    public func close() -> Bool {
         let before = state.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue
-        guard before & Self.closedBit == 0 else { return }
+        guard before & Self.closedBit == 0 else { return false }
         if before == 0 { _ = Glibc.close(rawValue) }
+        return true
     }
 
     /// Hands the number to whatever closes it from now on (a C library, `fdopendir`): after this
