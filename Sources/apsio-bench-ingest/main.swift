@@ -70,16 +70,11 @@ func cpuSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// SIGTERM as an event the main task awaits: a dispatch source, so no Swift code runs in a handler.
+/// SIGTERM as an event the main task awaits (ProcessSignals), so no Swift code runs in a handler.
 /// Returns once SIGTERM came.
 func waitForTermination() async {
-    signal(SIGTERM, SIG_IGN)
-    let (stream, continuation) = AsyncStream<Void>.makeStream()
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM)
-    source.setEventHandler { continuation.yield() }
-    source.resume()
-    for await _ in stream { break }
-    source.cancel()
+    let signals = ProcessSignals([SIGTERM])
+    for await _ in signals.events { break }
 }
 
 switch mode {

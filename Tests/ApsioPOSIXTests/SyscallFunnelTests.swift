@@ -31,7 +31,7 @@ import Testing
         getsockname getpeername shutdown poll ppoll select fcntl ioctl pipe pipe2 dup dup2 dup3 kill readlink
         inotify_init1 inotify_add_watch inotify_rm_watch epoll_create1 epoll_ctl epoll_wait timerfd_create
         timerfd_settime eventfd mmap munmap isatty symlink link getpid getppid getuid geteuid getgid getegid
-        getgroups uname
+        getgroups uname signal sigaction
         """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
 
     static func sources() throws -> [(path: String, text: String)] {
