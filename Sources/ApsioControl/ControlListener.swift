@@ -65,6 +65,11 @@ public final class ControlListener: Sendable {
         }
         do {
             try fd.setCloseOnExec()
+        } catch {
+            _ = fd.take()
+            throw .system(error)
+        }
+        do {
             try fd.setNonBlocking()
         } catch {
             throw .system(error)
