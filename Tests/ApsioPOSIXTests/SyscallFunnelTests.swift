@@ -96,6 +96,14 @@ import Testing
         }
     }
 
+    /// CLinux declares what Swift's Glibc leaves out (epoll, timerfd, accept4): ApsioPOSIX alone
+    /// imports it, so those calls cannot be made anywhere else either.
+    @Test func onlyApsioPOSIXImportsCLinux() throws {
+        for (path, text) in try Self.sources() where !path.hasPrefix("ApsioPOSIX/") {
+            #expect(!text.contains("import CLinux"), "Sources/\(path) imports CLinux")
+        }
+    }
+
     /// The scan itself: what it must find and what it must leave alone.
     @Test func theScanTellsCallsFromMethodsAndStrings() throws {
         let text = """
