@@ -1,10 +1,8 @@
 public import ApsioCore
 import ApsioPlatform
+internal import ApsioPOSIX
 import Synchronization
 
-#if canImport(Glibc)
-internal import Glibc
-#endif
 
 /// The daemon's own log: structured journal entries when systemd started it (stderr is the
 /// journal), plain lines on stderr otherwise. Callers pass only what may be seen: no app key,
@@ -70,7 +68,6 @@ public final class DaemonLog: LogSink {
     }
 
     private func writeStandardError(_ level: LogLevel, _ text: String) {
-        let line = Array("apsiod: \(level.name): \(text)\n".utf8)
-        _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        StandardStream.error.write("apsiod: \(level.name): \(text)\n")
     }
 }

@@ -65,19 +65,16 @@ public struct AccountsFile: Sendable, Equatable {
 
     /// Reads the file; a missing file is an error, since a backend nobody can sign in to is of no use.
     public static func load(path: String) throws(BackendConfigurationError) -> AccountsFile {
-        let raw = open(path, O_RDONLY | O_CLOEXEC)
-        guard raw >= 0 else { throw .accountsUnreadable(path: path, reason: SystemError.last("open").description) }
-        let fd = OwnedFileDescriptor(taking: raw)
-        defer { fd.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(raw, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw .accountsUnreadable(path: path, reason: SystemError.last("read").description) }
-            if count == 0 { break }
-            bytes += chunk.prefix(count)
-            guard bytes.count <= 4 * 1024 * 1024 else { throw .accountsUnreadable(path: path, reason: "larger than 4 MiB") }
+        let read: [UInt8]?
+        do throws(SystemError) {
+            read = try FileSystem.readAll(path, maxBytes: 4 * 1024 * 1024)
+        } catch where error.errno == EFBIG {
+            throw .accountsUnreadable(path: path, reason: "larger than 4 MiB")
+        } catch {
+            throw .accountsUnreadable(path: path, reason: Self.reason(error))
+        }
+        guard let bytes = read else {
+            throw .accountsUnreadable(path: path, reason: SystemError("open", errno: ENOENT).description)
         }
         return try AccountsFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
     }
@@ -85,29 +82,16 @@ public struct AccountsFile: Sendable, Equatable {
     /// Writes the file readable by its owner only, through a temporary file and a rename, so a
     /// crash never leaves half a file.
     public func save(path: String) throws(BackendConfigurationError) {
-        let temporary = path + ".tmp"
-        let raw = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard raw >= 0 else { throw .accountsUnwritable(path: path, reason: SystemError.last("open").description) }
-        let fd = OwnedFileDescriptor(taking: raw)
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(raw, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let reason = SystemError.last("write").description
-                fd.close()
-                unlink(temporary)
-                throw .accountsUnwritable(path: path, reason: reason)
-            }
-            written += count
+        do throws(SystemError) {
+            try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
+        } catch {
+            try? FileSystem.removeFile(path + ".tmp")
+            throw .accountsUnwritable(path: path, reason: Self.reason(error))
         }
-        let synced = fsync(raw) == 0
-        fd.close()
-        guard synced, rename(temporary, path) == 0 else {
-            let reason = SystemError.last(synced ? "rename" : "fsync").description
-            unlink(temporary)
-            throw .accountsUnwritable(path: path, reason: reason)
-        }
+    }
+
+    /// The call without its path (the message names the file already) and the system's words.
+    private static func reason(_ error: SystemError) -> String {
+        error.withoutArguments.description
     }
 }

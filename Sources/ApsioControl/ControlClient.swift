@@ -19,46 +19,32 @@ public final class ControlClient: Sendable {
     /// Connects to the control socket at `path`. A missing socket, or one nobody listens on, is
     /// `notRunning`.
     public static func connect(path: String, answerTimeout: Duration = .seconds(60)) throws(ControlClientError) -> ControlClient {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             throw .connection("\(path) is too long for a unix socket path")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
         }
         // Blocking for the connect, which on a unix socket completes at once or fails (a full
         // backlog waits, as the daemon is then busy accepting); non-blocking afterwards.
-        let raw = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard raw >= 0 else { throw .connection(SystemError.last("socket").description) }
-        let fd = OwnedFileDescriptor(taking: raw)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                retryingConnect(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        let fd: OwnedFileDescriptor
+        do throws(SystemError) {
+            fd = try OwnedFileDescriptor.socket(family: AF_UNIX, type: Int32(SOCK_STREAM.rawValue), nonBlocking: false)
+        } catch {
+            throw .connection(error.description)
         }
-        if result != 0 {
-            let code = errno
+        do throws(SystemError) {
+            // A signal interrupts a blocking connect; it is asked again.
+            while try !fd.connect(address) {}
+        } catch {
             fd.close()
-            switch code {
+            switch error.errno {
             case ENOENT, ECONNREFUSED, ENOTDIR: throw .notRunning(path: path)
             case EACCES, EPERM: throw .denied(path: path)
-            default: throw .connection(SystemError("connect(\(path))", errno: code).description)
+            default: throw .connection(error.description)
             }
         }
         do {
             return ControlClient(socket: try ControlSocket(taking: fd), answerTimeout: answerTimeout)
         } catch {
             throw .connection(error.description)
-        }
-    }
-
-    private static func retryingConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-        while true {
-            let result = Glibc.connect(fd, address, length)
-            if result == 0 || errno != EINTR { return result }
         }
     }
 

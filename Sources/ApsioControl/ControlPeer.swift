@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
 public import ApsioPOSIX
 
 /// Who is at the other end of a control connection, as the kernel says (never as the peer says):
@@ -27,43 +24,17 @@ public struct ControlPeer: Sendable, Equatable {
     /// This process as the daemon would see it connect: its effective user and group and its
     /// supplementary groups, for what apsioctl decides itself when the daemon is not running.
     public static func thisProcess() -> ControlPeer {
-        let count = getgroups(0, nil)
-        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
-        let filled = groups.isEmpty ? 0 : getgroups(Int32(groups.count), &groups)
-        return ControlPeer(pid: getpid(), uid: geteuid(), gid: getegid(), groups: Array(groups.prefix(Int(max(filled, 0)))))
+        ControlPeer(
+            pid: ProcessIdentity.processID, uid: ProcessIdentity.effectiveUserID, gid: ProcessIdentity.effectiveGroupID,
+            groups: ProcessIdentity.supplementaryGroups)
     }
 
-    // SO_PEERGROUPS (Linux 4.13) is newer than the headers Swift's Glibc module exposes.
-    private static let peerGroupsOption: Int32 = 59
-    /// A process has at most NGROUPS_MAX (65536) supplementary groups.
-    private static let maxGroups = 65536
-
-    /// The credentials of the peer of `fd`, a connected unix socket.
+    /// The credentials of the peer of `fd`, a connected unix socket; without SO_PEERGROUPS (an
+    /// older kernel) the primary group still counts.
     public static func of(_ fd: Int32) throws(SystemError) -> ControlPeer {
-        // struct ucred is three 32-bit fields: pid, uid, gid.
-        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
-        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-        try retryingInterrupts("getsockopt(SO_PEERCRED)") { getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) }
-        var peer = ControlPeer(pid: credentials.0, uid: credentials.1, gid: credentials.2)
-        var groups = [UInt32](repeating: 0, count: 64)
-        while true {
-            var groupsLength = socklen_t(groups.count * MemoryLayout<UInt32>.size)
-            let result = groups.withUnsafeMutableBytes {
-                getsockopt(fd, SOL_SOCKET, peerGroupsOption, $0.baseAddress, &groupsLength)
-            }
-            if result == 0 {
-                peer.groups = Array(groups.prefix(Int(groupsLength) / MemoryLayout<UInt32>.size))
-                return peer
-            }
-            let code = errno
-            // The kernel says how much room the list needs; ask again with that much.
-            if code == ERANGE, groups.count < maxGroups {
-                groups = [UInt32](repeating: 0, count: min(maxGroups, max(groups.count * 2, Int(groupsLength) / 4)))
-                continue
-            }
-            // A kernel without SO_PEERGROUPS: the primary group still counts.
-            if code == ENOPROTOOPT { return peer }
-            throw SystemError("getsockopt(SO_PEERGROUPS)", errno: code)
-        }
+        let credentials = try PeerCredentials.of(fd)
+        var peer = ControlPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        if let groups = try PeerCredentials.groups(of: fd) { peer.groups = groups }
+        return peer
     }
 }

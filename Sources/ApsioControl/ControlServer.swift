@@ -75,7 +75,7 @@ public final class ControlServer: Sendable {
     private static func refuseBusy(_ fd: OwnedFileDescriptor) {
         defer { fd.close() }
         let line = ControlAnswer.failed(ControlError(.busy, "apsiod serves as many control connections as it allows; try again")).line
-        _ = line.withUnsafeBytes { send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = try? fd.send(Array(line), flags: Int32(MSG_DONTWAIT))
     }
 
     // MARK: One connection

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
 public import ApsioPOSIX
 internal import ApsioCore
 
@@ -40,24 +37,24 @@ public final class ControlSocket: @unchecked Sendable {
             case .needMore(let more): room = more
             }
             var chunk = [UInt8](repeating: 0, count: room)
-            let count = chunk.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
+            // An error (a reset) ends the connection as its close does.
+            let received: Int?
+            do throws(SystemError) {
+                received = try fd.receive(into: &chunk)
+            } catch {
+                return .closed
+            }
+            if let count = received {
+                if count == 0 { return .closed }
                 framer.append(chunk[..<count])
                 continue
             }
-            if count == 0 { return .closed }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                var left: Duration?
-                if let deadline {
-                    left = deadline - clock.now
-                    if left! <= .zero { return .timedOut }
-                }
-                if try await Readiness.wait(fd.rawValue, for: .readable, timeout: left) == .timedOut { return .timedOut }
-            default:
-                return .closed
+            var left: Duration?
+            if let deadline {
+                left = deadline - clock.now
+                if left! <= .zero { return .timedOut }
             }
+            if try await Readiness.wait(fd.rawValue, for: .readable, timeout: left) == .timedOut { return .timedOut }
         }
     }
 
@@ -66,14 +63,14 @@ public final class ControlSocket: @unchecked Sendable {
     public func waitForClose() async throws(CancellationError) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return }
-            if count > 0 { continue }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: _ = try await Readiness.wait(fd.rawValue, for: .readable)
-            default: return
+            let received: Int?
+            do throws(SystemError) {
+                received = try fd.receive(into: &chunk)
+            } catch {
+                return
             }
+            if received == 0 { return }
+            if received == nil { _ = try await Readiness.wait(fd.rawValue, for: .readable) }
         }
     }
 
@@ -88,27 +85,23 @@ public final class ControlSocket: @unchecked Sendable {
     public func write(_ bytes: [UInt8], timeout: Duration) async throws(WriteError) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes {
-                send(fd.rawValue, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            let taken: Int?
+            do throws(SystemError) {
+                taken = try fd.send(bytes, from: sent)
+            } catch {
+                throw .closed(error)
             }
-            if count >= 0 {
-                sent += count
+            if let taken {
+                sent += taken
                 continue
             }
-            let code = errno
-            switch code {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                let outcome: Readiness.Outcome
-                do {
-                    outcome = try await Readiness.wait(fd.rawValue, for: .writable, timeout: timeout)
-                } catch {
-                    throw .cancelled
-                }
-                if outcome == .timedOut { throw .timedOut }
-            default:
-                throw .closed(SystemError("send", errno: code))
+            let outcome: Readiness.Outcome
+            do {
+                outcome = try await Readiness.wait(fd.rawValue, for: .writable, timeout: timeout)
+            } catch {
+                throw .cancelled
             }
+            if outcome == .timedOut { throw .timedOut }
         }
     }
 

@@ -17,8 +17,17 @@ public struct SystemError: Error, Equatable, CustomStringConvertible {
         SystemError(call, errno: Glibc.errno)
     }
 
+    /// The same error named by its call alone, `bind` for `bind(/run/x)`: for a message that names
+    /// the file or address already.
+    public var withoutArguments: SystemError {
+        SystemError(String(call.prefix(while: { $0 != "(" })), errno: errno)
+    }
+
+    /// The system's words for `errno` alone, for messages that name the file already.
+    public var reason: String { String(cString: strerror(errno)) }
+
     public var description: String {
-        "\(call): \(String(cString: strerror(errno)))"
+        "\(call): \(reason)"
     }
 }
 

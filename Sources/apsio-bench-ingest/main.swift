@@ -70,16 +70,11 @@ func cpuSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// SIGTERM as an event the main task awaits: a dispatch source, so no Swift code runs in a handler.
+/// SIGTERM as an event the main task awaits (ProcessSignals), so no Swift code runs in a handler.
 /// Returns once SIGTERM came.
 func waitForTermination() async {
-    signal(SIGTERM, SIG_IGN)
-    let (stream, continuation) = AsyncStream<Void>.makeStream()
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM)
-    source.setEventHandler { continuation.yield() }
-    source.resume()
-    for await _ in stream { break }
-    source.cancel()
+    let signals = ProcessSignals([SIGTERM])
+    for await _ in signals.events { break }
 }
 
 switch mode {
@@ -106,7 +101,7 @@ case "run":
     let installationID = options["installation-id"] ?? "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
     let appKey = AppKey(options["app-key"] ?? "apsio_app_bench")
     // The daemon's state directory exists before it starts (StateDirectory=); here it may not yet.
-    if mkdir(stateDir, 0o750) != 0, errno != EEXIST { fail("cannot make \(stateDir)", status: 1) }
+    if (try? FileSystem.makeDirectoryIfMissing(stateDir, mode: 0o750)) == nil { fail("cannot make \(stateDir)", status: 1) }
     do {
         let app = try AppName("bench")
         let backend = try HTTPEndpoint(baseURL: backendURL)

@@ -18,25 +18,14 @@ enum FileHandleOutput {
     case standardOutput, standardError
 
     func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var written = 0
-        let fd: Int32 = self == .standardOutput ? 1 : 2
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }
-            written += count
-        }
+        (self == .standardOutput ? StandardStream.output : StandardStream.error).write(text)
     }
 }
 
 /// A password from standard input, one line, never from the command line (where `ps` shows it).
 func readPassword() -> String {
-    var bytes: [UInt8] = []
-    var byte: UInt8 = 0
-    while read(0, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-        bytes.append(byte)
-        if bytes.count > 1024 { fail("a password is at most 1024 bytes", code: 2) }
+    guard var bytes = StandardStream.readInputLine(maxBytes: 1024) else {
+        fail("a password is at most 1024 bytes", code: 2)
     }
     if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
     return String(decoding: bytes, as: UTF8.self)
@@ -44,10 +33,10 @@ func readPassword() -> String {
 
 func addUser(accountsPath: String, user: String, role: AccountRole, iterations: Int) {
     var accounts = AccountsFile()
-    if access(accountsPath, F_OK) == 0 {
+    if FileSystem.exists(accountsPath) {
         do { accounts = try AccountsFile.load(path: accountsPath) } catch { fail(error.description, code: 1) }
     }
-    if isatty(0) == 1 { FileHandleOutput.standardError.write("password for \(user): ") }
+    if StandardStream.inputIsTerminal { FileHandleOutput.standardError.write("password for \(user): ") }
     let password = readPassword()
     guard password.utf8.count >= 8 else { fail("a password has at least 8 bytes", code: 2) }
     accounts.set(Account(user: user, role: role, password: PasswordHash(password: password, iterations: iterations)))

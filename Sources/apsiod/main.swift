@@ -35,9 +35,7 @@ let usage = """
     """
 
 func writeError(_ text: String) {
-    // write(2) rather than fputs(stderr): the C global is shared mutable state to Swift 6.
-    let line = Array(("apsiod: " + text + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    StandardStream.error.write("apsiod: " + text + "\n")
 }
 
 func environment(_ names: [String]) -> [String: String] {
@@ -53,8 +51,10 @@ func makeDirectory(_ path: String, mode: mode_t) {
     var partial = ""
     for component in path.split(separator: "/") {
         partial += "/" + component
-        if mkdir(partial, mode) != 0, errno != EEXIST {
-            writeError("cannot make \(partial): \(String(cString: strerror(errno)))")
+        do {
+            try FileSystem.makeDirectoryIfMissing(partial, mode: mode)
+        } catch {
+            writeError("cannot make \(partial): \(error.reason)")
             exit(1)
         }
     }
@@ -109,7 +109,7 @@ await daemon.start()
 // The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
 // from it for nothing.
 let server = ControlServer(
-    listener: listener, handler: daemon, access: ControlAccess(stateOwner: geteuid()), clock: clock)
+    listener: listener, handler: daemon, access: ControlAccess(stateOwner: ProcessIdentity.effectiveUserID), clock: clock)
 server.start()
 notifier.ready(status: await daemon.statusLine)
 

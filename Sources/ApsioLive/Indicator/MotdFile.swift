@@ -22,15 +22,21 @@ public struct MotdFile: Sendable {
     /// (another `MotdFile=`, tests) the file is replaced atomically and removed.
     public func show(_ lines: [String]) throws(SystemError) {
         guard !lines.isEmpty else {
-            if unlink(path) == 0 || errno == ENOENT { return }
-            guard errno == EACCES || errno == EPERM else { throw SystemError.last("unlink(\(path))") }
-            try rewriteInPlace([])
+            do {
+                try FileSystem.removeFile(path)
+            } catch where error.errno == EACCES || error.errno == EPERM {
+                try rewriteInPlace([])
+            }
             return
         }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST, errno != EACCES {
-            throw SystemError.last("mkdir(\(directory))")
+        if !directory.isEmpty {
+            do {
+                try FileSystem.makeDirectoryIfMissing(directory, mode: 0o755)
+            } catch where error.errno == EACCES {
+                // A directory we may not make may still be there for us to write in.
+            }
         }
         do {
             // World-readable: pam_motd shows it to whoever logs in, as the indicator intends.
@@ -41,15 +47,8 @@ public struct MotdFile: Sendable {
     }
 
     private func rewriteInPlace(_ bytes: [UInt8]) throws(SystemError) {
-        let fd = try retryingInterrupts("open(\(path))") { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW) }
-        let file = OwnedFileDescriptor(taking: fd)
+        let file = try FileSystem.open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW)
         defer { file.close() }
-        var written = 0
-        while written < bytes.count {
-            let count = try retryingInterrupts("write(\(path))") {
-                bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            }
-            written += count
-        }
+        try FileSystem.writeAll(file, path: path, bytes)
     }
 }

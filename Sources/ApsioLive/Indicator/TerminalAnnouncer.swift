@@ -1,4 +1,5 @@
 import ApsioPlatform
+internal import ApsioPOSIX
 
 #if canImport(Glibc)
 internal import Glibc
@@ -27,13 +28,12 @@ public struct TerminalAnnouncer: Sendable {
         var reached = 0
         for line in LoggedInTerminals.read(utmpPath: utmpPath) {
             let path = deviceDirectory + "/" + line
-            let fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
+            guard let file = try? FileSystem.open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW) else { continue }
+            defer { file.close() }
             // Only terminals: a regular file named like one in utmp is not written.
-            guard isatty(fd) == 1 else { continue }
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written == bytes.count { reached += 1 }
+            guard file.isTerminal else { continue }
+            // Non-blocking: a terminal that is full fails the write (EAGAIN) and is skipped.
+            if (try? FileSystem.writeAll(file, path: path, bytes)) != nil { reached += 1 }
         }
         return reached
     }

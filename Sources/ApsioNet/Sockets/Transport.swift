@@ -30,21 +30,25 @@ final class Transport: @unchecked Sendable {
     static func connect(to addresses: [SocketAddress], deadline: ContinuousClock.Instant) async throws -> Transport {
         var lastError = TransportError.system("no address to connect to")
         for address in addresses {
-            let raw = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard raw >= 0 else {
-                lastError = .system(SystemError.last("socket").description)
+            let transport: Transport
+            var failure: Int32 = 0
+            do throws(SystemError) {
+                transport = Transport(fd: try OwnedFileDescriptor.socket(
+                    family: address.family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true))
+            } catch {
+                lastError = .system(error.description)
                 continue
             }
-            let transport = Transport(fd: OwnedFileDescriptor(taking: raw))
-            var noDelay: Int32 = 1
-            _ = setsockopt(raw, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-            let result = address.withSockaddr { Glibc.connect(raw, $0, $1) }
-            var failure: Int32 = result == 0 ? 0 : errno
-            if failure == EINPROGRESS || failure == EINTR {
+            try? transport.fd.setOption(level: Int32(IPPROTO_TCP), name: TCP_NODELAY, to: 1)
+            let started = address.withSockaddr { raw, length in
+                Result { () throws(SystemError) in try transport.fd.connect(raw, length: length, name: "connect") }
+            }
+            switch started {
+            case .success(true): break
+            case .success(false):
                 try await transport.wait(for: .writable, until: deadline)
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                failure = 0
-                if getsockopt(raw, SOL_SOCKET, SO_ERROR, &failure, &length) != 0 { failure = errno }
+                failure = transport.fd.pendingError()
+            case .failure(let error): failure = error.errno
             }
             if failure == 0 { return transport }
             transport.close()
@@ -76,10 +80,12 @@ final class Transport: @unchecked Sendable {
         while true {
             let step: TLSSession.Step = buffer.withUnsafeMutableBytes { raw in
                 if let tls { return tls.read(into: raw) }
-                let count = recv(fd.rawValue, raw.baseAddress, raw.count, 0)
-                if count > 0 { return .done(count) }
-                if count == 0 { return .endOfStream }
-                return Self.classifyErrno(errno, waiting: .wantRead, call: "recv")
+                switch Result(catching: { () throws(SystemError) in try fd.receive(into: raw) }) {
+                case .success(nil): return .wantRead
+                case .success(0): return .endOfStream
+                case .success(let count?): return .done(count)
+                case .failure(let error): return Self.classify(error)
+                }
             }
             switch step {
             case .done(let count):
@@ -99,9 +105,11 @@ final class Transport: @unchecked Sendable {
             let step: TLSSession.Step = bytes.withUnsafeBytes { raw in
                 let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
                 if let tls { return tls.write(rest) }
-                let count = send(fd.rawValue, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
-                if count >= 0 { return .done(count) }
-                return Self.classifyErrno(errno, waiting: .wantWrite, call: "send")
+                switch Result(catching: { () throws(SystemError) in try fd.send(rest) }) {
+                case .success(nil): return .wantWrite
+                case .success(let count?): return .done(count)
+                case .failure(let error): return Self.classify(error)
+                }
             }
             switch step {
             case .done(let count): offset += count
@@ -117,15 +125,13 @@ final class Transport: @unchecked Sendable {
     /// either way it is not fit to carry a request. Does not block.
     var isUnfitForReuse: Bool {
         guard !fd.isClosed else { return true }
-        var entry = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) != 0
+        return fd.isReadableNow
     }
 
-    private static func classifyErrno(_ number: Int32, waiting: TLSSession.Step, call: String) -> TLSSession.Step {
-        switch number {
-        case EAGAIN, EWOULDBLOCK, EINTR: waiting
-        case ECONNRESET, EPIPE: .failed(.reset(String(cString: strerror(number))))
-        default: .failed(.system(SystemError(call, errno: number).description))
+    private static func classify(_ error: SystemError) -> TLSSession.Step {
+        switch error.errno {
+        case ECONNRESET, EPIPE: .failed(.reset(error.reason))
+        default: .failed(.system(error.description))
         }
     }
 

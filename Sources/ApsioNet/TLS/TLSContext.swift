@@ -1,3 +1,4 @@
+internal import ApsioPOSIX
 internal import COpenSSL
 #if canImport(Glibc)
 internal import Glibc
@@ -60,7 +61,7 @@ final class TLSContext: @unchecked Sendable {
     /// OpenSSL writes to the socket with write(2), which raises SIGPIPE on a connection the peer
     /// closed; a daemon must get EPIPE instead of dying. Plain sockets use MSG_NOSIGNAL.
     private static func ignoreBrokenPipes() {
-        _ = signal(SIGPIPE, SIG_IGN)
+        ProcessSignals.ignore(SIGPIPE)
     }
 
     deinit { SSL_CTX_free(raw) }

@@ -21,35 +21,39 @@ package enum FileSystem {
         }
         let code = errno
         guard code == EEXIST else { throw SystemError("mkdir(\(path))", errno: code) }
-        var info = stat()
-        try retryingInterrupts("stat(\(path))") { lstat(path, &info) }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemError("mkdir(\(path))", errno: ENOTDIR) }
+        guard try status(path, followingLinks: false)?.kind == .directory else {
+            throw SystemError("mkdir(\(path))", errno: ENOTDIR)
+        }
+    }
+
+    /// `mkdir`, the umask applying, with whatever is in the place already taken as done: for
+    /// directories the program does not own (`/run/motd.d`, the daemon's run directory by hand).
+    package static func makeDirectoryIfMissing(_ path: String, mode: UInt32) throws(SystemError) {
+        if mkdir(path, mode) == 0 || errno == EEXIST { return }
+        throw SystemError.last("mkdir(\(path))")
     }
 
     /// The names in a directory, `.` and `..` left out, sorted; nil when it does not exist.
     package static func names(in path: String, limit: Int = 1 << 16) throws(SystemError) -> [String]? {
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw SystemError.last("open(\(path))")
-        }
-        // The DIR stream owns the descriptor from here and closes it with closedir.
-        guard let stream = fdopendir(fd) else {
-            let error = SystemError.last("fdopendir(\(path))")
-            Glibc.close(fd)
-            throw error
-        }
-        defer { closedir(stream) }
+        try entries(in: path, limit: limit) { _ in true }
+    }
+
+    /// The names of the entries `keep` accepts, sorted so that "the first" means the same on every
+    /// read; at most `limit` of them; nil when the directory does not exist.
+    package static func entries(
+        in path: String, limit: Int, keep: (DirectoryStream.Entry) -> Bool
+    ) throws(SystemError) -> [String]? {
+        guard let stream = try DirectoryStream.open(path) else { return nil }
         var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            names.append(name)
-            if names.count >= limit { break }
+        while names.count < limit, let entry = try stream.next() {
+            if keep(entry) { names.append(entry.name) }
         }
         return names.sorted()
+    }
+
+    /// Sets the permission bits of `path` exactly (a socket file, which has no descriptor to fchmod).
+    package static func setPermissions(_ path: String, _ mode: UInt32) throws(SystemError) {
+        try retryingInterrupts("chmod(\(path))") { chmod(path, mode) }
     }
 
     /// Removes a file; a missing one is not an error.
@@ -60,12 +64,8 @@ package enum FileSystem {
 
     /// Removes a directory and everything under it, never following a symbolic link out of it.
     package static func removeTree(_ path: String) throws(SystemError) {
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            if errno == ENOENT { return }
-            throw SystemError.last("lstat(\(path))")
-        }
-        if info.st_mode & S_IFMT == S_IFDIR {
+        guard let info = try status(path, followingLinks: false) else { return }
+        if info.kind == .directory {
             for name in try names(in: path) ?? [] {
                 try removeTree(path + "/" + name)
             }
@@ -75,17 +75,20 @@ package enum FileSystem {
         }
     }
 
+    /// Puts `source` in the place of `destination` atomically.
+    package static func rename(_ source: String, to destination: String) throws(SystemError) {
+        try retryingInterrupts("rename(\(source), \(destination))") { Glibc.rename(source, destination) }
+    }
+
     /// Makes renames, creations and removals in a directory durable.
     package static func syncDirectory(_ path: String) throws(SystemError) {
-        let directory = try open(path, O_RDONLY | O_DIRECTORY)
+        let directory = try FileSystem.open(path, O_RDONLY | O_DIRECTORY)
         defer { directory.close() }
         try retryingInterrupts("fsync(\(path))") { fsync(directory.rawValue) }
     }
 
     package static func size(of file: OwnedFileDescriptor, path: String) throws(SystemError) -> Int {
-        var info = stat()
-        try retryingInterrupts("fstat(\(path))") { fstat(file.rawValue, &info) }
-        return Int(info.st_size)
+        Int(try status(of: file, path: path).size)
     }
 
     /// Reads exactly `count` bytes at `offset`, fewer only at end of file.
@@ -101,16 +104,6 @@ package enum FileSystem {
         }
         buffer.removeSubrange(filled...)
         return buffer
-    }
-
-    package static func writeAll(_ file: OwnedFileDescriptor, path: String, _ bytes: [UInt8]) throws(SystemError) {
-        var written = 0
-        while written < bytes.count {
-            let count = try retryingInterrupts("write(\(path))") {
-                bytes.withUnsafeBytes { Glibc.write(file.rawValue, $0.baseAddress! + written, $0.count - written) }
-            }
-            written += count
-        }
     }
 
     package static func truncate(_ file: OwnedFileDescriptor, path: String, to length: Int) throws(SystemError) {

@@ -23,6 +23,13 @@ public final class ProcessSignals {
         }
     }
 
+    /// Turns a signal's default action off for the whole process: SIGPIPE, which a write to a
+    /// socket the peer closed would otherwise raise (OpenSSL writes with write(2), not with
+    /// MSG_NOSIGNAL), so that the write fails with EPIPE instead of killing the daemon.
+    package static func ignore(_ number: Int32) {
+        _ = signal(number, SIG_IGN)
+    }
+
     deinit {
         for source in sources { source.cancel() }
     }

@@ -24,38 +24,27 @@ struct PlatformProfileFollower: Sendable {
     /// Calls `update` with the profile (`nil` when the file is absent or unreadable) at once and at
     /// every change, until the task is cancelled.
     func follow(_ update: @Sendable (String?) -> Void) async {
-        let raw = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
-        guard raw >= 0 else {
+        guard let notifications = try? FileChangeWatch() else {
             update(read())
             return
         }
-        let notifications = OwnedFileDescriptor(taking: raw)
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_ATTRIB)
-        let watchedDirectory = inotify_add_watch(notifications.rawValue, directory, mask) >= 0
-        _ = inotify_add_watch(notifications.rawValue, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+        let watchedDirectory = notifications.watch(directory, for: FileChangeWatch.directoryChanges)
+        notifications.watch(path, for: FileChangeWatch.fileWrites)
         update(read())
         guard watchedDirectory else { return }
         while true {
-            guard (try? await Readiness.wait(notifications.rawValue, for: .readable)) != nil else { return }
-            drain(notifications.rawValue)
+            guard (try? await Readiness.wait(notifications.descriptor.rawValue, for: .readable)) != nil else { return }
+            notifications.drain()
             // A file replaced by rename is a new inode: watch it again (a duplicate watch is harmless).
-            _ = inotify_add_watch(notifications.rawValue, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+            notifications.watch(path, for: FileChangeWatch.fileWrites)
             update(read())
         }
     }
 
     func read() -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: Self.maxBytes)
-        let count = (try? retryingInterrupts("read") { Glibc.read(fd, &buffer, buffer.count) }) ?? -1
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[..<count], as: UTF8.self)
-    }
-
-    private func drain(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Glibc.read(fd, &buffer, buffer.count) > 0 {}
+        guard let file = try? FileSystem.open(path, O_RDONLY) else { return nil }
+        defer { file.close() }
+        guard let bytes = try? FileSystem.readOnce(file, path: path, maxBytes: Self.maxBytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -50,16 +50,12 @@ public final class SystemBus: Sendable {
             sd_bus_close_unref(bus)
             throw .connectFailed(address: text, errno: -result)
         }
-        var pair: [Int32] = [-1, -1]
-        let paired = socketpair(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair)
-        guard paired == 0 else {
-            let code = errno
+        do throws(SystemError) {
+            (wakeReader, wakeWriter) = try OwnedFileDescriptor.socketPair(type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
+        } catch {
             sd_bus_close_unref(bus)
-            throw .libsystemd(call: "socketpair", errno: code)
+            throw .libsystemd(call: "socketpair", errno: error.errno)
         }
-        wakeReader = OwnedFileDescriptor(taking: pair[0])
-        wakeWriter = OwnedFileDescriptor(taking: pair[1])
         state = Mutex(State(bus: bus))
     }
 
@@ -180,14 +176,13 @@ public final class SystemBus: Sendable {
     }
 
     private func wake() {
-        var byte: UInt8 = 1
         // A full socket buffer already wakes the loop; nothing else can fail here that matters.
-        _ = Glibc.send(wakeWriter.rawValue, &byte, 1, Int32(MSG_NOSIGNAL))
+        _ = try? wakeWriter.send([1])
     }
 
     private func drainWakeups() {
         var buffer = [UInt8](repeating: 0, count: 64)
-        while Glibc.recv(wakeReader.rawValue, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+        while let count = try? wakeReader.receive(into: &buffer, flags: Int32(MSG_DONTWAIT)), count > 0 {}
     }
 
     // MARK: - Calls

@@ -1,3 +1,4 @@
+internal import ApsioPOSIX
 internal import Glibc
 
 /// The GNU build-id of an ELF file (`NT_GNU_BUILD_ID` in a `.note.gnu.build-id` note), in
@@ -8,7 +9,7 @@ public enum ELFBuildID {
     /// file cannot be read or is not ELF.
     public static func read(path: String, limits: ReadLimits = .standard) throws(PlatformFileError) -> String? {
         let fd = try SmallFile.open(path, flags: O_RDONLY)
-        defer { _ = close(fd) }
+        defer { fd.close() }
         let file = ELFFile(fd: fd, path: path)
         let header = try file.bytes(at: 0, count: 64)
         guard header.count >= 52, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46,
@@ -103,26 +104,17 @@ public enum ELFBuildID {
     }
 
     private struct ELFFile {
-        let fd: Int32
+        let fd: OwnedFileDescriptor
         let path: String
 
         /// Up to `count` bytes at `offset`; fewer at the end of the file.
         func bytes(at offset: UInt64, count: Int) throws(PlatformFileError) -> [UInt8] {
             guard offset <= UInt64(Int64.max) / 2, count > 0 else { return [] }
-            var out = [UInt8](repeating: 0, count: count)
-            var filled = 0
-            while filled < count {
-                let got = out.withUnsafeMutableBytes { buffer in
-                    pread(fd, buffer.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
-                }
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw PlatformFileError(path: path, reason: .system(errno: errno))
-                }
-                if got == 0 { break }
-                filled += got
+            do {
+                return try FileSystem.read(fd, path: path, at: Int(offset), count: count)
+            } catch {
+                throw PlatformFileError(path: path, error)
             }
-            return Array(out[0..<filled])
         }
     }
 }

@@ -1,5 +1,5 @@
 public import ApsioCore
-internal import Glibc
+internal import ApsioPOSIX
 
 /// The Resource's facts about the machine (2.2, LINUX-PROFILE §2) and a unit's main executable
 /// (2.1). Reads only what describes the machine's kind, never what tells one machine from another:
@@ -48,8 +48,8 @@ public struct ResourceFactsReader: Sendable {
 
     /// The build-id, size and owning package of a unit's main executable (its `ExecStart=` path).
     public func executable(path: String, dpkg: DpkgDatabase?) -> ExecutableFacts {
-        var info = stat()
-        let size = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        let info = (try? FileSystem.status(path)) ?? nil
+        let size = info?.kind == .regular ? info?.size : nil
         return ExecutableFacts(
             path: path, gnuBuildID: (try? ELFBuildID.read(path: path, limits: limits)) ?? nil,
             package: dpkg?.package(owning: path), fileSize: size)
@@ -69,11 +69,6 @@ public struct ResourceFactsReader: Sendable {
     }
 
     private static func unameRelease() -> String? {
-        var names = utsname()
-        guard uname(&names) == 0 else { return nil }
-        let capacity = MemoryLayout.size(ofValue: names.release)
-        return withUnsafePointer(to: &names.release) {
-            $0.withMemoryRebound(to: CChar.self, capacity: capacity) { String(cString: $0) }
-        }
+        Kernel.release()
     }
 }

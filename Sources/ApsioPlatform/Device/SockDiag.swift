@@ -1,4 +1,5 @@
 public import ApsioCore
+internal import ApsioPOSIX
 internal import Glibc
 
 /// A unit's listening sockets, from the kernel's sock_diag netlink interface: each socket's dump
@@ -26,9 +27,8 @@ public struct SockDiag: Sendable {
     /// The cgroup id the kernel gives sockets of the cgroup v2 directory at `path`: the directory's
     /// inode number, which is the kernfs node id on 64-bit kernels (what `ss --cgroup` matches).
     public static func cgroupID(ofDirectory path: String) -> UInt64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
-        return UInt64(info.st_ino)
+        guard let info = (try? FileSystem.status(path)) ?? nil, info.kind == .directory else { return nil }
+        return info.inode
     }
 
     /// Whether the running kernel is new enough to report socket cgroups (5.7).
@@ -92,32 +92,44 @@ public struct SockDiag: Sendable {
     private static let cgroupAttribute: UInt16 = 21
 
     private func dump(family: Int32, transport: ListeningSocket.Transport, states: UInt32) -> Result<[Entry], DumpError> {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Self.netlinkSockDiag)
-        guard fd >= 0 else { return .failure(DumpError(message: "sock_diag netlink: \(Self.errorText(errno))")) }
-        defer { _ = close(fd) }
-        let (seconds, attoseconds) = limits.sockDiagTimeout.components
-        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let fd: OwnedFileDescriptor
+        do throws(SystemError) {
+            fd = try OwnedFileDescriptor.socket(
+                family: AF_NETLINK, type: Int32(Glibc.SOCK_RAW.rawValue), protocol: Self.netlinkSockDiag, nonBlocking: false)
+        } catch {
+            return .failure(DumpError(message: "sock_diag netlink: \(Self.errorText(error.errno))"))
+        }
+        defer { fd.close() }
+        try? fd.setReceiveTimeout(limits.sockDiagTimeout)
 
         let request = Self.request(family: family, protocol: transport == .tcp ? 6 : 17, states: states)
         var kernel = [UInt8](repeating: 0, count: 12)  // struct sockaddr_nl: the kernel is port 0
         withUnsafeBytes(of: UInt16(AF_NETLINK)) { kernel.replaceSubrange(0..<2, with: $0) }
         let sent = request.withUnsafeBytes { body in
             kernel.withUnsafeBytes { address in
-                sendto(fd, body.baseAddress, body.count, 0,
-                       address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+                Result { () throws(SystemError) in
+                    try fd.send(body, to: address.baseAddress!.assumingMemoryBound(to: sockaddr.self), length: socklen_t(address.count))
+                }
             }
         }
-        guard sent == request.count else { return .failure(DumpError(message: "sock_diag request: \(Self.errorText(errno))")) }
+        switch sent {
+        case .success(request.count): break
+        // EAGAIN: the timeout ran out.
+        case .success: return .failure(DumpError(message: "sock_diag request: \(Self.errorText(EAGAIN))"))
+        case .failure(let error): return .failure(DumpError(message: "sock_diag request: \(Self.errorText(error.errno))"))
+        }
 
         var entries: [Entry] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                return .failure(DumpError(message: "sock_diag answer: \(Self.errorText(errno))"))
+            let got: Int
+            do throws(SystemError) {
+                // nil: SO_RCVTIMEO ran out (EAGAIN).
+                got = try fd.receive(into: &buffer) ?? -1
+            } catch {
+                return .failure(DumpError(message: "sock_diag answer: \(Self.errorText(error.errno))"))
             }
+            if got < 0 { return .failure(DumpError(message: "sock_diag answer: \(Self.errorText(EAGAIN))")) }
             if got == 0 { return .failure(DumpError(message: "sock_diag answer ended early")) }
             switch parse(buffer[0..<got], transport: transport, into: &entries) {
             case .more: if entries.count > limits.maxDumpedSockets { return .success(entries) }

@@ -1,5 +1,5 @@
 public import ApsioCore
-internal import Glibc
+internal import ApsioPOSIX
 
 /// `apsio.storage.app`, `.data` and `.cache` (7.9). The daemon runs unprivileged and never asks for
 /// more rights for this: a directory it may not read in full gives no number, not a smaller one.
@@ -34,14 +34,10 @@ public struct StorageReader: Sendable, Equatable {
         guard !directories.isEmpty else { return nil }
         var walk = Walk(limits: limits)
         for directory in directories {
-            guard let fd = try? SmallFile.open(directory, flags: O_RDONLY | O_DIRECTORY) else { return nil }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else {
-                _ = close(fd)
-                return nil
-            }
+            // The top is followed when it is a link, as `du` follows the paths it is given.
+            guard let stream = try? DirectoryStream.open(directory), let info = try? stream.status() else { return nil }
             walk.count(info)
-            guard walk.descend(fd, device: info.st_dev, depth: 1) else { return nil }
+            guard walk.descend(stream, device: info.device, depth: 1) else { return nil }
         }
         return walk.bytes
     }
@@ -54,42 +50,32 @@ public struct StorageReader: Sendable, Equatable {
 
         init(limits: ReadLimits) { self.limits = limits }
 
-        mutating func count(_ info: stat) {
-            if (info.st_mode & S_IFMT) != S_IFDIR && info.st_nlink > 1 {
-                guard linked.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else { return }
+        mutating func count(_ info: FileStatus) {
+            if info.kind != .directory && info.linkCount > 1 {
+                guard linked.insert([info.device, info.inode]).inserted else { return }
             }
-            bytes += Int64(info.st_blocks) * 512
+            bytes += info.blocks * 512
         }
 
-        /// Counts what is below the directory open at `fd`, and closes it. False when the walk
+        /// Counts what is below the open directory, which is closed with it. False when the walk
         /// cannot give a true number.
-        mutating func descend(_ fd: Int32, device: dev_t, depth: Int) -> Bool {
-            guard depth <= limits.maxStorageDepth, let directory = fdopendir(fd) else {
-                _ = close(fd)
-                return false
-            }
-            defer { closedir(directory) }
-            let directoryFD = dirfd(directory)
+        mutating func descend(_ directory: DirectoryStream, device: UInt64, depth: Int) -> Bool {
+            guard depth <= limits.maxStorageDepth else { return false }
             while true {
-                errno = 0
-                guard let entry = readdir(directory) else { return errno == 0 }
-                let name = SmallFile.entryName(entry)
-                if name == "." || name == ".." { continue }
+                let next: DirectoryStream.Entry?
+                do { next = try directory.next() } catch { return false }
+                guard let entry = next else { return true }
                 entries += 1
                 if entries > limits.maxStorageEntries { return false }
-                var info = stat()
-                guard fstatat(directoryFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    if errno == ENOENT { continue }  // removed while we walked
-                    return false
-                }
-                guard info.st_dev == device else { continue }
+                let found: FileStatus?
+                do { found = try directory.status(of: entry.name) } catch { return false }
+                guard let info = found else { continue }  // removed while we walked
+                guard info.device == device else { continue }
                 count(info)
-                guard (info.st_mode & S_IFMT) == S_IFDIR else { continue }
-                let child = openat(directoryFD, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                if child < 0 {
-                    if errno == ENOENT { continue }
-                    return false
-                }
+                guard info.kind == .directory else { continue }
+                let opened: DirectoryStream?
+                do { opened = try directory.opening(entry.name) } catch { return false }
+                guard let child = opened else { continue }
                 guard descend(child, device: device, depth: depth + 1) else { return false }
             }
         }

@@ -1,3 +1,4 @@
+internal import ApsioPOSIX
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -55,12 +56,11 @@ struct JournalFileCheck {
         var found: [UnreadableJournalFile] = []
         var unsettled = false
         for path in Self.files(of: source).prefix(Self.maxFiles) {
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            let key = FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            guard let info = (try? FileSystem.status(path)) ?? nil, info.kind == .regular else { continue }
+            let key = FileKey(device: info.device, inode: info.inode)
             guard !checked.contains(key) else { continue }
             if let error = Journal.unreadable(file: path) {
-                if error.errno == ENODATA, now - Int64(info.st_mtim.tv_sec) < Self.settlingSeconds, Self.holdsNoEntryYet(path) {
+                if error.errno == ENODATA, now - info.modifiedUnixSeconds < Self.settlingSeconds, Self.holdsNoEntryYet(path) {
                     unsettled = true
                     continue
                 }
@@ -79,13 +79,11 @@ struct JournalFileCheck {
     /// a file before its first entry (sd-journal's journal-def.h: `header_size` at byte 88,
     /// `n_entries` at byte 152, little-endian).
     static func holdsNoEntryYet(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 160)
-        let count = pread(descriptor, &bytes, bytes.count, 0)
-        if count == 0 { return true }
-        guard count == bytes.count, bytes.prefix(8).elementsEqual("LPKSHHRH".utf8) else { return false }
+        guard let file = try? FileSystem.open(path, O_RDONLY | O_NOCTTY) else { return false }
+        defer { file.close() }
+        guard let bytes = try? FileSystem.read(file, path: path, at: 0, count: 160) else { return false }
+        if bytes.isEmpty { return true }
+        guard bytes.count == 160, bytes.prefix(8).elementsEqual("LPKSHHRH".utf8) else { return false }
         func field(_ offset: Int) -> UInt64 { bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
         let headerSize = field(88)
         return headerSize >= UInt64(bytes.count) && headerSize <= UInt64(maxHeaderBytes) && field(152) == 0

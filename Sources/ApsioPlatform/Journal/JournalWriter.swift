@@ -1,3 +1,4 @@
+internal import ApsioPOSIX
 internal import CSystemd
 
 #if canImport(Glibc)
@@ -15,9 +16,8 @@ public struct JournalWriter: Sendable {
         guard let value = getenv("JOURNAL_STREAM") else { return false }
         let parts = String(cString: value).split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard fstat(2, &status) == 0 else { return false }
-        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+        guard let status = FileSystem.status(ofInherited: 2) else { return false }
+        return status.device == device && status.inode == inode
     }
 
     /// `fields` are `NAME=value` pairs; names must be journal field names (uppercase, digits, `_`,

@@ -1,24 +1,17 @@
+internal import ApsioPOSIX
 internal import Glibc
 
-/// Whole-file reads of small kernel and dpkg files. sysfs and procfs files report a size of 0 or
-/// 4096 whatever they hold, so a file is read until end of file, with a cap instead of a size.
+/// Whole-file reads of small kernel and dpkg files, through `FileSystem`'s capped read (sysfs and
+/// procfs files report a size of 0 or 4096 whatever they hold), with the readers' own error.
 enum SmallFile {
     static func bytes(_ path: String, limit: Int) throws(PlatformFileError) -> [UInt8] {
-        let fd = try open(path, flags: O_RDONLY)
-        defer { _ = Glibc.close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: min(max(limit + 1, 1), 64 * 1024))
-        while true {
-            let want = min(chunk.count, limit + 1 - out.count)
-            if want <= 0 { throw PlatformFileError(path: path, reason: .tooLarge(limit: limit)) }
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, want) }
-            if got < 0 {
-                if Glibc.errno == EINTR { continue }
-                throw PlatformFileError(path: path, reason: .system(errno: Glibc.errno))
+        do throws(SystemError) {
+            guard let bytes = try FileSystem.readAll(path, maxBytes: limit) else {
+                throw SystemError("open(\(path))", errno: ENOENT)
             }
-            if got == 0 { return out }
-            out.append(contentsOf: chunk[0..<got])
-            if out.count > limit { throw PlatformFileError(path: path, reason: .tooLarge(limit: limit)) }
+            return bytes
+        } catch {
+            throw PlatformFileError(path: path, error, limit: limit)
         }
     }
 
@@ -36,59 +29,57 @@ enum SmallFile {
         attribute(path).flatMap { Int64($0) }
     }
 
-    static func open(_ path: String, flags: Int32) throws(PlatformFileError) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC)
-            if fd >= 0 { return fd }
-            if Glibc.errno != EINTR { throw PlatformFileError(path: path, reason: .system(errno: Glibc.errno)) }
+    static func open(_ path: String, flags: Int32) throws(PlatformFileError) -> OwnedFileDescriptor {
+        do {
+            return try FileSystem.open(path, flags)
+        } catch {
+            throw PlatformFileError(path: path, error)
         }
     }
 
     /// The names in a directory, `.` and `..` left out, sorted so that "the first" means the same
     /// on every read. At most `limit` names.
     static func names(in path: String, limit: Int) throws(PlatformFileError) -> [String] {
-        try entries(in: path, limit: limit) { _, _ in true }
+        try entries(in: path, limit: limit) { _ in true }
     }
 
     /// The subdirectories of a directory (cgroups below a cgroup), sorted, at most `limit`.
     static func subdirectories(of path: String, limit: Int) throws(PlatformFileError) -> [String] {
-        try entries(in: path, limit: limit) { name, type in
-            type == UInt8(DT_DIR) || (type == UInt8(DT_UNKNOWN) && isDirectory(join(path, name)))
+        try entries(in: path, limit: limit) { entry in
+            entry.kind == .directory || (entry.kind == nil && isDirectory(join(path, entry.name)))
         }
     }
 
-    /// The entries of a directory that `keep` accepts (by name and `d_type`), sorted, at most `limit`.
     private static func entries(
-        in path: String, limit: Int, keep: (String, UInt8) -> Bool
+        in path: String, limit: Int, keep: (DirectoryStream.Entry) -> Bool
     ) throws(PlatformFileError) -> [String] {
-        let fd = try open(path, flags: O_RDONLY | O_DIRECTORY)
-        guard let directory = fdopendir(fd) else {
-            let number = Glibc.errno
-            _ = Glibc.close(fd)
-            throw PlatformFileError(path: path, reason: .system(errno: number))
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while names.count < limit, let entry = readdir(directory) {
-            let name = entryName(entry)
-            if name != "." && name != "..", keep(name, entry.pointee.d_type) { names.append(name) }
-        }
-        return names.sorted()
-    }
-
-    static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: &entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+        do throws(SystemError) {
+            guard let names = try FileSystem.entries(in: path, limit: limit, keep: keep) else {
+                throw SystemError("open(\(path))", errno: ENOENT)
+            }
+            return names
+        } catch {
+            throw PlatformFileError(path: path, error)
         }
     }
 
     static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        FileSystem.exists(path)
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        FileSystem.isDirectory(path)
+    }
+}
+
+extension PlatformFileError {
+    /// `EFBIG` from a capped read (`FileSystem.readAll`) is a file over `limit`, said in words.
+    init(path: String, _ error: SystemError, limit: Int? = nil) {
+        if let limit, error.errno == EFBIG {
+            self.init(path: path, reason: .tooLarge(limit: limit))
+        } else {
+            self.init(path: path, reason: .system(errno: error.errno))
+        }
     }
 }
 

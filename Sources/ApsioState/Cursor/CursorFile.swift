@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-import ApsioPOSIX
+internal import ApsioPOSIX
 
 /// One app's `cursor` file: the journal cursor its ingest resumes after, rewritten in place after
 /// every accepted batch, cheaply enough to do so many times a second.
@@ -40,11 +40,19 @@ final class CursorFile {
     /// not ours, or both slots were damaged.
     init?(path: String, mode: UInt32, creating: Bool) throws(StateStoreError) {
         self.path = path
-        let raw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (creating ? O_CREAT : 0), mode)
-        if raw < 0, errno == ENOENT, !creating { return nil }
-        guard raw >= 0 else { throw .system(SystemError.last("open(\(path))")) }
-        fd = OwnedFileDescriptor(taking: raw)
-        let bytes = try StateStoreError.io { () throws(SystemError) in try Self.readPrefix(raw, path: path) }
+        let opened: OwnedFileDescriptor
+        do throws(SystemError) {
+            opened = try FileSystem.open(path, O_RDWR | O_NOFOLLOW | (creating ? O_CREAT : 0), mode: mode)
+        } catch where error.errno == ENOENT && !creating {
+            return nil
+        } catch {
+            throw .system(error)
+        }
+        fd = opened
+        // Both slots and one byte more, which tells a longer file: that is not a cursor file.
+        let bytes = try StateStoreError.io { () throws(SystemError) in
+            try FileSystem.read(opened, path: path, at: 0, count: 2 * Self.slotBytes + 1)
+        }
         guard bytes.count <= 2 * Self.slotBytes else {
             throw .unreadable(path: path, reason: "longer than a cursor file")
         }
@@ -95,23 +103,17 @@ final class CursorFile {
     private func writeSlot(sequence: UInt64, cursor: String, at index: Int) throws(StateStoreError) {
         var slot = Array(Self.line(sequence: sequence, cursor: cursor).utf8)
         slot += [UInt8](repeating: 0x0A, count: Self.slotBytes - slot.count)
-        let offset = off_t(index * Self.slotBytes)
-        let raw = fd.rawValue
-        let written = try StateStoreError.io { () throws(SystemError) in
-            try retryingInterrupts("pwrite(\(path))") { slot.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, offset) } }
+        // A write torn part way (a power cut) leaves a slot whose checksum rejects it, and the other
+        // slot still counts.
+        try StateStoreError.io { () throws(SystemError) in
+            try FileSystem.writeAll(fd, path: path, slot, at: index * Self.slotBytes)
         }
-        // A short write of one sector does not happen on a local file system; if it did, the slot's
-        // checksum would reject it and the other slot still counts.
-        guard written == slot.count else { throw .system(SystemError("pwrite(\(path))", errno: EIO)) }
     }
 
     /// Makes every write so far survive a power cut.
     func sync() throws(StateStoreError) {
         guard hasUnsyncedWrites else { return }
-        let raw = fd.rawValue
-        try StateStoreError.io { () throws(SystemError) in
-            _ = try retryingInterrupts("fdatasync(\(path))") { fdatasync(raw) }
-        }
+        try StateStoreError.io { () throws(SystemError) in try FileSystem.sync(fd, path: path) }
         hasUnsyncedWrites = false
     }
 
@@ -151,26 +153,10 @@ final class CursorFile {
 
     // MARK: I/O
 
-    /// Both slots and one byte more, which tells a longer file: that is not a cursor file.
-    private static func readPrefix(_ fd: Int32, path: String) throws(SystemError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 2 * slotBytes + 1)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, $0.count - count, off_t(count)) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw SystemError.last("pread(\(path))") }
-            if got == 0 { break }
-            count += got
-        }
-        return Array(bytes[0..<count])
-    }
-
+    /// Best effort: a directory that cannot be synced leaves the file there, durable at the next
+    /// sync of the file system.
     private static func syncDirectory(of path: String) {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let raw = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard raw >= 0 else { return }
-        let dir = OwnedFileDescriptor(taking: raw)
-        _ = fsync(dir.rawValue)
-        dir.close()
+        try? FileSystem.syncDirectory(directory.isEmpty ? "." : directory)
     }
 }

@@ -112,23 +112,20 @@ public final class HTTPServer: Sendable {
         }
         guard (0...65535).contains(requestedPort) else { throw .invalidBindAddress("\(address) port \(requestedPort)") }
 
-        let failure = { (call: String) -> HTTPServerError in
-            .bindFailed(address: self.address, port: self.requestedPort, reason: SystemError.last(call).description)
-        }
-        let raw = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard raw >= 0 else { throw failure("socket") }
-        let listener = OwnedFileDescriptor(taking: raw)
-        var one: Int32 = 1
-        _ = setsockopt(raw, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(raw, $0, length) }
-        }
-        guard bound == 0 else { throw failure("bind") }
-        guard Glibc.listen(raw, 128) == 0 else { throw failure("listen") }
+        let listener: OwnedFileDescriptor
         var actual = sockaddr_storage()
-        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(raw, $0, &actualLength) }
+        do throws(SystemError) {
+            listener = try OwnedFileDescriptor.socket(family: family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
+            try? listener.setOption(level: SOL_SOCKET, name: SO_REUSEADDR, to: 1)
+            try withUnsafePointer(to: &storage) { (pointer) throws(SystemError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SystemError) in
+                    try listener.bind(raw, length: length, name: address)
+                }
+            }
+            try listener.listen(backlog: 128, name: address)
+            _ = try? listener.localAddress(into: &actual)
+        } catch {
+            throw .bindFailed(address: self.address, port: self.requestedPort, reason: error.withoutArguments.description)
         }
         let port = withUnsafeBytes(of: &actual) { raw -> Int in
             family == AF_INET
@@ -162,6 +159,6 @@ public final class HTTPServer: Sendable {
         defer { transport.close() }
         guard !speaksTLS else { return }
         let bytes = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 1\r\n\r\n".utf8)
-        _ = bytes.withUnsafeBytes { send(transport.fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = try? transport.fd.send(bytes)
     }
 }
