@@ -52,6 +52,9 @@ let package = Package(
             swiftSettings: strict),
         // The control socket's server and client: peer credentials, framing, limits.
         .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        // apsioctl's commands, with its streams, caller and clock passed in: the binary is main.swift
+        // alone, and the tests run every command in their own process.
+        .target(name: "ApsioCtl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
         // One app's records from the journal to POST /v1/logs, through the record queue.
         .target(
             name: "ApsioIngest",
@@ -85,8 +88,7 @@ let package = Package(
 
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
-        .executableTarget(
-            name: "apsioctl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
+        .executableTarget(name: "apsioctl", dependencies: ["ApsioCtl"], swiftSettings: strict),
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
