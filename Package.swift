@@ -101,9 +101,10 @@ let package = Package(
             dependencies: ["ApsioCore", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
 
-        // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
+        // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
+        // control server with a fake daemon behind it.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform"], path: "Tests/ApsioTestSupport",
+            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioPlatform", "ApsioState"], path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet", "ApsioTestSupport"],
@@ -114,6 +115,10 @@ let package = Package(
                 "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioIngest", "ApsioLive",
                 "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ApsioCtlTests",
+            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
