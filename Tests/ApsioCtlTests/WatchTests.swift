@@ -58,8 +58,9 @@ import Testing
     }
 }
 
-/// Polls `condition` until it holds, failing after a generous deadline (a loaded 2-core machine).
-func waitUntil(_ what: String, within seconds: Double = 30, _ condition: () -> Bool) async throws {
+/// Polls `condition` until it holds, failing after a generous deadline: on a loaded 2-core
+/// machine the whole suite's first tasks can wait most of a minute for a thread.
+func waitUntil(_ what: String, within seconds: Double = 120, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return }
