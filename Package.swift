@@ -52,6 +52,9 @@ let package = Package(
             swiftSettings: strict),
         // The control socket's server and client: peer credentials, framing, limits.
         .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        // apsioctl's commands, with its streams, caller and clock passed in: the binary is main.swift
+        // alone, and the tests run every command in their own process.
+        .target(name: "ApsioCtl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
         // One app's records from the journal to POST /v1/logs, through the record queue.
         .target(
             name: "ApsioIngest",
@@ -89,8 +92,7 @@ let package = Package(
         .executableTarget(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "CThreadPriority"],
             swiftSettings: strict),
-        .executableTarget(
-            name: "apsioctl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
+        .executableTarget(name: "apsioctl", dependencies: ["ApsioCtl"], swiftSettings: strict),
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
@@ -103,9 +105,11 @@ let package = Package(
             dependencies: ["ApsioCore", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
 
-        // Fixtures shared by the test targets: real journal files, a private bus, temporary trees.
+        // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
+        // control server with a fake daemon behind it.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], path: "Tests/ApsioTestSupport",
+            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
+            path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet", "ApsioTestSupport"],
@@ -116,6 +120,10 @@ let package = Package(
                 "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioIngest", "ApsioLive",
                 "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ApsioCtlTests",
+            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),

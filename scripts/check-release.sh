@@ -13,8 +13,17 @@ status=0
 for binary in apsiod apsioctl; do
     libs=$(ldd "$bin/$binary" | awk '{print $1}')
     swift_libs=$(echo "$libs" | grep -Ei 'swift|Foundation|dispatch|BlocksRuntime|icu' || true)
+    # The operator's command talks to the daemon over its socket and writes settings files: TLS
+    # and the journal are the daemon's, and apsioctl must run where neither library is installed.
+    daemon_libs=""
+    if [ "$binary" = apsioctl ]; then
+        daemon_libs=$(echo "$libs" | grep -E 'libssl|libcrypto|libsystemd' || true)
+    fi
     if [ -n "$swift_libs" ]; then
         echo "FAIL: $binary links Swift runtime libraries:" $swift_libs >&2
+        status=1
+    elif [ -n "$daemon_libs" ]; then
+        echo "FAIL: $binary links the daemon's libraries:" $daemon_libs >&2
         status=1
     else
         echo "ok: $binary links only:" $(echo "$libs" | tr '\n' ' ')

@@ -1,14 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ApsioCtl
 
-// The operator's command: LINUX-PROFILE §R, docs/control.md.
-
-let invocation: Invocation
-do {
-    invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-    Output.error("\(error.message); see 'apsioctl --help'")
-    exit(ExitCode.badCommandLine.rawValue)
-}
-exit(await Apsioctl(invocation: invocation).run().rawValue)
+// The operator's command: LINUX-PROFILE §R, docs/control.md. Everything but the process itself
+// is in ApsioCtl, where the tests run it.
+let code = await Apsioctl.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: .thisProcess())
+exit(code.rawValue)

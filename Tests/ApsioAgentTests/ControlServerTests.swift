@@ -3,6 +3,7 @@ import ApsioCore
 import Foundation
 import Testing
 import ApsioControl
+@testable import ApsioTestSupport
 
 @Suite struct ControlServerTests {
     // MARK: Requests and answers

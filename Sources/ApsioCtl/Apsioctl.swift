@@ -1,15 +1,32 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
-import ApsioCore
-import ApsioControl
-import ApsioState
+internal import ApsioCore
+internal import ApsioControl
+internal import ApsioState
 
-/// Runs one invocation: through the control socket when apsiod runs; the settings commands
-/// straight into the state directory when it does not (LINUX-PROFILE §R).
-struct Apsioctl {
+/// The operator's command (LINUX-PROFILE §R, docs/control.md): one invocation, through the
+/// control socket when apsiod runs; the settings commands straight into the state directory when
+/// it does not.
+public struct Apsioctl {
     let invocation: Invocation
+    let environment: CtlEnvironment
+
+    /// Runs the command line `arguments` (without the program's name) in `environment`: what
+    /// the `apsioctl` binary does with its own, and what tests do with theirs.
+    public static func main(arguments: [String], environment: CtlEnvironment) async -> ExitCode {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation.parse(arguments)
+        } catch {
+            Output(streams: environment.output).error("\(error.message); see 'apsioctl --help'")
+            return .badCommandLine
+        }
+        return await Apsioctl(invocation: invocation, environment: environment).run()
+    }
+
+    private var output: Output { Output(streams: environment.output) }
 
     var socketPath: String { ControlListener.path(runtimeDirectory: invocation.runtimeDirectory) }
 
@@ -17,19 +34,19 @@ struct Apsioctl {
         switch invocation.command {
         case .help(let command):
             guard let command else {
-                Output.line(Help.overview)
+                output.line(Help.overview)
                 return .done
             }
             guard let text = Help.command(command) else {
-                Output.error("unknown command '\(command)'; see 'apsioctl --help'")
+                output.error("unknown command '\(command)'; see 'apsioctl --help'")
                 return .badCommandLine
             }
-            Output.line(text)
+            output.line(text)
             return .done
         case .version:
             return await version()
         case .ownVersion:
-            Output.line("apsioctl \(ApsioVersion.current)")
+            output.line("apsioctl \(ApsioVersion.current)")
             return .done
         case .status(let apps):
             return await status(apps)
@@ -72,23 +89,23 @@ struct Apsioctl {
     /// Exit 3 for a command that needs the daemon, in either output form.
     private func notRunning(_ message: String) -> ExitCode {
         if invocation.json {
-            Output.json(.object(["ok": .bool(false), "error": .string("not_running"), "message": .string(message)]))
+            output.json(.object(["ok": .bool(false), "error": .string("not_running"), "message": .string(message)]))
         }
-        Output.error("\(message); start it with 'systemctl start apsiod'")
+        output.error("\(message); start it with 'systemctl start apsiod'")
         return .notRunning
     }
 
     private func failed(_ error: ControlError) -> ExitCode {
-        if invocation.json { Output.json(ControlAnswer.failed(error).line) }
-        Output.error(error.message + hint(error.code))
+        if invocation.json { output.json(ControlAnswer.failed(error).line) }
+        output.error(error.message + hint(error.code))
         return .failed
     }
 
     private func failed(_ message: String) -> ExitCode {
         if invocation.json {
-            Output.json(.object(["ok": .bool(false), "error": .string("failed"), "message": .string(message)]))
+            output.json(.object(["ok": .bool(false), "error": .string("failed"), "message": .string(message)]))
         }
-        Output.error(message)
+        output.error(message)
         return .failed
     }
 
@@ -125,7 +142,7 @@ struct Apsioctl {
         await withDaemon { client in
             guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
             if invocation.json {
-                Output.json(line)
+                output.json(line)
                 return .done
             }
             return show(answer)
@@ -144,7 +161,10 @@ struct Apsioctl {
         }
     }
 
-    private func localTime(_ unixMs: Int64) -> ClockTime { ClockTime.local(unixMs: unixMs) }
+    private func localTime(_ unixMs: Int64) -> ClockTime {
+        let time = environment.clock.timeOfDay(unixMs: unixMs)
+        return ClockTime(hour: time.hour, minute: time.minute)
+    }
 
     // MARK: Commands
 
@@ -155,12 +175,12 @@ struct Apsioctl {
             if case .version(let text) = try? await client.send(.version) { daemon = text }
         }
         if invocation.json {
-            Output.json(.object([
+            output.json(.object([
                 "ok": .bool(true), "apsioctl": .string(ApsioVersion.current), "apsiod": daemon.map(JSONValue.string) ?? .null,
             ]))
         } else {
-            Output.line("apsioctl \(ApsioVersion.current)")
-            Output.line(daemon.map { "apsiod \($0)" } ?? "apsiod is not running")
+            output.line("apsioctl \(ApsioVersion.current)")
+            output.line(daemon.map { "apsiod \($0)" } ?? "apsiod is not running")
         }
         return .done
     }
@@ -168,11 +188,11 @@ struct Apsioctl {
     private func status(_ apps: [AppName]) async -> ExitCode {
         await respond(to: .status(apps: apps.map(\.rawValue))) { answer in
             guard case .status(let status) = answer else { return failed("apsiod's answer was not a status") }
-            if status.apps.isEmpty { Output.line("No app is configured") }
+            if status.apps.isEmpty { output.line("No app is configured") }
             for app in status.apps {
-                for text in ControlStatusText.lines(app, localTime: localTime) { Output.line(text) }
+                for text in ControlStatusText.lines(app, localTime: localTime) { output.line(text) }
             }
-            Output.line("Data Saver: \(status.dataSaver ? "on" : "off")")
+            output.line("Data Saver: \(status.dataSaver ? "on" : "off")")
             return .done
         }
     }
@@ -180,8 +200,8 @@ struct Apsioctl {
     private func reload() async -> ExitCode {
         await respond(to: .reload) { answer in
             guard case .reloaded(let problems) = answer else { return failed("apsiod's answer was not a reload") }
-            Output.line(problems.isEmpty ? "Configuration reloaded" : "Configuration reloaded, with problems:")
-            for problem in problems { Output.line("  " + problem) }
+            output.line(problems.isEmpty ? "Configuration reloaded" : "Configuration reloaded, with problems:")
+            for problem in problems { output.line("  " + problem) }
             return .done
         }
     }
@@ -195,31 +215,22 @@ struct Apsioctl {
             let request = ControlRequest.watch(apps: apps.map(\.rawValue))
             let (answer, line) = try await client.exchange(request)
             if case .failed(let error) = answer { return failed(error) }
-            if invocation.json { Output.json(line) }
+            if invocation.json { output.json(line) }
             var narrator = WatchNarrator()
             while let (event, line) = try await client.nextEventLine() {
                 if invocation.json {
-                    Output.json(line)
+                    output.json(line)
                     continue
                 }
                 guard let event else { continue }
-                let stamp = clockNow()
-                for text in narrator.lines(for: event, localTime: localTime) { Output.line("[\(stamp)] " + text) }
+                let stamp = environment.clock.timeOfDay(unixMs: environment.clock.nowUnixMs()).description
+                for text in narrator.lines(for: event, localTime: localTime) { output.line("[\(stamp)] " + text) }
             }
-            Output.error("apsiod ended the watch (it stopped, or this watch read too slowly); run it again")
+            output.error("apsiod ended the watch (it stopped, or this watch read too slowly); run it again")
             return .failed
         } catch {
             return failed(error.description)
         }
-    }
-
-    private func clockNow() -> String {
-        var now = time_t(0)
-        time(&now)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        let two = { (value: Int32) in (value < 10 ? "0" : "") + String(value) }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 
     // MARK: apps
@@ -231,7 +242,7 @@ struct Apsioctl {
             guard case .answered(let answer, let line) = await exchange(.apps, on: client) else { return .failed }
             guard case .apps(let apps) = answer else { return failed("apsiod's answer was not a list of apps") }
             if invocation.json {
-                Output.json(withDaemonRunning(line, true))
+                output.json(withDaemonRunning(line, true))
             } else {
                 printApps(apps)
             }
@@ -251,7 +262,7 @@ struct Apsioctl {
             return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
         }
         let store = AppStateStore(layout: StateLayout(root: invocation.stateDirectory))
-        let maySeeIDs = ControlAccess(stateOwner: stateDirectoryOwner()).maySeeInstallationIDs(.thisProcess())
+        let maySeeIDs = ControlAccess(stateOwner: stateDirectoryOwner()).maySeeInstallationIDs(environment.caller)
         let apps = names.map { name in
             guard maySeeIDs else { return ControlAppInfo(name: name.rawValue, unit: "").withholdingInstallationID() }
             return ControlAppInfo(name: name.rawValue, unit: "", installationID: (try? store.existingInstallationID(for: name)) ?? nil)
@@ -263,9 +274,9 @@ struct Apsioctl {
                 members["unit"] = .null
                 items.append(.object(members))
             }
-            Output.json(.object(["ok": .bool(true), "apps": .array(items), "daemon_running": .bool(false)]))
+            output.json(.object(["ok": .bool(true), "apps": .array(items), "daemon_running": .bool(false)]))
         } else {
-            Output.error(
+            output.error(
                 maySeeIDs
                     ? "apsiod is not running: showing the app files and the installation ids kept on disk"
                     : "apsiod is not running: showing the app files")
@@ -282,19 +293,19 @@ struct Apsioctl {
 
     private func printApps(_ apps: [ControlAppInfo]) {
         if apps.isEmpty {
-            Output.line("No app is configured in \(ConfiguredApps.directory(invocation.configDirectory))")
+            output.line("No app is configured in \(ConfiguredApps.directory(invocation.configDirectory))")
             return
         }
         for app in apps {
-            Output.line(app.name)
-            if !app.unit.isEmpty { Output.line("  unit:             \(app.unit)") }
-            if let value = app.serviceName { Output.line("  service.name:     \(value)") }
-            if let value = app.serviceVersion { Output.line("  service.version:  \(value)") }
-            if let value = app.buildID { Output.line("  app.build_id:     \(value)") }
+            output.line(app.name)
+            if !app.unit.isEmpty { output.line("  unit:             \(app.unit)") }
+            if let value = app.serviceName { output.line("  service.name:     \(value)") }
+            if let value = app.serviceVersion { output.line("  service.version:  \(value)") }
+            if let value = app.buildID { output.line("  app.build_id:     \(value)") }
             let id = app.installationIDHidden
                 ? ControlAccess().installationIDWithheld
                 : app.installationID ?? "none yet (apsiod makes it when it first serves the app)"
-            Output.line("  installation id:  \(id)")
+            output.line("  installation id:  \(id)")
         }
     }
 
@@ -316,9 +327,9 @@ struct Apsioctl {
             defer { client.close() }
             guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
             if invocation.json {
-                Output.json(withDaemonRunning(line, true))
+                output.json(withDaemonRunning(line, true))
             } else {
-                Output.line(confirmation(request, answer: answer, running: true))
+                output.line(confirmation(request, answer: answer, running: true))
             }
             return .done
         case .notRunning:
@@ -362,9 +373,9 @@ struct Apsioctl {
         default: .changed(apps: apps.map(\.rawValue))
         }
         if invocation.json {
-            Output.json(withDaemonRunning(answer.line, false))
+            output.json(withDaemonRunning(answer.line, false))
         } else {
-            Output.line(confirmation(request, answer: answer, running: false))
+            output.line(confirmation(request, answer: answer, running: false))
         }
         return .done
     }

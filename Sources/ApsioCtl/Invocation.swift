@@ -1,4 +1,3 @@
-
 import ApsioCore
 
 /// apsioctl's command line, read strictly: a mistake is exit code 2 with one line saying which.

@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioCore
 import Synchronization
 import ApsioControl

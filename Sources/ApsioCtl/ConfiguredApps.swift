@@ -1,8 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import ApsioCore
 #endif
-
+import ApsioCore
 
 /// The apps the configuration directory names, read without the daemon: each `apps.d/NAME.conf`
 /// is app NAME. Only the names: what the files say is the daemon's to read and judge.
