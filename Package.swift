@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
-        .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform"], swiftSettings: strict),
+        .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
         .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
         // bench/ingest/run.sh and the crash test: one app's ingest pipeline, and a sink that keeps nothing.

@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 
 internal import ApsioCore
+internal import ApsioPOSIX
 internal import ApsioControl
 internal import ApsioState
 
@@ -258,8 +259,10 @@ public struct Apsioctl {
     /// only for root and the admin group, as the daemon would answer (the caller's own
     /// credentials decide, since no daemon sees them).
     private func offlineApps() -> ExitCode {
-        guard let names = ConfiguredApps.names(configDirectory: invocation.configDirectory) else {
-            return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
+        let names: [AppName]
+        switch ConfiguredApps.names(configDirectory: invocation.configDirectory) {
+        case .success(let found): names = found
+        case .failure(let error): return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(error.reason)")
         }
         let store = AppStateStore(layout: StateLayout(root: invocation.stateDirectory))
         let maySeeIDs = ControlAccess(stateOwner: stateDirectoryOwner()).maySeeInstallationIDs(environment.caller)
@@ -287,8 +290,7 @@ public struct Apsioctl {
 
     /// The user the state directory belongs to (the daemon's), nil when it cannot be read.
     private func stateDirectoryOwner() -> UInt32? {
-        var info = stat()
-        return stat(invocation.stateDirectory, &info) == 0 ? info.st_uid : nil
+        ((try? FileSystem.status(invocation.stateDirectory)) ?? nil)?.uid
     }
 
     private func printApps(_ apps: [ControlAppInfo]) {
@@ -344,8 +346,10 @@ public struct Apsioctl {
     ) -> ExitCode {
         var apps: [AppName] = []
         if let named {
-            guard let configured = ConfiguredApps.names(configDirectory: invocation.configDirectory) else {
-                return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(String(cString: strerror(errno)))")
+            let configured: [AppName]
+            switch ConfiguredApps.names(configDirectory: invocation.configDirectory) {
+            case .success(let found): configured = found
+            case .failure(let error): return failed("cannot read \(ConfiguredApps.directory(invocation.configDirectory)): \(error.reason)")
             }
             for app in named where !configured.contains(app) {
                 return failed(ControlError(

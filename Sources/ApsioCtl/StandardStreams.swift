@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
+internal import ApsioPOSIX
 
 /// The process's stdout and stderr, written with write(2) so each line leaves at once and no C
 /// stdio buffer is shared.
@@ -8,16 +6,8 @@ public struct StandardStreams: CtlOutput {
     public init() {}
 
     public func write(_ bytes: [UInt8], to stream: CtlStream) {
-        let fd: Int32 = stream == .standardOutput ? 1 : 2
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + sent, $0.count - sent) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                // A closed pipe or a full disk: nobody is left to tell.
-                return
-            }
-            sent += count
-        }
+        let isOutput = stream == .standardOutput
+        // A closed pipe or a full disk: nobody is left to tell.
+        try? FileSystem.writeAll(descriptor: isOutput ? 1 : 2, path: isOutput ? "stdout" : "stderr", bytes)
     }
 }

@@ -3,13 +3,14 @@
 // bench/journal/run.sh runs it next to `journalctl -o export` on the same files.
 import ApsioCore
 import ApsioPlatform
+import ApsioPOSIX
 #if canImport(Glibc)
 import Glibc
 #endif
 
 func usage() -> Never {
     let text = "usage: apsio-bench-journal --dir DIR --unit UNIT [--unit UNIT…] [--digest]\n"
-    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    StandardStream.error.write(text)
     exit(2)
 }
 

@@ -14,12 +14,6 @@ import Testing
     static let allowed: [String: String] = [
         "apsio-embed-viewer/main.swift":
             "the build plugin's tool: it depends on no module of the package, so it has no ApsioPOSIX to call",
-        "apsio-bench-journal/main.swift":
-            "a benchmark of the journal follower alone, which does not link ApsioPOSIX; its one write of the usage",
-        "apsioctl/":
-            "being moved into the library ApsioCtl by other work; its calls (readdir of the apps directory, its "
-            + "write loop to standard output, a stat of the state directory) go through ApsioPOSIX after that move",
-        "ApsioCtl/": "the same code as apsioctl/, once moved there",
     ]
 
     /// System calls and the libc wrappers that stand for one (opendir is open and fdopendir).
