@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
 
 /// The address of a unix socket by its path, checked to fit `sun_path` with its terminating NUL.
@@ -21,7 +21,7 @@ package struct UnixSocketAddress: Sendable {
         self.address = address
     }
 
-    package func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> T) throws(SystemError) -> T {
+    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> T) throws(SystemError) -> T {
         var copy = address
         return try withUnsafePointer(to: &copy) { (pointer) throws(SystemError) -> T in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SystemError) -> T in
