@@ -1,8 +1,8 @@
-public import ApsioCore
+package import ApsioCore
 import ApsioPOSIX
-public import ApsioNet
+package import ApsioNet
 import ApsioPlatform
-public import ApsioConfiguration
+package import ApsioConfiguration
 import ApsioLive
 import ApsioState
 
@@ -10,8 +10,8 @@ import ApsioState
 /// channel run — with the operator's settings applied, the indicator shown, and the control socket
 /// answered. One actor owns the set of apps; each app's work runs in its own actors
 /// (`AppRuntime`, `AppExporter`, `PolicyFetcher`), so a slow app never holds up another.
-public actor Daemon {
-    public let options: DaemonOptions
+package actor Daemon {
+    package let options: DaemonOptions
     let edges: DaemonEdges
     let log: DaemonLog
     let layout: StateLayout
@@ -41,7 +41,7 @@ public actor Daemon {
     private let liveEventSink: AsyncStream<AppLiveEvent>.Continuation
     private var liveEventTask: Task<Void, Never>?
 
-    public init(options: DaemonOptions, edges: DaemonEdges) throws(HTTPClientError) {
+    package init(options: DaemonOptions, edges: DaemonEdges) throws(HTTPClientError) {
         self.options = options
         self.edges = edges
         log = edges.log
@@ -60,7 +60,7 @@ public actor Daemon {
 
     /// Reads the configuration and the operator's settings and starts serving every app that
     /// loaded. Returns once all are started; `stop()` ends them.
-    public func start() async {
+    package func start() async {
         let stream = liveEvents
         liveEventTask = Task { [weak self] in
             for await event in stream { await self?.liveEvent(event) }
@@ -74,7 +74,7 @@ public actor Daemon {
 
     /// Ends every app's work: an `ended` body where the spec wants one, cursors saved, the motd
     /// file removed.
-    public func stop() async {
+    package func stop() async {
         guard !stopped else { return }
         stopped = true
         edges.notifier.stopping(status: "Stopping")
@@ -93,7 +93,7 @@ public actor Daemon {
     /// SIGHUP or `apsioctl reload`: the configuration read again, apps added, removed or restarted
     /// as their files changed, and every policy fetched at once. Returns the problems found.
     @discardableResult
-    public func reloadConfiguration() async -> [ConfigurationProblem] {
+    package func reloadConfiguration() async -> [ConfigurationProblem] {
         guard !stopped else { return [] }
         let (seconds, attoseconds) = edges.clock.now().mono.sinceOrigin.components
         edges.notifier.reloading(monotonicMicroseconds: UInt64(max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)))
@@ -109,17 +109,17 @@ public actor Daemon {
     }
 
     /// Proves the actor still turns: the watchdog's keep-alive goes out only from here.
-    public func keepAlive() {
+    package func keepAlive() {
         edges.notifier.watchdog()
     }
 
-    public var servedApps: [AppName] { apps.keys.sorted() }
+    package var servedApps: [AppName] { apps.keys.sorted() }
 
     /// The runtime serving an app, for tests that drive the daemon in process.
     func runtime(of name: AppName) -> AppRuntime? { apps[name]?.runtime }
 
     /// What `STATUS=` says while nobody watches.
-    public var statusLine: String { idleStatus }
+    package var statusLine: String { idleStatus }
 
     var idleStatus: String {
         let count = apps.count

@@ -1,5 +1,5 @@
-public import ApsioCore
-public import ApsioControl
+package import ApsioCore
+import ApsioControl
 import ApsioState
 
 /// One `apsioctl watch` client: the apps it asked about (all when empty) and where its events go.
@@ -15,7 +15,7 @@ struct DaemonWatcher: Sendable {
 
 /// The control socket's requests, carried out on the daemon's state (docs/control.md).
 extension Daemon: ControlHandler {
-    public func status(apps names: [AppName]) async throws(ControlError) -> ControlStatus {
+    package func status(apps names: [AppName]) async throws(ControlError) -> ControlStatus {
         let chosen = try configured(names)
         var statuses: [ControlAppStatus] = []
         for name in chosen {
@@ -32,7 +32,7 @@ extension Daemon: ControlHandler {
         return ControlStatus(apps: statuses, dataSaver: settings.dataSaver)
     }
 
-    public func apps() async throws(ControlError) -> [ControlAppInfo] {
+    package func apps() async throws(ControlError) -> [ControlAppInfo] {
         configuration.apps.sorted { $0.name < $1.name }.map { app in
             let served = self.apps[app.name]
             return ControlAppInfo(
@@ -42,30 +42,30 @@ extension Daemon: ControlHandler {
         }
     }
 
-    public func setAllowLive(_ allowed: Bool, apps names: [AppName]) async throws(ControlError) -> [AppName] {
+    package func setAllowLive(_ allowed: Bool, apps names: [AppName]) async throws(ControlError) -> [AppName] {
         try await change(names, "live inspection \(allowed ? "allowed" : "not allowed")") { settings, name in
             settings.setAllowsLive(allowed, for: name)
         }
     }
 
-    public func setConsent(_ consent: ConsentOverride, apps names: [AppName]) async throws(ControlError) -> [AppName] {
+    package func setConsent(_ consent: ConsentOverride, apps names: [AppName]) async throws(ControlError) -> [AppName] {
         try await change(names, "consent \(consent.rawValue)") { settings, name in
             settings.setConsentOverride(consent, for: name)
         }
     }
 
-    public func setDataSaver(_ on: Bool) async throws(ControlError) {
+    package func setDataSaver(_ on: Bool) async throws(ControlError) {
         try store { $0.dataSaver = on }
         for name in apps.keys.sorted() { await applySettings(to: name) }
         broadcast(.dataSaver(on), app: nil)
         log.log(.notice, .control, "Data Saver \(on ? "on" : "off")")
     }
 
-    public func reload() async throws(ControlError) -> [String] {
+    package func reload() async throws(ControlError) -> [String] {
         await reloadConfiguration().map(\.description)
     }
 
-    public func watch(apps names: [AppName]) async throws(ControlError) -> AsyncStream<ControlEvent> {
+    package func watch(apps names: [AppName]) async throws(ControlError) -> AsyncStream<ControlEvent> {
         let chosen = try configured(names)
         let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self)
         for name in chosen { continuation.yield(.status(appStatus(name))) }

@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 import ApsioPlatform
 internal import ApsioPOSIX
 import Synchronization
@@ -7,36 +7,36 @@ import Synchronization
 /// The daemon's own log: structured journal entries when systemd started it (stderr is the
 /// journal), plain lines on stderr otherwise. Callers pass only what may be seen: no app key,
 /// proof or token is ever handed to it (tests read its output for them).
-public final class DaemonLog: LogSink {
-    public enum Destination: Sendable, Equatable {
+package final class DaemonLog: LogSink {
+    package enum Destination: Sendable, Equatable {
         case journal
         case standardError
         /// Lines kept in memory, for tests.
         case memory
     }
 
-    public let destination: Destination
+    package let destination: Destination
     private let minimum: Mutex<LogLevel>
     private let kept = Mutex<[String]>([])
     private let journal = JournalWriter()
 
-    public init(minimum: LogLevel = .info, destination: Destination? = nil) {
+    package init(minimum: LogLevel = .info, destination: Destination? = nil) {
         self.minimum = Mutex(minimum)
         self.destination = destination ?? (JournalWriter.stderrIsJournal ? .journal : .standardError)
     }
 
-    public var level: LogLevel {
+    package var level: LogLevel {
         get { minimum.withLock { $0 } }
         set { minimum.withLock { $0 = newValue } }
     }
 
     /// The lines logged so far, when the destination is `.memory`.
-    public var lines: [String] { kept.withLock { $0 } }
+    package var lines: [String] { kept.withLock { $0 } }
 
     /// A logger for one kind of event, with the app's name as its lines' one prefix.
-    public func logger(_ kind: LogKind, app: String? = nil) -> Logger { Logger(self, kind: kind, app: app) }
+    package func logger(_ kind: LogKind, app: String? = nil) -> Logger { Logger(self, kind: kind, app: app) }
 
-    public func log(
+    package func log(
         _ level: LogLevel, _ kind: LogKind, _ message: @autoclosure () -> String, app: String? = nil,
         fields: [(name: String, value: String)] = []
     ) {
@@ -44,9 +44,9 @@ public final class DaemonLog: LogSink {
         write(level, kind, message(), app: app, fields: fields)
     }
 
-    public func isLogged(_ level: LogLevel) -> Bool { level.isLogged(atMinimum: self.level) }
+    package func isLogged(_ level: LogLevel) -> Bool { level.isLogged(atMinimum: self.level) }
 
-    public func write(
+    package func write(
         _ level: LogLevel, _ kind: LogKind, _ message: String, app: String?, fields: [(name: String, value: String)]
     ) {
         let text = app.map { "\($0): \(message)" } ?? message

@@ -1,32 +1,32 @@
-public import ApsioCore
+package import ApsioCore
 
 /// `apsiod`'s command line (LINUX-PROFILE §R), with systemd's directory variables as defaults.
-public struct DaemonOptions: Sendable, Equatable {
-    public var configDirectory = "/etc/apsio"
-    public var stateDirectory = "/var/lib/apsio"
-    public var runtimeDirectory = "/run/apsio"
+package struct DaemonOptions: Sendable, Equatable {
+    package var configDirectory = "/etc/apsio"
+    package var stateDirectory = "/var/lib/apsio"
+    package var runtimeDirectory = "/run/apsio"
     /// Read these journal files instead of the system journal (as `journalctl -D`).
-    public var journalDirectory: String?
-    public var sysfs = "/sys"
-    public var procfs = "/proc"
+    package var journalDirectory: String?
+    package var sysfs = "/sys"
+    package var procfs = "/proc"
     /// From `--log-level`; nil leaves it to `apsiod.conf`.
-    public var logLevel: LogLevel?
+    package var logLevel: LogLevel?
 
-    public enum Request: Sendable, Equatable {
+    package enum Request: Sendable, Equatable {
         case serve(DaemonOptions)
         case help
         case version
     }
 
-    public struct UsageError: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct UsageError: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    public init() {}
+    package init() {}
 
     /// `environment` gives `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (systemd sets them from
     /// `StateDirectory=` and `RuntimeDirectory=`; with several directories, the first is ours).
-    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request {
+    package static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Request {
         var options = DaemonOptions()
         if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first { options.stateDirectory = String(state) }
         if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {

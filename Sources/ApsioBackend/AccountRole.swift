@@ -1,9 +1,9 @@
 /// What a signed-in person may do with live inspection.
-public enum AccountRole: String, Sendable, Equatable, CaseIterable {
+package enum AccountRole: String, Sendable, Equatable, CaseIterable {
     /// May open a live view of a tester's device, renew it and leave it.
     case viewer
     /// May also change the project's settings, and so send commands (16.7).
     case admin
 
-    public var mayChangeSettings: Bool { self == .admin }
+    package var mayChangeSettings: Bool { self == .admin }
 }

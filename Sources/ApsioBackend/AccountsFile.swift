@@ -7,19 +7,19 @@ import ApsioPOSIX
 /// The local accounts of the development backend: one line per person,
 /// `USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX` (PBKDF2-HMAC-SHA256), `#` comments and blank lines
 /// allowed. No password is ever stored; `apsio-devbackend --add-user` writes the lines.
-public struct AccountsFile: Sendable, Equatable {
-    public private(set) var accounts: [Account]
+package struct AccountsFile: Sendable, Equatable {
+    package private(set) var accounts: [Account]
 
-    public init(accounts: [Account] = []) {
+    package init(accounts: [Account] = []) {
         self.accounts = accounts
     }
 
-    public func account(named user: String) -> Account? {
+    package func account(named user: String) -> Account? {
         accounts.first { $0.user == user }
     }
 
     /// Adds the account, or replaces the one of the same name.
-    public mutating func set(_ account: Account) {
+    package mutating func set(_ account: Account) {
         if let index = accounts.firstIndex(where: { $0.user == account.user }) {
             accounts[index] = account
         } else {
@@ -27,7 +27,7 @@ public struct AccountsFile: Sendable, Equatable {
         }
     }
 
-    public init(parsing text: String, source: String = "accounts file") throws(BackendConfigurationError) {
+    package init(parsing text: String, source: String = "accounts file") throws(BackendConfigurationError) {
         var accounts: [Account] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: " \t\r")
@@ -55,7 +55,7 @@ public struct AccountsFile: Sendable, Equatable {
         self.accounts = accounts
     }
 
-    public var text: String {
+    package var text: String {
         var out = "# apsio-devbackend accounts: USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX (PBKDF2-HMAC-SHA256)\n"
         for account in accounts {
             out += "\(account.user):\(account.role.rawValue):\(account.password.text)\n"
@@ -64,7 +64,7 @@ public struct AccountsFile: Sendable, Equatable {
     }
 
     /// Reads the file; a missing file is an error, since a backend nobody can sign in to is of no use.
-    public static func load(path: String) throws(BackendConfigurationError) -> AccountsFile {
+    package static func load(path: String) throws(BackendConfigurationError) -> AccountsFile {
         let read: [UInt8]?
         do throws(SystemError) {
             read = try FileSystem.readAll(path, maxBytes: 4 * 1024 * 1024)
@@ -81,7 +81,7 @@ public struct AccountsFile: Sendable, Equatable {
 
     /// Writes the file readable by its owner only, through a temporary file and a rename, so a
     /// crash never leaves half a file.
-    public func save(path: String) throws(BackendConfigurationError) {
+    package func save(path: String) throws(BackendConfigurationError) {
         do throws(SystemError) {
             try AtomicFile.write(Array(text.utf8), to: path, mode: 0o600)
         } catch {

@@ -1,6 +1,6 @@
 /// Why the development backend will not start, or an accounts file cannot be used. Each message
 /// is one line an operator can act on, and names no secret.
-public enum BackendConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum BackendConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(String)
     case invalidApp(String)
     case invalidTester(String)
@@ -12,7 +12,7 @@ public enum BackendConfigurationError: Error, Equatable, Sendable, CustomStringC
     case accountsUnreadable(path: String, reason: String)
     case accountsUnwritable(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .usage(let message): message
         case .invalidApp(let message): "--app: \(message)"

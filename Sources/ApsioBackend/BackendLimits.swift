@@ -1,34 +1,34 @@
 /// The development backend's own bounds on what devices, viewers and sign-ins can make it keep.
 /// Spec 16's numbers (hold time, presence slack, command memory, caps) come from core's `Limits`;
 /// these are the ones the spec leaves to a backend.
-public struct BackendLimits: Sendable, Equatable {
+package struct BackendLimits: Sendable, Equatable {
     /// Devices with a presence, viewers or pending commands; a hello past it is answered 503.
-    public var maxDevices = 10_000
-    public var maxViewersPerDevice = 32
+    package var maxDevices = 10_000
+    package var maxViewersPerDevice = 32
     /// A viewer that neither polls its stream nor acts for this long has left.
-    public var viewerTimeout: Duration = .seconds(60)
+    package var viewerTimeout: Duration = .seconds(60)
     /// A viewer's stream poll is held at most this long, then answered with no events.
-    public var streamHoldTime: Duration = .seconds(25)
+    package var streamHoldTime: Duration = .seconds(25)
     /// Events waiting for one viewer; past either bound the oldest go and the stream says how many.
-    public var maxEventsPerViewer = 1000
-    public var maxEventBytesPerViewer = 16 * 1024 * 1024
+    package var maxEventsPerViewer = 1000
+    package var maxEventBytesPerViewer = 16 * 1024 * 1024
     /// Commands pending for one device at once.
-    public var maxPendingCommandsPerDevice = 16
+    package var maxPendingCommandsPerDevice = 16
     /// A command sent in a `next` answer and not answered is sent again after this long, or at
     /// once in the next session (16.4: "one can come twice, in the same live session or the next").
-    public var commandRedelivery: Duration = .seconds(30)
+    package var commandRedelivery: Duration = .seconds(30)
     /// `install`, `model`, `os`, `release`, `session` and `tester` longer than this are refused (400).
-    public var maxFieldBytes = 256
+    package var maxFieldBytes = 256
     /// Ingest requests kept in memory for the demo and the tests.
-    public var maxIngestRequestsKept = 100
+    package var maxIngestRequestsKept = 100
     /// A sign-in lasts this long, and is forgotten after this long unused.
-    public var signInLifetime: Duration = .seconds(12 * 3600)
-    public var signInIdleTimeout: Duration = .seconds(2 * 3600)
-    public var maxSignIns = 1000
+    package var signInLifetime: Duration = .seconds(12 * 3600)
+    package var signInIdleTimeout: Duration = .seconds(2 * 3600)
+    package var maxSignIns = 1000
     /// Password checks running at once; each costs a PBKDF2 run, so more are answered 503.
-    public var maxConcurrentPasswordChecks = 4
+    package var maxConcurrentPasswordChecks = 4
 
-    public init() {}
+    package init() {}
 
-    public static let `default` = BackendLimits()
+    package static let `default` = BackendLimits()
 }

@@ -1,9 +1,9 @@
-public import ApsioCore
+package import ApsioCore
 
 /// The policy `GET /v1/policy` serves an app (LINUX-PROFILE §12) with its `live` object: the
 /// origin, the interval and the unexpired tester entries, which carry matches, never proofs.
-public enum BackendPolicy {
-    public static func document(app: HubApp, configuration: HubConfiguration, nowUnixSeconds: Int64) -> [UInt8] {
+package enum BackendPolicy {
+    package static func document(app: HubApp, configuration: HubConfiguration, nowUnixSeconds: Int64) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("refresh_s"); writer.int(300)
@@ -39,12 +39,12 @@ public enum BackendPolicy {
     }
 
     /// A strong validator: the first 16 bytes of the body's SHA-256, quoted.
-    public static func etag(of body: [UInt8], hashing: some SHA256Hashing) -> String {
+    package static func etag(of body: [UInt8], hashing: some SHA256Hashing) -> String {
         "\"" + Hex.lowercase(hashing.sha256(body).prefix(16)) + "\""
     }
 
     /// Whether `If-None-Match` names `etag` (or is `*`), so the answer is 304.
-    public static func matches(ifNoneMatch: String?, etag: String) -> Bool {
+    package static func matches(ifNoneMatch: String?, etag: String) -> Bool {
         guard let ifNoneMatch else { return false }
         return ifNoneMatch.split(separator: ",").contains { candidate in
             var tag = candidate.trimmingCharacters(in: " \t")

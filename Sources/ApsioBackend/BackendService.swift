@@ -1,11 +1,11 @@
-public import ApsioPOSIX
-public import ApsioCore
+package import ApsioPOSIX
+package import ApsioCore
 import ApsioNet
 
 /// The hub, the sign-ins and the ingest sink behind one actor: it reads the clock, feeds the
 /// pure hub, keeps the callers of held requests (`next`, stream polls) waiting on continuations,
 /// and wakes the hub at its deadlines so a held `next` gets its 204 after 25 s.
-public actor BackendService {
+package actor BackendService {
     private var hub: LiveHub
     private var signIns: SignInSessions
     private var ingestLog: IngestLog
@@ -14,10 +14,10 @@ public actor BackendService {
     private var waiters: [HoldID: CheckedContinuation<HubReply, Never>] = [:]
     private var passwordChecks = 0
     private var ticker: Task<Void, Never>?
-    public nonisolated let backendLimits: BackendLimits
+    package nonisolated let backendLimits: BackendLimits
     private nonisolated let appKeys: Set<String>
 
-    public init(
+    package init(
         configuration: HubConfiguration, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default
@@ -33,13 +33,13 @@ public actor BackendService {
     }
 
     /// Starts waking the hub at its deadlines.
-    public func start() {
+    package func start() {
         guard ticker == nil else { return }
         ticker = Task { await self.runTicker() }
     }
 
     /// Stops the ticker and answers every held request (204), so no caller waits forever.
-    public func stop() async {
+    package func stop() async {
         ticker?.cancel()
         await ticker?.value
         ticker = nil
@@ -51,34 +51,34 @@ public actor BackendService {
     }
 
     /// Whether `text` is one of the apps' keys: such a credential never opens a live view (16.7).
-    public nonisolated func isAppKey(_ text: String) -> Bool { appKeys.contains(text) }
+    package nonisolated func isAppKey(_ text: String) -> Bool { appKeys.contains(text) }
 
     // MARK: - The device's side
 
-    public func hello(appKey: String?, token: String?, body: [UInt8]) -> HubReply {
+    package func hello(appKey: String?, token: String?, body: [UInt8]) -> HubReply {
         let reply = hub.hello(appKey: appKey, token: token, body: body, now: clock.now())
         deliver()
         return reply
     }
 
-    public func next(appKey: String?, token: String?, install: String?) async -> HubReply {
+    package func next(appKey: String?, token: String?, install: String?) async -> HubReply {
         await wait(hub.next(appKey: appKey, token: token, install: install, now: clock.now()))
     }
 
-    public func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
+    package func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
         let reply = hub.frames(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: clock.now())
         deliver()
         return reply
     }
 
-    public func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
+    package func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) -> HubReply {
         let reply = hub.results(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: clock.now())
         deliver()
         return reply
     }
 
     /// The app's policy and its ETag; 304 when `If-None-Match` names it.
-    public func policy(appKey: String?, ifNoneMatch: String?) -> (reply: HubReply, etag: String?) {
+    package func policy(appKey: String?, ifNoneMatch: String?) -> (reply: HubReply, etag: String?) {
         guard let app = hub.app(forKey: appKey) else { return (LiveHub.unknownAppKey, nil) }
         let body = BackendPolicy.document(app: app, configuration: hub.configuration, nowUnixSeconds: clock.now().wallUnixSeconds)
         let etag = BackendPolicy.etag(of: body, hashing: hashing)
@@ -87,7 +87,7 @@ public actor BackendService {
     }
 
     /// `POST /v1/logs`: an OTLP/HTTP JSON `ExportLogsServiceRequest`, kept in memory.
-    public func ingest(appKey: String?, body: [UInt8]) -> HubReply {
+    package func ingest(appKey: String?, body: [UInt8]) -> HubReply {
         guard let app = hub.app(forKey: appKey) else { return LiveHub.unknownAppKey }
         guard JSONBody.object(body) != nil else { return LiveHub.unreadable("the body is not an OTLP/HTTP JSON object") }
         ingestLog.append(IngestedRequest(app: app.name, receivedUnixMs: clock.now().wallUnixMs, json: body))
@@ -95,7 +95,7 @@ public actor BackendService {
     }
 
     /// The ingest requests kept, oldest first, and how many came in all.
-    public func ingested() -> (requests: [IngestedRequest], total: Int) {
+    package func ingested() -> (requests: [IngestedRequest], total: Int) {
         (ingestLog.requests, ingestLog.total)
     }
 
@@ -103,70 +103,70 @@ public actor BackendService {
 
     /// A password check costs a PBKDF2 run: only a few run at once, so sign-in attempts cannot
     /// take the machine. Returns false when the caller should answer 503.
-    public func reservePasswordCheck() -> Bool {
+    package func reservePasswordCheck() -> Bool {
         guard passwordChecks < backendLimits.maxConcurrentPasswordChecks else { return false }
         passwordChecks += 1
         return true
     }
 
-    public func releasePasswordCheck() {
+    package func releasePasswordCheck() {
         passwordChecks -= 1
     }
 
     /// Signs a person in whose password was checked; returns the secret token and the public id.
-    public func signIn(_ account: Account) -> (token: String, id: String) {
+    package func signIn(_ account: Account) -> (token: String, id: String) {
         let token = Hex.lowercase(SecureRandom.bytes(32))
         let id = Hex.lowercase(SecureRandom.bytes(8))
         _ = signIns.create(user: account.user, role: account.role, token: token, id: id, now: clock.now().mono)
         return (token, id)
     }
 
-    public func signOut(token: String) {
+    package func signOut(token: String) {
         guard let signIn = signIns.remove(token: token) else { return }
         hub.signedOut(signIn.id, now: clock.now())
         deliver()
     }
 
     /// The person a sign-in token names, if it is valid.
-    public func viewer(token: String) -> HubViewerIdentity? {
+    package func viewer(token: String) -> HubViewerIdentity? {
         guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return nil }
         return HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings)
     }
 
     // MARK: - The viewers' side
 
-    public func devices() -> HubReply { .ok(hub.devicesJSON(now: clock.now())) }
+    package func devices() -> HubReply { .ok(hub.devicesJSON(now: clock.now())) }
 
-    public func watch(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+    package func watch(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
         let reply = hub.watch(viewer, app: app, install: install, now: clock.now())
         deliver()
         return reply
     }
 
-    public func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+    package func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
         let reply = hub.watchState(viewer, app: app, install: install, now: clock.now())
         deliver()
         return reply
     }
 
-    public func leave(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
+    package func leave(_ viewer: HubViewerIdentity, app: String?, install: String) -> HubReply {
         let reply = hub.leave(viewer, app: app, install: install, now: clock.now())
         deliver()
         return reply
     }
 
-    public func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) -> HubReply {
+    package func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) -> HubReply {
         let reply = hub.command(viewer, app: app, install: install, body: body, now: clock.now())
         deliver()
         return reply
     }
 
-    public func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply {
+    package func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply {
         await wait(hub.stream(viewer, app: app, install: install, after: after, now: clock.now()))
     }
 
     /// Requests held now (`next` long polls and stream polls).
-    public func heldRequestCount() -> Int { hub.heldRequestCount }
+    package func heldRequestCount() -> Int { hub.heldRequestCount }
 
     // MARK: - Holding and waking
 
@@ -213,7 +213,7 @@ public actor BackendService {
     }
 
     /// Applies everything due now; the ticker calls it, and tests on a manual clock may too.
-    public func tick() {
+    package func tick() {
         let now = clock.now()
         hub.tick(now: now)
         for gone in signIns.expire(now: now.mono) { hub.signedOut(gone.id, now: now) }

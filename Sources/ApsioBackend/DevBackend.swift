@@ -1,18 +1,18 @@
-public import ApsioPOSIX
-public import ApsioCore
-public import ApsioNet
+package import ApsioPOSIX
+package import ApsioCore
+package import ApsioNet
 
 /// The development backend on the network layer's server: the device's routes of 16.4 (hello,
 /// next, frames, results), the policy and an ingest sink, and a JSON API for signed-in viewers.
-public final class DevBackend: Sendable {
-    public let service: BackendService
-    public let configuration: DevBackendConfiguration
+package final class DevBackend: Sendable {
+    package let service: BackendService
+    package let configuration: DevBackendConfiguration
     private let accounts: AccountsFile
     private let server: HTTPServer
 
-    public static let sessionCookie = "apsio_session"
+    package static let sessionCookie = "apsio_session"
 
-    public init(
+    package init(
         configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits = DevBackend.serverLimits
@@ -34,10 +34,10 @@ public final class DevBackend: Sendable {
 
     /// Every device holds a `next` and every viewer a stream poll: more connections than the
     /// server's default, and an idle time longer than a hold.
-    public static let serverLimits = HTTPServerLimits(maxConnections: 256, idleTimeout: .seconds(60))
+    package static let serverLimits = HTTPServerLimits(maxConnections: 256, idleTimeout: .seconds(60))
 
     /// Binds and serves; returns the port.
-    public func start() async throws(HTTPServerError) -> Int {
+    package func start() async throws(HTTPServerError) -> Int {
         await service.start()
         do {
             return try await server.start()
@@ -47,7 +47,7 @@ public final class DevBackend: Sendable {
         }
     }
 
-    public func stop() async {
+    package func stop() async {
         await service.stop()
         await server.stop()
     }

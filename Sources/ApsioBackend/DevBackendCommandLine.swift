@@ -1,8 +1,8 @@
-public import ApsioCore
+package import ApsioCore
 import ApsioNet
 
 /// What `apsio-devbackend` was asked to do.
-public enum DevBackendCommand: Sendable {
+package enum DevBackendCommand: Sendable {
     case run(DevBackendConfiguration)
     /// Adds or replaces a person in the accounts file; the password comes on standard input.
     case addUser(accountsPath: String, user: String, role: AccountRole, iterations: Int)
@@ -10,8 +10,8 @@ public enum DevBackendCommand: Sendable {
 }
 
 /// The command line of `apsio-devbackend`, parsed in the library so tests run it in-process.
-public enum DevBackendCommandLine {
-    public static let usage = """
+package enum DevBackendCommandLine {
+    package static let usage = """
         usage: apsio-devbackend --app NAME:APPKEY [--app …] --live-origin ORIGIN --accounts FILE
                                 [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
                                 [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
@@ -38,7 +38,7 @@ public enum DevBackendCommandLine {
           --help                 this text
         """
 
-    public static func parse(
+    package static func parse(
         _ arguments: [String], nowUnixSeconds: Int64, hashing: some SHA256Hashing
     ) throws(BackendConfigurationError) -> DevBackendCommand {
         var listen = "127.0.0.1:8787"

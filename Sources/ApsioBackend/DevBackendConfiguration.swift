@@ -1,16 +1,16 @@
-public import ApsioNet
+package import ApsioNet
 
 /// How the development backend runs: where it listens, what it serves, who may sign in.
-public struct DevBackendConfiguration: Sendable {
-    public var listenHost: String
-    public var listenPort: Int
-    public var hub: HubConfiguration
-    public var accountsPath: String?
-    public var tls: HTTPServer.TLSFiles?
+package struct DevBackendConfiguration: Sendable {
+    package var listenHost: String
+    package var listenPort: Int
+    package var hub: HubConfiguration
+    package var accountsPath: String?
+    package var tls: HTTPServer.TLSFiles?
     /// Local development: allows a loopback `http://` live origin when listening on loopback.
-    public var development: Bool
+    package var development: Bool
 
-    public init(
+    package init(
         listenHost: String = "127.0.0.1", listenPort: Int = 8787, hub: HubConfiguration, accountsPath: String? = nil,
         tls: HTTPServer.TLSFiles? = nil, development: Bool = false
     ) {
@@ -22,12 +22,12 @@ public struct DevBackendConfiguration: Sendable {
         self.development = development
     }
 
-    public static let loopbackListenHosts: Set<String> = ["127.0.0.1", "::1"]
+    package static let loopbackListenHosts: Set<String> = ["127.0.0.1", "::1"]
 
     /// The rule of 16.7: only an `https://` origin is ever published, except a loopback
     /// `http://` one for local development, and then only when the backend itself listens on
     /// loopback, so no device elsewhere can be pointed at plain HTTP.
-    public func validate() throws(BackendConfigurationError) {
+    package func validate() throws(BackendConfigurationError) {
         guard hub.origin.scheme == .http else { return }
         guard development else {
             throw .plainOriginRefused(origin: hub.origin.text, reason: "it is not https:// and --dev was not given")

@@ -1,13 +1,13 @@
 /// A device on the live channel: an app's install. Installation ids are per app, so the app's
 /// name is part of the key.
-public struct DeviceKey: Sendable, Hashable, CustomStringConvertible {
-    public let app: String
-    public let install: String
+package struct DeviceKey: Sendable, Hashable, CustomStringConvertible {
+    package let app: String
+    package let install: String
 
-    public init(app: String, install: String) {
+    package init(app: String, install: String) {
         self.app = app
         self.install = install
     }
 
-    public var description: String { "\(app)/\(install)" }
+    package var description: String { "\(app)/\(install)" }
 }

@@ -2,23 +2,23 @@ import ApsioCore
 
 /// What the hub answers a request with: a status and, usually, a JSON body. The HTTP layer turns
 /// it into a response; the hub itself knows nothing of sockets.
-public struct HubReply: Sendable, Equatable {
-    public var status: Int
-    public var json: [UInt8]?
-    public var retryAfterSeconds: Int?
+package struct HubReply: Sendable, Equatable {
+    package var status: Int
+    package var json: [UInt8]?
+    package var retryAfterSeconds: Int?
 
-    public init(status: Int, json: [UInt8]? = nil, retryAfterSeconds: Int? = nil) {
+    package init(status: Int, json: [UInt8]? = nil, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.json = json
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public static func ok(_ json: [UInt8]) -> HubReply { HubReply(status: 200, json: json) }
-    public static let empty = HubReply(status: 200, json: Array("{}".utf8))
-    public static let noContent = HubReply(status: 204)
+    package static func ok(_ json: [UInt8]) -> HubReply { HubReply(status: 200, json: json) }
+    package static let empty = HubReply(status: 200, json: Array("{}".utf8))
+    package static let noContent = HubReply(status: 204)
 
     /// An error with a stable code and a sentence a person can act on; never a secret in either.
-    public static func error(_ status: Int, _ code: String, _ message: String) -> HubReply {
+    package static func error(_ status: Int, _ code: String, _ message: String) -> HubReply {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("error"); writer.string(code)
@@ -30,19 +30,19 @@ public struct HubReply: Sendable, Equatable {
 
 /// A request the hub holds (a `next` long poll, a viewer's stream poll), named so that its
 /// answer, which comes later, finds the waiting caller.
-public struct HoldID: Sendable, Hashable, CustomStringConvertible {
-    public let value: UInt64
-    public var description: String { "hold#\(value)" }
+package struct HoldID: Sendable, Hashable, CustomStringConvertible {
+    package let value: UInt64
+    package var description: String { "hold#\(value)" }
 }
 
 /// The hub either answers at once or holds the request until something happens or time runs out.
-public enum HubStep: Sendable, Equatable {
+package enum HubStep: Sendable, Equatable {
     case reply(HubReply)
     case held(HoldID)
 }
 
 /// The answer to a request the hub held.
-public struct HubRelease: Sendable, Equatable {
-    public let hold: HoldID
-    public let reply: HubReply
+package struct HubRelease: Sendable, Equatable {
+    package let hold: HoldID
+    package let reply: HubReply
 }

@@ -1,8 +1,8 @@
 /// One `POST /v1/logs` the sink accepted: the app, when, and the OTLP/HTTP JSON body (gzip undone).
-public struct IngestedRequest: Sendable, Equatable {
-    public let app: String
-    public let receivedUnixMs: Int64
-    public let json: [UInt8]
+package struct IngestedRequest: Sendable, Equatable {
+    package let app: String
+    package let receivedUnixMs: Int64
+    package let json: [UInt8]
 }
 
 /// The last requests of the ingest sink, kept in memory for the demo and the tests; the oldest

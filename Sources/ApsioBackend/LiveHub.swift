@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 
 /// The backend side of spec 16.4 and 16.7, one value for every app: requests in, answers out,
 /// no I/O and no clock. The caller passes the time with each request, calls `tick(now:)` at
@@ -8,10 +8,10 @@ public import ApsioCore
 /// tester id, what its hello said), its live session, its viewers with the events they have not
 /// fetched yet, and its pending commands. A hello's proof is checked and dropped; the live stream
 /// (frames and command results) lives in the viewers' queues only while its session runs.
-public struct LiveHub: Sendable {
-    public let limits: Limits
-    public let backendLimits: BackendLimits
-    public private(set) var configuration: HubConfiguration
+package struct LiveHub: Sendable {
+    package let limits: Limits
+    package let backendLimits: BackendLimits
+    package private(set) var configuration: HubConfiguration
     let hashing: any SHA256Hashing
     private var random: any RandomBytesSource
 
@@ -31,7 +31,7 @@ public struct LiveHub: Sendable {
     private var lastEventSeq: UInt64 = 0
     private var releases: [HubRelease] = []
 
-    public init(
+    package init(
         configuration: HubConfiguration, hashing: some SHA256Hashing, random: some RandomBytesSource,
         limits: Limits = .spec, backendLimits: BackendLimits = .default
     ) {
@@ -49,29 +49,29 @@ public struct LiveHub: Sendable {
     // MARK: - What the outside may read
 
     /// The app an `Apsio-App-Key` names, if any.
-    public func app(forKey key: String?) -> HubApp? {
+    package func app(forKey key: String?) -> HubApp? {
         key.flatMap { appsByKey[$0] }.map { configuration.apps[$0] }
     }
 
-    public func app(named name: String) -> HubApp? {
+    package func app(named name: String) -> HubApp? {
         appsByName[name].map { configuration.apps[$0] }
     }
 
     /// Whether the device holds a token now.
-    public func hasPresence(_ key: DeviceKey) -> Bool { devices[key]?.presence != nil }
-    public func isInSession(_ key: DeviceKey) -> Bool { devices[key]?.session != nil }
-    public func viewerCount(_ key: DeviceKey) -> Int { devices[key]?.viewers.count ?? 0 }
-    public var heldRequestCount: Int { holds.count }
+    package func hasPresence(_ key: DeviceKey) -> Bool { devices[key]?.presence != nil }
+    package func isInSession(_ key: DeviceKey) -> Bool { devices[key]?.session != nil }
+    package func viewerCount(_ key: DeviceKey) -> Int { devices[key]?.viewers.count ?? 0 }
+    package var heldRequestCount: Int { holds.count }
 
     /// The answers of held requests released since the last call, for the caller to deliver.
-    public mutating func takeReleases() -> [HubRelease] {
+    package mutating func takeReleases() -> [HubRelease] {
         defer { releases = [] }
         return releases
     }
 
     /// The earliest moment something is due on the hub's own: a hold's end, a session's end or
     /// silence, a presence, a viewer or a command running out.
-    public var nextDeadline: MonotonicInstant? {
+    package var nextDeadline: MonotonicInstant? {
         var earliest = holds.values.map(\.until).min()
         func consider(_ instant: MonotonicInstant?) {
             guard let instant else { return }
@@ -100,7 +100,7 @@ public struct LiveHub: Sendable {
     /// Applies everything due by `now`: held requests answered at the end of their hold (`next`
     /// with 204), sessions ended by `until`, silence or an expired tester, presences, viewers and
     /// commands forgotten.
-    public mutating func tick(now: LiveNow) {
+    package mutating func tick(now: LiveNow) {
         for (id, hold) in holds where hold.until <= now.mono {
             switch hold.held {
             case .next(let key):
@@ -158,7 +158,7 @@ public struct LiveHub: Sendable {
     }
 
     /// The caller of a held request went away: forget it without an answer.
-    public mutating func cancelHold(_ id: HoldID) {
+    package mutating func cancelHold(_ id: HoldID) {
         guard let hold = holds.removeValue(forKey: id) else { return }
         switch hold.held {
         case .next(let key):

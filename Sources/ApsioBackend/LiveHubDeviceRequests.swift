@@ -1,10 +1,10 @@
-public import ApsioCore
+package import ApsioCore
 
 /// The device's four requests (16.4): hello, next, frames and results.
 extension LiveHub {
     /// `POST /v1/live/hello`. A hello whose tester does not count is answered `viewers` 0 with no
     /// token and changes nothing (16.7); one that counts keeps, renews or replaces the token.
-    public mutating func hello(appKey: String?, token: String?, body: [UInt8], now: LiveNow) -> HubReply {
+    package mutating func hello(appKey: String?, token: String?, body: [UInt8], now: LiveNow) -> HubReply {
         guard let app = app(forKey: appKey) else { return Self.unknownAppKey }
         guard let hello = JSONBody.object(body) else { return Self.unreadable("the hello is not a JSON object") }
         guard let install = hello["install"]?.stringValue, !install.isEmpty,
@@ -73,7 +73,7 @@ extension LiveHub {
 
     /// `GET /v1/live/next?install=`. Answers at once when there is something to say (commands, a
     /// stop), otherwise holds the request up to 25 s and then answers 204.
-    public mutating func next(appKey: String?, token: String?, install: String?, now: LiveNow) -> HubStep {
+    package mutating func next(appKey: String?, token: String?, install: String?, now: LiveNow) -> HubStep {
         guard let app = app(forKey: appKey) else { return .reply(Self.unknownAppKey) }
         guard let install, !install.isEmpty else { return .reply(Self.unreadable("next needs ?install=")) }
         let key = DeviceKey(app: app.name, install: install)
@@ -101,7 +101,7 @@ extension LiveHub {
 
     /// `POST /v1/live/frames`. `wireBytes` is the body's size as sent (compressed), which counts
     /// toward the session's 10,000,000 bytes.
-    public mutating func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int, now: LiveNow) -> HubReply {
+    package mutating func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int, now: LiveNow) -> HubReply {
         guard let app = app(forKey: appKey) else { return Self.unknownAppKey }
         if let key = deviceKey(forToken: token) { expire(key, now: now) }
         guard let key = deviceKey(forToken: token), key.app == app.name else { return Self.badToken }
@@ -161,7 +161,7 @@ extension LiveHub {
     /// `POST /v1/live/results`: delivered to the viewers when it answers a command sent to this
     /// device in the last 2 minutes and the device is in a live session; 2xx but delivered nowhere
     /// when the session has ended; otherwise 409 and delivered nowhere (16.4).
-    public mutating func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int, now: LiveNow) -> HubReply {
+    package mutating func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int, now: LiveNow) -> HubReply {
         guard let app = app(forKey: appKey) else { return Self.unknownAppKey }
         if let key = deviceKey(forToken: token) { expire(key, now: now) }
         guard let key = deviceKey(forToken: token), key.app == app.name else { return Self.badToken }

@@ -1,11 +1,11 @@
-public import ApsioCore
+package import ApsioCore
 
 /// What signed-in people do: list present devices, join and leave a device's live view, renew
 /// its session, send commands, and fetch their stream. The HTTP layer has already checked that
 /// the caller is a person (16.7); the hub checks who may send commands.
 extension LiveHub {
     /// The devices present now whose tester still counts, as `GET /api/devices` lists them.
-    public func devicesJSON(now: LiveNow) -> [UInt8] {
+    package func devicesJSON(now: LiveNow) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("devices")
@@ -42,7 +42,7 @@ extension LiveHub {
     /// `POST /api/devices/{install}/watch`: joins the device's viewers, which starts a session at
     /// its next hello without a reason; from a viewer already watching, renews the session's
     /// 30 minutes. Either way a viewer acted, so hellos count the viewers again after a cap (16.3).
-    public mutating func watch(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+    package mutating func watch(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
         let key: DeviceKey
         var device: HubDevice
         switch testerDevice(app: app, install: install, now: now) {
@@ -81,7 +81,7 @@ extension LiveHub {
     /// `GET /api/devices/{install}/watch`: whether this person watches the device, its viewers and
     /// its session, without joining or renewing anything: a page that reloads learns where it
     /// stands before it acts, so a reload never renews a session behind the person's back.
-    public mutating func watchState(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+    package mutating func watchState(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
         let key: DeviceKey
         let device: HubDevice
         switch testerDevice(app: app, install: install, now: now) {
@@ -93,7 +93,7 @@ extension LiveHub {
 
     /// `DELETE /api/devices/{install}/watch`: leaves. The last viewer leaving ends the session
     /// with `stop: viewers_left`.
-    public mutating func leave(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
+    package mutating func leave(_ viewer: HubViewerIdentity, app: String?, install: String, now: LiveNow) -> HubReply {
         let key: DeviceKey
         switch resolve(app: app, install: install) {
         case .success(let found): key = found
@@ -105,7 +105,7 @@ extension LiveHub {
     }
 
     /// A sign-in ended: its viewer leaves every device.
-    public mutating func signedOut(_ signIn: String, now: LiveNow) {
+    package mutating func signedOut(_ signIn: String, now: LiveNow) {
         for key in Array(devices.keys) where devices[key]?.viewers[signIn] != nil {
             removeViewer(key, viewer: signIn, now: now)
         }
@@ -113,7 +113,7 @@ extension LiveHub {
 
     /// `POST /api/devices/{install}/commands` with `{"name": …}`: only from people allowed to
     /// change the project's settings, and only for a device in a live session (16.7).
-    public mutating func command(
+    package mutating func command(
         _ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8], now: LiveNow
     ) -> HubReply {
         guard viewer.mayChangeSettings else {
@@ -163,7 +163,7 @@ extension LiveHub {
 
     /// `GET /api/devices/{install}/stream?after=SEQ`: the viewer's events after `after`, which
     /// also acknowledges (and forgets) the ones up to it. With none waiting, held up to 25 s.
-    public mutating func stream(
+    package mutating func stream(
         _ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?, now: LiveNow
     ) -> HubStep {
         let key: DeviceKey

@@ -3,21 +3,21 @@ import ApsioNet
 
 /// The viewer's pages as the binary carries them (`Sources/ApsioBackend/Viewer`, embedded at build
 /// time by the EmbedViewerAssets plugin), each with its content type and an ETag of its bytes.
-public struct ViewerAsset: Sendable, Equatable {
-    public let name: String
-    public let contentType: String
-    public let body: [UInt8]
+package struct ViewerAsset: Sendable, Equatable {
+    package let name: String
+    package let contentType: String
+    package let body: [UInt8]
     /// A strong validator: the first 16 bytes of the SHA-256 of the body, so a reload after an
     /// upgrade never keeps a stale script beside a new page.
-    public let etag: String
+    package let etag: String
 }
 
-public enum ViewerAssets {
+package enum ViewerAssets {
     /// The page every viewer route starts from.
-    public static let indexName = "index.html"
+    package static let indexName = "index.html"
 
     /// Every embedded asset by file name.
-    public static let all: [String: ViewerAsset] = {
+    package static let all: [String: ViewerAsset] = {
         let hashing = OpenSSLSHA256()
         var assets: [String: ViewerAsset] = [:]
         for file in files {
@@ -30,7 +30,7 @@ public enum ViewerAssets {
     }()
 
     /// Nothing inline runs, and the pages talk only to the backend that served them.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 

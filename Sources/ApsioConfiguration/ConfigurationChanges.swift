@@ -1,22 +1,22 @@
-public import ApsioCore
+package import ApsioCore
 
 /// What a reload changes: the daemon starts the added apps, stops the removed ones, restarts the
 /// changed ones, and leaves the rest running untouched.
-public struct ConfigurationChanges: Sendable, Equatable {
-    public var added: [AppName]
-    public var removed: [AppName]
+package struct ConfigurationChanges: Sendable, Equatable {
+    package var added: [AppName]
+    package var removed: [AppName]
     /// In both, with any setting different (a new key in `AppKeyFile=` included).
-    public var changed: [AppName]
-    public var daemonChanged: Bool
+    package var changed: [AppName]
+    package var daemonChanged: Bool
 
-    public init(added: [AppName] = [], removed: [AppName] = [], changed: [AppName] = [], daemonChanged: Bool = false) {
+    package init(added: [AppName] = [], removed: [AppName] = [], changed: [AppName] = [], daemonChanged: Bool = false) {
         self.added = added
         self.removed = removed
         self.changed = changed
         self.daemonChanged = daemonChanged
     }
 
-    public init(from old: Configuration, to new: Configuration) {
+    package init(from old: Configuration, to new: Configuration) {
         let oldApps = Dictionary(old.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let newApps = Dictionary(new.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         added = newApps.keys.filter { oldApps[$0] == nil }.sorted()
@@ -28,5 +28,5 @@ public struct ConfigurationChanges: Sendable, Equatable {
         daemonChanged = old.daemon != new.daemon
     }
 
-    public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !daemonChanged }
+    package var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && !daemonChanged }
 }

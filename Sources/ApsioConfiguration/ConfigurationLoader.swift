@@ -8,21 +8,21 @@ internal import ApsioPOSIX
 /// that app out; a bad key of `apsiod.conf` keeps its default. Each problem names the file and
 /// line to fix. Only `*.conf` files are read, so `*.conf.example`, dotfiles, editor backups
 /// (`nginx.conf~`, `.nginx.conf.swp`) and dpkg leftovers (`nginx.conf.dpkg-old`) are not apps.
-public struct ConfigurationLoader: Sendable {
-    public let directory: String
-    public var limits: ConfigurationLimits
+package struct ConfigurationLoader: Sendable {
+    package let directory: String
+    package var limits: ConfigurationLimits
 
-    public static let defaultDirectory = "/etc/apsio"
+    package static let defaultDirectory = "/etc/apsio"
 
-    public init(directory: String = ConfigurationLoader.defaultDirectory, limits: ConfigurationLimits = .standard) {
+    package init(directory: String = ConfigurationLoader.defaultDirectory, limits: ConfigurationLimits = .standard) {
         self.directory = directory
         self.limits = limits
     }
 
-    public var daemonFile: String { directory + "/apsiod.conf" }
-    public var appsDirectory: String { directory + "/apps.d" }
+    package var daemonFile: String { directory + "/apsiod.conf" }
+    package var appsDirectory: String { directory + "/apps.d" }
 
-    public func load() -> Configuration {
+    package func load() -> Configuration {
         var configuration = Configuration()
         configuration.daemon = loadDaemon(problems: &configuration.problems)
         configuration.apps = loadApps(problems: &configuration.problems, files: &configuration.appFiles)

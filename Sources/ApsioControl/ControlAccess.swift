@@ -6,25 +6,25 @@ internal import Glibc
 /// (`apsio` on an installed machine). Anyone may read status, apps, watch and version: the
 /// indicator is a transparency feature (LINUX-PROFILE §16); only the installation ids in `apps`
 /// are kept to the same few.
-public struct ControlAccess: Sendable, Equatable {
-    public var adminGroup: String
+package struct ControlAccess: Sendable, Equatable {
+    package var adminGroup: String
     /// The user the state directory and its installation ids belong to: the daemon's own user.
     /// It can read the ids on disk anyway, so they are not withheld from it (a developer running
     /// apsiod as themselves, `make demo`); nil when nobody is to be let in on that ground.
-    public var stateOwner: UInt32?
+    package var stateOwner: UInt32?
 
-    public init(adminGroup: String = "apsio", stateOwner: UInt32? = nil) {
+    package init(adminGroup: String = "apsio", stateOwner: UInt32? = nil) {
         self.adminGroup = adminGroup
         self.stateOwner = stateOwner
     }
 
     /// Decides for one peer; the group is looked up on every change request, so a group created
     /// or renumbered after the daemon started counts at once.
-    public func mayChange(_ peer: ControlPeer) -> Bool {
+    package func mayChange(_ peer: ControlPeer) -> Bool {
         Self.mayChange(peer, adminGID: groupID())
     }
 
-    public static func mayChange(_ peer: ControlPeer, adminGID: UInt32?) -> Bool {
+    package static func mayChange(_ peer: ControlPeer, adminGID: UInt32?) -> Bool {
         if peer.uid == 0 { return true }
         guard let adminGID else { return false }
         return peer.isMember(of: adminGID)
@@ -34,17 +34,17 @@ public struct ControlAccess: Sendable, Equatable {
     /// and the state's owner. With a tester id, which the backend's policy publishes, an
     /// installation id makes the tester proof (spec 16.1), so another local user could pass for
     /// this machine's install.
-    public func maySeeInstallationIDs(_ peer: ControlPeer) -> Bool {
+    package func maySeeInstallationIDs(_ peer: ControlPeer) -> Bool {
         peer.uid == stateOwner || mayChange(peer)
     }
 
     /// What is shown in place of a withheld installation id.
-    public var installationIDWithheld: String {
+    package var installationIDWithheld: String {
         "hidden (shown to root and members of the group \(adminGroup))"
     }
 
     /// The group's id, nil when no such group exists.
-    public func groupID() -> UInt32? {
+    package func groupID() -> UInt32? {
         var entry = group()
         var buffer = [CChar](repeating: 0, count: 4096)
         var result: UnsafeMutablePointer<group>?
@@ -60,7 +60,7 @@ public struct ControlAccess: Sendable, Equatable {
     }
 
     /// What a refused peer is told.
-    public var refusal: String {
+    package var refusal: String {
         "only root and members of the group \(adminGroup) may change apsiod's settings"
     }
 }

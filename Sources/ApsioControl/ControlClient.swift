@@ -1,15 +1,15 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioCore
+package import ApsioCore
 internal import ApsioPOSIX
 
 /// The client side of the control protocol: what `apsioctl` speaks, and what tests drive the
 /// server with. Requests go one at a time; after `watch` only events come.
-public final class ControlClient: Sendable {
+package final class ControlClient: Sendable {
     private let socket: ControlSocket
     /// How long a request waits for its answer (a `reload` fetches policies).
-    public let answerTimeout: Duration
+    package let answerTimeout: Duration
 
     private init(socket: ControlSocket, answerTimeout: Duration) {
         self.socket = socket
@@ -18,7 +18,7 @@ public final class ControlClient: Sendable {
 
     /// Connects to the control socket at `path`. A missing socket, or one nobody listens on, is
     /// `notRunning`.
-    public static func connect(path: String, answerTimeout: Duration = .seconds(60)) throws(ControlClientError) -> ControlClient {
+    package static func connect(path: String, answerTimeout: Duration = .seconds(60)) throws(ControlClientError) -> ControlClient {
         guard let address = UnixSocketAddress(path: path) else {
             throw .connection("\(path) is too long for a unix socket path")
         }
@@ -49,13 +49,13 @@ public final class ControlClient: Sendable {
     }
 
     /// Sends one request and reads its answer. A refusal is `.failed`, not a throw.
-    public func send(_ request: ControlRequest) async throws(ControlClientError) -> ControlAnswer {
+    package func send(_ request: ControlRequest) async throws(ControlClientError) -> ControlAnswer {
         try await exchange(request).answer
     }
 
     /// Sends one request; its answer, and the line it came as (`apsioctl --json` prints that line,
     /// members this client does not know included).
-    public func exchange(_ request: ControlRequest) async throws(ControlClientError) -> (answer: ControlAnswer, line: [UInt8]) {
+    package func exchange(_ request: ControlRequest) async throws(ControlClientError) -> (answer: ControlAnswer, line: [UInt8]) {
         try await sendLine(request.line)
         let line = try await readLine(timeout: answerTimeout)
         guard let line else { throw .connection("apsiod closed the connection without answering") }
@@ -67,7 +67,7 @@ public final class ControlClient: Sendable {
     }
 
     /// Sends bytes as they are: tests send what no well-behaved client would.
-    public func sendLine(_ bytes: [UInt8]) async throws(ControlClientError) {
+    package func sendLine(_ bytes: [UInt8]) async throws(ControlClientError) {
         do {
             try await socket.write(bytes, timeout: answerTimeout)
         } catch {
@@ -80,7 +80,7 @@ public final class ControlClient: Sendable {
     }
 
     /// The next line the daemon sends, without its newline; nil when it closed the connection.
-    public func readLine(timeout: Duration? = nil) async throws(ControlClientError) -> [UInt8]? {
+    package func readLine(timeout: Duration? = nil) async throws(ControlClientError) -> [UInt8]? {
         let outcome: ControlSocket.ReadOutcome
         do {
             outcome = try await socket.readLine(maxBytes: ControlAnswer.maxLineBytes, timeout: timeout)
@@ -97,7 +97,7 @@ public final class ControlClient: Sendable {
 
     /// After `watch` was answered: the next event this client knows, nil when the daemon closed
     /// the stream (it stopped, or dropped this client for reading too slowly).
-    public func nextEvent() async throws(ControlClientError) -> ControlEvent? {
+    package func nextEvent() async throws(ControlClientError) -> ControlEvent? {
         while true {
             guard let (event, _) = try await nextEventLine() else { return nil }
             if let event { return event }
@@ -106,7 +106,7 @@ public final class ControlClient: Sendable {
 
     /// The next event line and the event it holds (nil for an event this client does not know);
     /// nil at the end of the stream.
-    public func nextEventLine() async throws(ControlClientError) -> (event: ControlEvent?, line: [UInt8])? {
+    package func nextEventLine() async throws(ControlClientError) -> (event: ControlEvent?, line: [UInt8])? {
         guard let line = try await readLine() else { return nil }
         do {
             return (try ControlEvent.parse(line), line)
@@ -115,7 +115,7 @@ public final class ControlClient: Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         socket.close()
     }
 }

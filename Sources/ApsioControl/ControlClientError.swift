@@ -1,5 +1,5 @@
 /// Why a control client got no answer.
-public enum ControlClientError: Error, Equatable, CustomStringConvertible {
+package enum ControlClientError: Error, Equatable, CustomStringConvertible {
     /// Nothing listens on the socket: the daemon is not running (apsioctl's exit code 3).
     case notRunning(path: String)
     /// The socket is there but may not be opened by this user.
@@ -11,7 +11,7 @@ public enum ControlClientError: Error, Equatable, CustomStringConvertible {
     /// The daemon's line is not an answer this client can read.
     case badAnswer(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notRunning(let path): "apsiod is not running (nothing answers on \(path))"
         case .denied(let path): "may not open \(path); check its mode and the runtime directory's"

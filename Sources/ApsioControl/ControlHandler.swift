@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 
 /// What the control server asks of the daemon, one call per request (docs/control.md). The server
 /// has already parsed the request, checked that app names are names, and checked the peer's right
@@ -6,7 +6,7 @@ public import ApsioCore
 /// carries the request out. An empty `apps` means every configured app.
 ///
 /// Errors are `ControlError`s: their code and message go to the client as they are.
-public protocol ControlHandler: Sendable {
+package protocol ControlHandler: Sendable {
     /// The status of the named apps, in the order named (all configured apps, by name, when none).
     func status(apps: [AppName]) async throws(ControlError) -> ControlStatus
     func apps() async throws(ControlError) -> [ControlAppInfo]

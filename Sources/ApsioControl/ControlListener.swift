@@ -2,14 +2,14 @@
 internal import Glibc
 #endif
 internal import ApsioCore
-public import ApsioPOSIX
+package import ApsioPOSIX
 
 /// The control socket's listening descriptor, owned once: bound to a path by the daemon, or the
 /// one systemd passed (`apsiod.socket`). A path the daemon bound is removed when it closes.
-public final class ControlListener: Sendable {
-    public let fd: OwnedFileDescriptor
+package final class ControlListener: Sendable {
+    package let fd: OwnedFileDescriptor
     /// The path this process bound and must remove; nil for an inherited socket (systemd owns it).
-    public let boundPath: String?
+    package let boundPath: String?
 
     private init(fd: OwnedFileDescriptor, boundPath: String?) {
         self.fd = fd
@@ -17,12 +17,12 @@ public final class ControlListener: Sendable {
     }
 
     /// The socket's file in a runtime directory.
-    public static func path(runtimeDirectory: String) -> String { runtimeDirectory + "/control.sock" }
+    package static func path(runtimeDirectory: String) -> String { runtimeDirectory + "/control.sock" }
 
     /// Binds and listens on `path`, mode 0666: any local user may connect to read the status;
     /// changes are checked per request. A stale socket file left by a crash is replaced; one a live
     /// process answers on is not.
-    public static func bind(path: String, backlog: Int32 = 64) throws(ControlListenerError) -> ControlListener {
+    package static func bind(path: String, backlog: Int32 = 64) throws(ControlListenerError) -> ControlListener {
         guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
         try removeStaleSocket(address)
         do throws(SystemError) {
@@ -46,7 +46,7 @@ public final class ControlListener: Sendable {
 
     /// The socket systemd passed for this process, if any, checked and made close-on-exec (systemd
     /// passes it without, and no child of ours may inherit it). nil when none was passed.
-    public static func inherited(
+    package static func inherited(
         environment: [String: String], processID: Int32? = nil, names: Set<String> = ["control", "apsiod.socket"]
     ) throws(ControlListenerError) -> ControlListener? {
         guard let raw = SocketActivation.descriptor(
@@ -78,7 +78,7 @@ public final class ControlListener: Sendable {
     }
 
     /// Stops listening; removes the socket file when this process made it.
-    public func close() {
+    package func close() {
         // Two stops at once: only the one that closed it removes the file, which by the time the
         // other got there could be a new daemon's.
         guard fd.close(), let boundPath else { return }

@@ -1,7 +1,7 @@
-public import ApsioPOSIX
+package import ApsioPOSIX
 
 /// Why the control socket could not be set up, in words an operator can act on.
-public enum ControlListenerError: Error, Equatable, CustomStringConvertible {
+package enum ControlListenerError: Error, Equatable, CustomStringConvertible {
     case pathTooLong(String)
     /// Another process answers on the socket: a second apsiod on the same runtime directory.
     case inUse(String)
@@ -9,7 +9,7 @@ public enum ControlListenerError: Error, Equatable, CustomStringConvertible {
     /// The descriptor systemd passed is not a listening unix stream socket.
     case notAListeningSocket(fd: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pathTooLong(let path): "\(path) is longer than a unix socket path may be (107 bytes); choose a shorter --runtime-dir"
         case .inUse(let path): "another process answers on \(path); is a second apsiod running with the same --runtime-dir?"

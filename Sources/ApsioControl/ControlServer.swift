@@ -2,7 +2,7 @@
 internal import Glibc
 #endif
 internal import ApsioCore
-public import ApsioPOSIX
+package import ApsioPOSIX
 import Synchronization
 
 /// The control socket (LINUX-PROFILE §16, docs/control.md): newline-delimited JSON requests from
@@ -10,7 +10,7 @@ import Synchronization
 /// of the admin group may change a setting or see the installation ids, decided per request from
 /// the kernel's credentials of the peer. Every resource a peer controls is bounded
 /// (`ControlServerLimits`), and a peer that stops reading is dropped rather than waited for.
-public final class ControlServer: Sendable {
+package final class ControlServer: Sendable {
     private let listener: ControlListener
     private let handler: any ControlHandler
     private let access: ControlAccess
@@ -19,7 +19,7 @@ public final class ControlServer: Sendable {
     private let acceptLoop = Mutex<Task<Void, Never>?>(nil)
     private let openConnections = Atomic<Int>(0)
 
-    public init(
+    package init(
         listener: ControlListener, handler: any ControlHandler, access: ControlAccess = ControlAccess(),
         limits: ControlServerLimits = .default, clock: any AgentClock = SystemAgentClock()
     ) {
@@ -31,10 +31,10 @@ public final class ControlServer: Sendable {
     }
 
     /// Connections open now.
-    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+    package var connectionCount: Int { openConnections.load(ordering: .relaxed) }
 
     /// Starts accepting; the socket already listens, so clients may connect before this.
-    public func start() {
+    package func start() {
         acceptLoop.withLock { loop in
             guard loop == nil else { return }
             loop = Task { [self] in await accept() }
@@ -43,7 +43,7 @@ public final class ControlServer: Sendable {
 
     /// Stops accepting, closes every connection (a `watch` included) and the listener, and returns
     /// once they are closed.
-    public func stop() async {
+    package func stop() async {
         let loop = acceptLoop.withLock { $0 }
         loop?.cancel()
         await loop?.value

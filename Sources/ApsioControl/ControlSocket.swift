@@ -1,4 +1,4 @@
-public import ApsioPOSIX
+package import ApsioPOSIX
 internal import ApsioCore
 
 /// A connected unix stream socket of the control protocol, non-blocking, read as lines and
@@ -6,17 +6,17 @@ internal import ApsioCore
 ///
 /// One task reads and one task writes at a time (a `watch` does both at once), hence
 /// `@unchecked Sendable`: the read buffer is touched only by the reader.
-public final class ControlSocket: @unchecked Sendable {
-    public let fd: OwnedFileDescriptor
+package final class ControlSocket: @unchecked Sendable {
+    package let fd: OwnedFileDescriptor
     private var framer = LineFramer()
 
     /// Takes a socket opened close-on-exec; makes it non-blocking.
-    public init(taking fd: OwnedFileDescriptor) throws(SystemError) {
+    package init(taking fd: OwnedFileDescriptor) throws(SystemError) {
         self.fd = fd
         try fd.setNonBlocking()
     }
 
-    public enum ReadOutcome: Sendable, Equatable {
+    package enum ReadOutcome: Sendable, Equatable {
         case line([UInt8])
         /// The peer closed (or reset) the connection.
         case closed
@@ -26,7 +26,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// The next line without its newline, waiting at most `timeout` (nil: forever) for more bytes.
-    public func readLine(maxBytes: Int, timeout: Duration?) async throws(CancellationError) -> ReadOutcome {
+    package func readLine(maxBytes: Int, timeout: Duration?) async throws(CancellationError) -> ReadOutcome {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now + $0 }
         while true {
@@ -60,7 +60,7 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Whether the peer has closed its end; bytes it sends meanwhile are read and dropped (a
     /// `watch` takes no more requests). Returns only when it closed.
-    public func waitForClose() async throws(CancellationError) {
+    package func waitForClose() async throws(CancellationError) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let received: Int?
@@ -74,7 +74,7 @@ public final class ControlSocket: @unchecked Sendable {
         }
     }
 
-    public enum WriteError: Error, Sendable, Equatable {
+    package enum WriteError: Error, Sendable, Equatable {
         /// The peer took nothing for the whole timeout: a reader too slow to keep.
         case timedOut
         case closed(SystemError)
@@ -82,7 +82,7 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Writes all of `bytes`, waiting at most `timeout` each time the socket is full.
-    public func write(_ bytes: [UInt8], timeout: Duration) async throws(WriteError) {
+    package func write(_ bytes: [UInt8], timeout: Duration) async throws(WriteError) {
         var sent = 0
         while sent < bytes.count {
             let taken: Int?
@@ -105,7 +105,7 @@ public final class ControlSocket: @unchecked Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         fd.close()
     }
 }

@@ -10,13 +10,13 @@ internal import ApsioState
 /// The operator's command (LINUX-PROFILE §R, docs/control.md): one invocation, through the
 /// control socket when apsiod runs; the settings commands straight into the state directory when
 /// it does not.
-public struct Apsioctl {
+package struct Apsioctl {
     let invocation: Invocation
     let environment: CtlEnvironment
 
     /// Runs the command line `arguments` (without the program's name) in `environment`: what
     /// the `apsioctl` binary does with its own, and what tests do with theirs.
-    public static func main(arguments: [String], environment: CtlEnvironment) async -> ExitCode {
+    package static func main(arguments: [String], environment: CtlEnvironment) async -> ExitCode {
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)

@@ -1,6 +1,6 @@
 /// The wall clock and the machine's time zone, which apsioctl reads to stamp `watch` lines and to
 /// say "since 14:02"; behind a protocol so a test fixes both instead of depending on `TZ`.
-public protocol CtlClock: Sendable {
+package protocol CtlClock: Sendable {
     /// Now, in milliseconds since the Unix epoch.
     func nowUnixMs() -> Int64
     /// How far local time is ahead of UTC at `unixMs`, in seconds (the zone and its summer time).

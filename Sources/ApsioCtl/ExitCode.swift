@@ -1,5 +1,5 @@
 /// apsioctl's exit codes (LINUX-PROFILE §R).
-public enum ExitCode: Int32, Sendable {
+package enum ExitCode: Int32, Sendable {
     case done = 0
     /// Refused or failed, with one line on stderr saying why.
     case failed = 1

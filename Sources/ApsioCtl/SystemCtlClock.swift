@@ -4,12 +4,12 @@ internal import Glibc
 internal import ApsioPOSIX
 
 /// `CLOCK_REALTIME` and the machine's zone (`TZ`, else /etc/localtime), as localtime(3) reads it.
-public struct SystemCtlClock: CtlClock {
-    public init() {}
+package struct SystemCtlClock: CtlClock {
+    package init() {}
 
-    public func nowUnixMs() -> Int64 { SystemAgentClock.wallUnixMs() }
+    package func nowUnixMs() -> Int64 { SystemAgentClock.wallUnixMs() }
 
-    public func utcOffsetSeconds(atUnixMs unixMs: Int64) -> Int {
+    package func utcOffsetSeconds(atUnixMs unixMs: Int64) -> Int {
         var seconds = time_t(unixMs / 1000)
         var parts = tm()
         // No zone information: UTC is the honest fallback.

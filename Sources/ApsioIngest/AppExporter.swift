@@ -1,8 +1,8 @@
-public import ApsioPOSIX
-public import ApsioCore
+package import ApsioPOSIX
+package import ApsioCore
 import ApsioPlatform
 import ApsioNet
-public import ApsioState
+package import ApsioState
 
 /// One app's ingest (LINUX-PROFILE §1, §4, §9, §11–§13, §15): its journal entries, redacted, through
 /// the policy's gate, as OTLP/HTTP JSON, gzip-compressed, to `POST {Backend}/v1/logs`, when
@@ -22,8 +22,8 @@ public import ApsioState
 /// the queue: the window and the record queue are emptied, the cursor moves to the journal's end,
 /// and nothing is read or sent until consent or a policy without the switch comes back, which
 /// again starts at the journal's end. A 401 stops sending until `apsiod` restarts.
-public actor AppExporter {
-    public nonisolated let configuration: AppExporterConfiguration
+package actor AppExporter {
+    package nonisolated let configuration: AppExporterConfiguration
     private var name: AppName { configuration.app }
     private let clock: any AgentClock
     private let transport: any IngestTransport
@@ -72,7 +72,7 @@ public actor AppExporter {
     private var stopped = false
     private var counters = AppExporterCounters()
 
-    public init(
+    package init(
         configuration: AppExporterConfiguration, state: StateLayout, clock: any AgentClock,
         transport: any IngestTransport, hashing: some SHA256Hashing,
         log: Logger = .discarding(.ingest)
@@ -102,7 +102,7 @@ public actor AppExporter {
 
     // MARK: - What the daemon reads
 
-    public var status: AppExporterCounters {
+    package var status: AppExporterCounters {
         var out = counters
         let level = queueLevel
         out.queuedRecords = level.records
@@ -120,7 +120,7 @@ public actor AppExporter {
     /// reaches the backend at least once, whatever moment the daemon is killed at. Without it, a
     /// crash before the first accepted batch would start at the journal's end again, past every
     /// entry read so far.
-    public func start() async throws(AppExporterError) {
+    package func start() async throws(AppExporterError) {
         guard !started, !stopped else { return }
         let saved: String?
         do {
@@ -160,7 +160,7 @@ public actor AppExporter {
     }
 
     /// Stops reading and sending, and writes the cursor. The exporter is not started again.
-    public func stop() async {
+    package func stop() async {
         guard !stopped else { return }
         stopped = true
         await stopReader()
@@ -173,7 +173,7 @@ public actor AppExporter {
         queue.close()
     }
 
-    public func policyChanged(_ policy: Policy) async {
+    package func policyChanged(_ policy: Policy) async {
         let wasBlocked = blocked
         let first = self.policy == nil
         self.policy = policy
@@ -196,11 +196,11 @@ public actor AppExporter {
 
     /// The app file's `Consent=`, or the operator's override.
     /// The Resource learned more (LINUX-PROFILE §2: the executable's package version and build-id).
-    public func resourceChanged(_ resource: OTLPResource) {
+    package func resourceChanged(_ resource: OTLPResource) {
         self.resource = resource
     }
 
-    public func consent(granted: Bool) async {
+    package func consent(granted: Bool) async {
         let wasBlocked = blocked
         let wasKnown = consent != nil
         consent = granted
@@ -211,7 +211,7 @@ public actor AppExporter {
     }
 
     /// Low Power Mode, Low Data Mode, Data Saver (4.4).
-    public func modes(lowPower: Bool, lowData: Bool, dataSaver: Bool) {
+    package func modes(lowPower: Bool, lowData: Bool, dataSaver: Bool) {
         perform(delivery.handle(.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver), now: clock.now()))
         armTimer()
     }
@@ -219,7 +219,7 @@ public actor AppExporter {
     /// `raise_log_level` (16.6): until then, records below `logs_min_severity` (from DEBUG up) and
     /// of sessions sampling dropped go too, marked `apsio.sampling.released=live`; nil ends it.
     /// A family that is off stays off.
-    public func releaseDebug(untilUnixMs: Int64?) {
+    package func releaseDebug(untilUnixMs: Int64?) {
         releasedUntilUnixMs = untilUnixMs
     }
 
@@ -232,7 +232,7 @@ public actor AppExporter {
     /// queued; while nothing may leave (consent withdrawn, the kill switch) it is dropped, as the
     /// queue is.
     @discardableResult
-    public func submit(_ record: LogRecord, addingQueueLevel: Bool = false) -> LogRecord {
+    package func submit(_ record: LogRecord, addingQueueLevel: Bool = false) -> LogRecord {
         var record = record
         if addingQueueLevel {
             let unsent = unsentLevel

@@ -1,39 +1,39 @@
-public import ApsioCore
-public import ApsioPlatform
-public import ApsioNet
+package import ApsioCore
+package import ApsioPlatform
+import ApsioNet
 
 /// What one app's exporter is given: whose journal entries, what they are sent as, and its bounds.
-public struct AppExporterConfiguration: Sendable {
-    public var app: AppName
+package struct AppExporterConfiguration: Sendable {
+    package var app: AppName
     /// The app's unit, whose entries and crashes are its records.
-    public var unit: String
+    package var unit: String
     /// The app file's `MinPriority=` as a journald priority 0–7 (the log bridge's floor, 13.7).
-    public var minPriority: Int
+    package var minPriority: Int
     /// The app file's `Families=`: a family it leaves out is never sent, whatever the policy says.
-    public var families: Set<CaptureFamily>
+    package var families: Set<CaptureFamily>
     /// The system journal, or `--journal-dir`.
-    public var journal: JournalSource
+    package var journal: JournalSource
     /// Where an app without a saved cursor starts (the app file's `StartAt=`): `.now` by default
     /// (its past is not sent), `.boot` or `.oldest`. The start is saved before anything is read.
-    public var firstStart: JournalStart
+    package var firstStart: JournalStart
     /// The Resource of §2; the exporter sets `session.id` per group.
-    public var resource: OTLPResource
+    package var resource: OTLPResource
     /// The built-in rules and the app file's `Redact=`.
-    public var redactor: Redactor
-    public var limits: Limits
+    package var redactor: Redactor
+    package var limits: Limits
     /// The read-ahead window: the reader stops while this many records, or bytes (as estimated in
     /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
-    public var windowRecords: Int
-    public var windowBytes: Int
+    package var windowRecords: Int
+    package var windowBytes: Int
     /// gzip level of the request bodies, one of `Gzip.levels`; by default the level every body the
     /// daemon sends uses (docs/ingest.md says why).
-    public var gzipLevel: Int32
+    package var gzipLevel: Int32
     /// The least time between two syncs of the cursor file to disk. The cursor is written after
     /// every accepted batch (so a crash of apsiod sends again at most the batch in flight); this
     /// bounds what a power cut sends again.
-    public var cursorSyncInterval: Duration
+    package var cursorSyncInterval: Duration
 
-    public init(
+    package init(
         app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         journal: JournalSource = .system,
         firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,

@@ -1,13 +1,13 @@
-public import ApsioPlatform
-public import ApsioState
+package import ApsioPlatform
+package import ApsioState
 
 /// Why an app's exporter could not start, in words an operator can act on.
-public enum AppExporterError: Error, Equatable, CustomStringConvertible {
+package enum AppExporterError: Error, Equatable, CustomStringConvertible {
     case state(StateStoreError)
     case queue(RecordQueueError)
     case journal(JournalError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .state(let error): "ingest: \(error)"
         case .queue(let error): "ingest: \(error)"

@@ -1,21 +1,21 @@
-public import ApsioPOSIX
-public import ApsioCore
-public import ApsioNet
+import ApsioPOSIX
+package import ApsioCore
+package import ApsioNet
 
 /// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP JSON,
 /// `Content-Encoding: gzip`. The client follows no redirect (a 3xx comes back as a status, and the
 /// delivery retries it like a 5xx), keeps no cookies and no cache, and speaks plain HTTP only to
 /// loopback.
-public struct HTTPIngestTransport: IngestTransport {
+package struct HTTPIngestTransport: IngestTransport {
     private let client: HTTPClient
     private let endpoint: HTTPEndpoint
     private let appKey: AppKey
     private let timeout: Duration
     private let wallClock: @Sendable () -> Int64
 
-    public static let path = "/v1/logs"
+    package static let path = "/v1/logs"
 
-    public init(
+    package init(
         client: HTTPClient, backend: HTTPEndpoint, appKey: AppKey, timeout: Duration = .seconds(60),
         wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs
     ) {
@@ -26,7 +26,7 @@ public struct HTTPIngestTransport: IngestTransport {
         wallClock = wallUnixMs
     }
 
-    public func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
+    package func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
         let headers: HTTPHeaders = [
             "Apsio-App-Key": appKey.secret, "Content-Type": "application/json", "Content-Encoding": "gzip",
         ]

@@ -1,8 +1,8 @@
-public import ApsioCore
+package import ApsioCore
 
 /// Where an app's ingest batches go: `POST {Backend}/v1/logs`. The exporter hands over a body already
 /// gzip-compressed and gets the status back; tests put a scripted backend here.
-public protocol IngestTransport: Sendable {
+package protocol IngestTransport: Sendable {
     /// Sends one batch and returns what came back: `.status` with `Retry-After`, or `.failed` with
     /// why when no answer came (refused, reset, timed out, unreadable, or refused by the client
     /// itself). Throws only when the task is cancelled.
@@ -11,13 +11,13 @@ public protocol IngestTransport: Sendable {
 
 /// What one ingest request brought back: the response the delivery rules act on and, when no
 /// answer came, the reason the operator reads in the journal and in `apsioctl status`.
-public struct IngestAnswer: Sendable, Equatable {
-    public var response: LiveResponse
+package struct IngestAnswer: Sendable, Equatable {
+    package var response: LiveResponse
     /// Why no answer came, as a clause for the log line (`no answer from the backend: …`); nil for
     /// a status, and when the transport cannot tell.
-    public var failure: String?
+    package var failure: String?
 
-    public init(_ response: LiveResponse, failure: String? = nil) {
+    package init(_ response: LiveResponse, failure: String? = nil) {
         self.response = response
         self.failure = failure
     }

@@ -10,25 +10,25 @@ import Synchronization
 /// `shutdown` registers itself before it touches the number, and a `close` that finds one in
 /// progress leaves the close to the last of them. So no other thread's `open` can be handed the
 /// same number while a `shutdown` (or `take`) of this one still means it.
-public final class OwnedFileDescriptor: Sendable {
-    public let rawValue: Int32
+package final class OwnedFileDescriptor: Sendable {
+    package let rawValue: Int32
     /// Bit 0: closed (or taken). The bits above: how many `shutdown`s use the number right now.
     private let state = Atomic<Int>(0)
     private static let closedBit = 1
     private static let user = 2
 
     /// Takes ownership of `rawValue`, which the caller opened close-on-exec.
-    public init(taking rawValue: Int32) {
+    package init(taking rawValue: Int32) {
         self.rawValue = rawValue
     }
 
-    public var isClosed: Bool { state.load(ordering: .acquiring) & Self.closedBit != 0 }
+    package var isClosed: Bool { state.load(ordering: .acquiring) & Self.closedBit != 0 }
 
     /// Closes the descriptor, at once or, when a `shutdown` is using it from another thread, as
     /// soon as that ends. A second call does nothing; only the call that closed it returns true,
     /// so what goes with the close (removing a socket's file) is done once however many race.
     @discardableResult
-    public func close() -> Bool {
+    package func close() -> Bool {
         let before = state.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue
         guard before & Self.closedBit == 0 else { return false }
         if before == 0 { _ = Glibc.close(rawValue) }
@@ -37,7 +37,7 @@ public final class OwnedFileDescriptor: Sendable {
 
     /// Hands the number to whatever closes it from now on (a C library, `fdopendir`): after this
     /// the descriptor counts as closed here and is never closed by it. Nil when it was closed.
-    public func take() -> Int32? {
+    package func take() -> Int32? {
         while true {
             let (taken, current) = state.compareExchange(
                 expected: 0, desired: Self.closedBit, ordering: .acquiringAndReleasing)
@@ -51,7 +51,7 @@ public final class OwnedFileDescriptor: Sendable {
 
     /// Wakes anyone blocked reading or writing this socket; safe from any thread, and does nothing
     /// once the owner closed it.
-    public func shutdown() {
+    package func shutdown() {
         var current = state.load(ordering: .acquiring)
         while true {
             guard current & Self.closedBit == 0 else { return }
@@ -68,15 +68,15 @@ public final class OwnedFileDescriptor: Sendable {
     }
 
     /// Whether it is a terminal (isatty(3)).
-    public var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { isatty(rawValue) == 1 }
 
     /// For a descriptor inherited without it (systemd passes its sockets so): no child may get it.
-    public func setCloseOnExec() throws(SystemError) {
+    package func setCloseOnExec() throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFD)") { fcntl(rawValue, F_GETFD) }
         try retryingInterrupts("fcntl(F_SETFD)") { fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
     }
 
-    public func setNonBlocking() throws(SystemError) {
+    package func setNonBlocking() throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFL)") { fcntl(rawValue, F_GETFL) }
         try retryingInterrupts("fcntl(F_SETFL)") { fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) }
     }

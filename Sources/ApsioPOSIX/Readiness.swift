@@ -2,10 +2,10 @@
 /// a thread parked on each wait and without polling on a timer: the journal's inotify fd, the bus
 /// socket and HTTP sockets all wait here, on `EpollReactor`'s one thread. A descriptor must stay
 /// open while a wait on it is in progress (cancel the wait first).
-public enum Readiness {
-    public enum Event: Sendable { case readable, writable }
+package enum Readiness {
+    package enum Event: Sendable { case readable, writable }
 
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         case ready
         case timedOut
     }
@@ -13,7 +13,7 @@ public enum Readiness {
     /// Returns `.ready` once `fd` is ready, `.timedOut` after `timeout`, and throws
     /// `CancellationError` as soon as the task is cancelled. It returns only after `fd` is out of
     /// the reactor's set, so the caller may close `fd` right after.
-    public static func wait(
+    package static func wait(
         _ fd: Int32, for event: Event, timeout: Duration? = nil
     ) async throws(CancellationError) -> Outcome {
         if Task.isCancelled { throw CancellationError() }
@@ -32,7 +32,7 @@ public enum Readiness {
     /// `Task.sleep` on the reactor's timer. A cancelled `Task.sleep` leaves its dispatch timer to
     /// go off at the original time and wake a thread for nothing; ingest re-arms its timer at
     /// every batch, and this one is gone the moment the sleep ends.
-    public static func sleep(for duration: Duration) async throws(CancellationError) {
+    package static func sleep(for duration: Duration) async throws(CancellationError) {
         _ = try await wait(-1, for: .readable, timeout: max(duration, .zero))
     }
 }

@@ -1,10 +1,10 @@
-public import ApsioCore
-public import ApsioNet
-public import ApsioState
+package import ApsioCore
+package import ApsioNet
+package import ApsioState
 
 /// What the policy fetcher did, for one log line each. None carries the app key: the HTTP
 /// client's errors hold no header value, and statuses and parser messages hold none either.
-public enum PolicyFetchEvent: Sendable, Equatable, CustomStringConvertible {
+package enum PolicyFetchEvent: Sendable, Equatable, CustomStringConvertible {
     /// The policy kept on disk was delivered at start, before any request.
     case loadedFromDisk
     /// The policy kept on disk could not be used (damaged, unreadable): nothing is delivered until
@@ -24,7 +24,7 @@ public enum PolicyFetchEvent: Sendable, Equatable, CustomStringConvertible {
     /// previous one.
     case notSaved(StateStoreError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .loadedFromDisk: "using the policy kept on disk until the backend answers"
         case .storedPolicyUnusable(let why): "the policy kept on disk cannot be used (\(why)); waiting for the backend"
@@ -40,13 +40,13 @@ public enum PolicyFetchEvent: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a policy request brought no policy.
-public enum PolicyFetchFailure: Sendable, Equatable, CustomStringConvertible {
+package enum PolicyFetchFailure: Sendable, Equatable, CustomStringConvertible {
     /// The backend answered with a status other than 200 and 304. A 3xx is one: no redirect is
     /// followed, as no request carrying the app key may go to another host.
     case status(Int)
     case network(HTTPClientError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .status(let status) where status == 401 || status == 403:
             "the backend answered \(status) (check the app's key)"

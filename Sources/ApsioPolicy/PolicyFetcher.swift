@@ -1,7 +1,7 @@
-public import ApsioCore
-public import ApsioNet
-public import ApsioPOSIX
-public import ApsioState
+package import ApsioCore
+package import ApsioNet
+package import ApsioPOSIX
+package import ApsioState
 
 /// Keeps one app's policy (LINUX-PROFILE §12): `GET {Backend}/v1/policy` with the app key and the
 /// last `ETag`, every `refresh_s`, on `fetchNow()`, and again after a failure.
@@ -18,9 +18,9 @@ public import ApsioState
 /// - Requests go to the app's backend only: the client follows no redirect.
 ///
 /// The fetcher runs until `stop()`; it holds itself alive until then.
-public actor PolicyFetcher {
+package actor PolicyFetcher {
     /// Every policy to apply, in order; the newest only when the reader falls behind.
-    public nonisolated let policies: AsyncStream<Policy>
+    package nonisolated let policies: AsyncStream<Policy>
     private let continuation: AsyncStream<Policy>.Continuation
 
     private let app: AppName
@@ -34,7 +34,7 @@ public actor PolicyFetcher {
     private let events: @Sendable (PolicyFetchEvent) -> Void
 
     /// The policy in use: from disk at start, then the backend's.
-    public private(set) var current: Policy?
+    package private(set) var current: Policy?
     /// Sent as `If-None-Match`; belongs to `current`.
     private var etag: PolicyETag?
     /// What is on disk, so an unchanged body or `ETag` is not written again.
@@ -54,7 +54,7 @@ public actor PolicyFetcher {
     /// A policy answers at once; this bounds a backend that accepts and never answers.
     static let requestTimeout: Duration = .seconds(30)
 
-    public init(
+    package init(
         app: AppName, backend: HTTPEndpoint, appKey: AppKey, client: HTTPClient, store: AppStateStore,
         clock: any AgentClock, hashing: any SHA256Hashing = OpenSSLSHA256(), limits: Limits = .spec,
         events: @escaping @Sendable (PolicyFetchEvent) -> Void
@@ -73,7 +73,7 @@ public actor PolicyFetcher {
     }
 
     /// Delivers the policy kept on disk, if any, then asks the backend at once.
-    public func start() {
+    package func start() {
         guard loop == nil, !stopped else { return }
         loadStored()
         loop = Task { await self.run() }
@@ -81,7 +81,7 @@ public actor PolicyFetcher {
 
     /// Asks the backend now (`apsioctl reload`), whatever the schedule or a backoff says. A request
     /// already on its way is followed by another, as the policy may have changed since it left.
-    public func fetchNow() {
+    package func fetchNow() {
         guard !stopped else { return }
         fetchRequested = true
         wait?.cancel()
@@ -89,7 +89,7 @@ public actor PolicyFetcher {
 
     /// Cancels the request in flight and the wait at once; nothing is delivered, written or
     /// reported once this returns.
-    public func stop() async {
+    package func stop() async {
         guard !stopped else { return }
         stopped = true
         loop?.cancel()

@@ -1,15 +1,15 @@
-public import ApsioPOSIX
-public import ApsioCore
+package import ApsioPOSIX
+package import ApsioCore
 
-public struct ClockWaitTimedOut: Error, CustomStringConvertible {
-    public let what: String
-    public var description: String { "timed out waiting for \(what)" }
+package struct ClockWaitTimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package var description: String { "timed out waiting for \(what)" }
 }
 
 extension ManualAgentClock {
     /// `asleep(condition)`, given up after `seconds` of real time with an error naming `what`:
     /// a bound for a test that would otherwise hang, not a measure of how long anything takes.
-    public func waitAsleep(
+    package func waitAsleep(
         _ what: String, seconds: Double = 60,
         _ condition: @escaping @Sendable (_ deadlines: [MonotonicInstant]) -> Bool
     ) async throws {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The calling thread's name as `top -H` and `/proc/PID/task/TID/comm` show it.
-public func currentThreadName() -> String {
+package func currentThreadName() -> String {
     guard let file = fopen("/proc/thread-self/comm", "re") else { return "?" }
     defer { fclose(file) }
     var buffer = [CChar](repeating: 0, count: 64)

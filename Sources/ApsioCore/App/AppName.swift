@@ -1,16 +1,16 @@
 
 /// The name of a configured app (its file `/etc/apsio/apps.d/NAME.conf`), checked so that it can
 /// name a directory under the state directory and never step out of it.
-public struct AppName: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let rawValue: String
+package struct AppName: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let rawValue: String
 
     /// Letters, digits, `.`, `_` and `-`, 1 to 255 bytes, and not `.` or `..`.
-    public init(_ rawValue: String) throws(AppNameError) {
+    package init(_ rawValue: String) throws(AppNameError) {
         guard Self.isValid(rawValue) else { throw AppNameError(name: rawValue) }
         self.rawValue = rawValue
     }
 
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         let bytes = name.utf8
         guard (1...255).contains(bytes.count), name != ".", name != ".." else { return false }
         return bytes.allSatisfy { byte in
@@ -23,6 +23,6 @@ public struct AppName: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package var description: String { rawValue }
 }

@@ -1,5 +1,5 @@
 /// `apsioctl consent grant|deny`: overrides the app file's `Consent=` until changed again.
-public enum ConsentOverride: String, Sendable, Equatable, Codable {
+package enum ConsentOverride: String, Sendable, Equatable, Codable {
     case granted
     case denied
 }

@@ -1,8 +1,8 @@
 /// Lowercase hexadecimal, the only spelling the spec accepts for proofs, matches and tokens.
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    public static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
+    package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -14,7 +14,7 @@ public enum Hex {
 
     /// True when `text` is exactly `length` characters of 0-9 and a-f. Upper case is refused on
     /// purpose: the spec pins lowercase, and a backend compares the strings as they are.
-    public static func isLowercase(_ text: String, length: Int) -> Bool {
+    package static func isLowercase(_ text: String, length: Int) -> Bool {
         var count = 0
         for byte in text.utf8 {
             guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }

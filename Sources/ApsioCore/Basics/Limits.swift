@@ -2,108 +2,108 @@
 ///
 /// Rules read their numbers from here rather than from literals, so a test can check each rule at
 /// its limit and one past it, and so a reader can find every cap of the live channel in one place.
-public struct Limits: Sendable, Equatable {
+package struct Limits: Sendable, Equatable {
     // 16.1: the policy's live.testers list.
-    public var maxTesters = 100
+    package var maxTesters = 100
 
     // 16.3: the live session's ends.
-    public var sessionLength: Duration = .seconds(30 * 60)
-    public var maxPausedTime: Duration = .seconds(60)
-    public var maxSessionBytes = 10_000_000
-    public var maxDayBytes = 50_000_000
+    package var sessionLength: Duration = .seconds(30 * 60)
+    package var maxPausedTime: Duration = .seconds(60)
+    package var maxSessionBytes = 10_000_000
+    package var maxDayBytes = 50_000_000
     /// A backend ends a live session that sent no `frames` and no `next` for this long.
-    public var silentSessionTimeout: Duration = .seconds(60)
+    package var silentSessionTimeout: Duration = .seconds(60)
 
     // 16.4: hellos, tokens and the long-poll.
-    public var defaultHelloInterval: Duration = .seconds(30)
-    public var minHelloInterval: Duration = .seconds(15)
-    public var maxHelloInterval: Duration = .seconds(120)
+    package var defaultHelloInterval: Duration = .seconds(30)
+    package var minHelloInterval: Duration = .seconds(15)
+    package var maxHelloInterval: Duration = .seconds(120)
     /// Failed hellos back off exponentially up to this.
-    public var maxHelloBackoff: Duration = .seconds(120)
+    package var maxHelloBackoff: Duration = .seconds(120)
     /// The backend holds `next` at most this long before it answers 204.
-    public var nextHoldTime: Duration = .seconds(25)
+    package var nextHoldTime: Duration = .seconds(25)
     /// Presence lasts 2 × interval_s plus this.
-    public var presenceSlack: Duration = .seconds(25)
-    public var deviceTokenHexLength = 64
-    public var deviceTokenBytes = 32
-    public var proofHexLength = 64
+    package var presenceSlack: Duration = .seconds(25)
+    package var deviceTokenHexLength = 64
+    package var deviceTokenBytes = 32
+    package var proofHexLength = 64
     /// Commands stay pending on the backend, and their ids and results on the device, this long.
-    public var commandMemory: Duration = .seconds(120)
+    package var commandMemory: Duration = .seconds(120)
 
     // 16.5: what the device sends.
-    public var maxLinesPerFrames = 200
-    public var minUploadSpacing: Duration = .seconds(1)
-    public var minMetricsOnlySpacing: Duration = .seconds(5)
-    public var maxWireframesPerSecond = 2
-    public var minFootprintReadSpacing: Duration = .seconds(1)
+    package var maxLinesPerFrames = 200
+    package var minUploadSpacing: Duration = .seconds(1)
+    package var minMetricsOnlySpacing: Duration = .seconds(5)
+    package var maxWireframesPerSecond = 2
+    package var minFootprintReadSpacing: Duration = .seconds(1)
     /// A log body is cut to this many UTF-8 bytes (1.6).
-    public var maxBodyBytes = 4096
+    package var maxBodyBytes = 4096
     /// A string attribute is cut to this many UTF-8 bytes (LINUX-PROFILE §1).
-    public var maxAttributeStringBytes = 1024
+    package var maxAttributeStringBytes = 1024
 
     // 16.6: commands.
-    public var raisedLogLevelDuration: Duration = .seconds(30 * 60)
+    package var raisedLogLevelDuration: Duration = .seconds(30 * 60)
 
     // The project's own bounds on what a backend can make the device do; the spec names none.
     /// Commands read from one `next` answer; the rest stay pending on the backend and come again.
-    public var maxCommandsPerAnswer = 16
+    package var maxCommandsPerAnswer = 16
     /// A command id or name longer than this is not a command the backend would send.
-    public var maxCommandIDBytes = 256
+    package var maxCommandIDBytes = 256
     /// The body of a hello or `next` answer (or of a refusal) larger than this is not read: the
     /// HTTP client stops at the same size, and an answer is a few hundred bytes.
-    public var maxLiveAnswerBytes = 1 << 20
+    package var maxLiveAnswerBytes = 1 << 20
     /// `next` is asked again at once, but never more often than this, so a backend that answers
     /// instantly cannot spin the device in a loop.
-    public var minNextSpacing: Duration = .milliseconds(250)
+    package var minNextSpacing: Duration = .milliseconds(250)
     /// First wait after `next` or `frames` fail without a `Retry-After`; it doubles up to the
     /// hello interval.
-    public var liveRetryInitial: Duration = .seconds(1)
+    package var liveRetryInitial: Duration = .seconds(1)
     /// A `Retry-After` longer than this is read as this: a hostile answer cannot park the channel for years.
-    public var maxRetryAfter: Duration = .seconds(24 * 3600)
+    package var maxRetryAfter: Duration = .seconds(24 * 3600)
     /// 402 and 403 pause hellos this long when the answer has no `Retry-After` (1.5).
-    public var defaultRefusalPause: Duration = .seconds(3600)
+    package var defaultRefusalPause: Duration = .seconds(3600)
 
     // LINUX-PROFILE §12: the policy. The spec fixes the refresh bounds; the rest are the
     // project's own bounds on what a backend can make the device hold.
-    public var defaultPolicyRefresh: Duration = .seconds(300)
-    public var minPolicyRefresh: Duration = .seconds(60)
-    public var maxPolicyRefresh: Duration = .seconds(3600)
+    package var defaultPolicyRefresh: Duration = .seconds(300)
+    package var minPolicyRefresh: Duration = .seconds(60)
+    package var maxPolicyRefresh: Duration = .seconds(3600)
     /// A policy body larger than this is refused before it is read.
-    public var maxPolicyBytes = 1 << 20
+    package var maxPolicyBytes = 1 << 20
     /// A failed policy request is asked again after this, doubling, but never later than the
     /// refresh interval: a policy must not wait longer for an outage than for a refresh.
-    public var policyRetryInitial: Duration = .seconds(1)
+    package var policyRetryInitial: Duration = .seconds(1)
     /// Arrays and objects nested deeper than this in a body a peer sent are refused.
-    public var maxJSONDepth = 32
+    package var maxJSONDepth = 32
     /// A tester entry's `id` is sent back in every hello; one longer than this is not an id.
-    public var maxTesterIDBytes = 256
+    package var maxTesterIDBytes = 256
 
     // LINUX-PROFILE §11: redaction.
     /// A private key printed line by line spans journal entries; after this many entries without
     /// its END line the block is taken as over, so a key never closed cannot blank an app's log.
-    public var maxPrivateKeyLines = 256
+    package var maxPrivateKeyLines = 256
 
     // LINUX-PROFILE §9: sampling.
     /// Sessions whose sampling decision is remembered; an older one is decided again, the same
     /// way unless the rate changed meanwhile.
-    public var maxRememberedSessions = 256
+    package var maxRememberedSessions = 256
 
     // LINUX-PROFILE §1 and §4: delivery to `POST {Backend}/v1/logs`. The spec fixes the backoff's
     // ends and the Low Power Mode spacing; the batch bounds are the project's own.
     /// A batch goes once this many bytes wait; it is also the most one batch asks for.
-    public var ingestBatchBytes = 512 * 1024
+    package var ingestBatchBytes = 512 * 1024
     /// A batch goes once its oldest record has waited this long, however few bytes wait.
-    public var ingestBatchAge: Duration = .seconds(5)
+    package var ingestBatchAge: Duration = .seconds(5)
     /// The most records one batch asks for; a batch also goes once this many wait.
-    public var ingestBatchRecords = 1000
+    package var ingestBatchRecords = 1000
     /// 429, 5xx, 3xx and network failures retry after this, doubling up to `ingestRetryMaximum`.
-    public var ingestRetryInitial: Duration = .seconds(1)
-    public var ingestRetryMaximum: Duration = .seconds(5 * 60)
+    package var ingestRetryInitial: Duration = .seconds(1)
+    package var ingestRetryMaximum: Duration = .seconds(5 * 60)
     /// Under Low Power Mode a batch goes at most this often (4.4).
-    public var lowPowerUploadSpacing: Duration = .seconds(5 * 60)
+    package var lowPowerUploadSpacing: Duration = .seconds(5 * 60)
 
-    public init() {}
+    package init() {}
 
     /// The numbers as the spec gives them.
-    public static let spec = Limits()
+    package static let spec = Limits()
 }

@@ -1,7 +1,7 @@
 /// Cutting text to a number of UTF-8 bytes without splitting a character (1.6): a body to 4096
 /// bytes, a string attribute to 1024.
-public enum UTF8Cut {
-    public static func cut(_ text: String, maxBytes: Int) -> String {
+package enum UTF8Cut {
+    package static func cut(_ text: String, maxBytes: Int) -> String {
         let utf8 = text.utf8
         guard utf8.count > maxBytes else { return text }
         var end = utf8.index(utf8.startIndex, offsetBy: max(0, maxBytes))
@@ -12,11 +12,11 @@ public enum UTF8Cut {
         return String(decoding: utf8[utf8.startIndex..<end], as: UTF8.self)
     }
 
-    public static func cutBody(_ text: String, limits: Limits = .spec) -> String {
+    package static func cutBody(_ text: String, limits: Limits = .spec) -> String {
         cut(text, maxBytes: limits.maxBodyBytes)
     }
 
-    public static func cutAttribute(_ text: String, limits: Limits = .spec) -> String {
+    package static func cutAttribute(_ text: String, limits: Limits = .spec) -> String {
         cut(text, maxBytes: limits.maxAttributeStringBytes)
     }
 }

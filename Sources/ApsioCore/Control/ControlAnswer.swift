@@ -1,5 +1,5 @@
 /// One answer of the control protocol, a JSON object on one line with `"ok"` (docs/control.md).
-public enum ControlAnswer: Sendable, Equatable {
+package enum ControlAnswer: Sendable, Equatable {
     case status(ControlStatus)
     case apps([ControlAppInfo])
     /// `allow-live` and `consent`: the apps whose setting now says what was asked.
@@ -14,10 +14,10 @@ public enum ControlAnswer: Sendable, Equatable {
 
     /// Answers and events are larger than requests (a status of many apps) but still bounded, so a
     /// client never buffers without limit either.
-    public static let maxLineBytes = 1 << 20
+    package static let maxLineBytes = 1 << 20
 
     /// The answer as one line, newline included.
-    public var line: [UInt8] {
+    package var line: [UInt8] {
         var members: [String: JSONValue] = ["ok": .bool(true)]
         switch self {
         case .status(let status):
@@ -43,7 +43,7 @@ public enum ControlAnswer: Sendable, Equatable {
 
     /// Reads the answer to `request`. A refusal comes back as `.failed`; a line that is not an
     /// answer at all throws `bad_answer`.
-    public static func parse(_ line: [UInt8], answering request: ControlRequest) throws(ControlError) -> ControlAnswer {
+    package static func parse(_ line: [UInt8], answering request: ControlRequest) throws(ControlError) -> ControlAnswer {
         let value: JSONValue
         do {
             value = try JSONParser(maxBytes: maxLineBytes).parse(line)

@@ -1,22 +1,22 @@
 /// What `apps` says of one configured app: what the team needs to recognise the install and to
 /// list the machine as a tester (LINUX-PROFILE §R).
-public struct ControlAppInfo: Sendable, Equatable {
-    public var name: String
-    public var unit: String
+package struct ControlAppInfo: Sendable, Equatable {
+    package var name: String
+    package var unit: String
     /// `service.name`, `service.version` and `app.build_id` as the records carry them; nil where
     /// they are not known (the daemon is not running, or has not read the executable yet).
-    public var serviceName: String?
-    public var serviceVersion: String?
-    public var buildID: String?
+    package var serviceName: String?
+    package var serviceVersion: String?
+    package var buildID: String?
     /// `app.installation.id`; nil when the app file turns it off (`InstallationId=no`) or the
     /// daemon has not served the app yet.
-    public var installationID: String?
+    package var installationID: String?
     /// The id was left out because the asker is neither root nor in the admin group: with a tester
     /// id, which the backend's policy publishes, it makes the tester proof (spec 16.1). Set for
     /// every app then, whether or not it has an id, so the answer tells a local user nothing more.
-    public var installationIDHidden: Bool
+    package var installationIDHidden: Bool
 
-    public init(
+    package init(
         name: String, unit: String, serviceName: String? = nil, serviceVersion: String? = nil,
         buildID: String? = nil, installationID: String? = nil, installationIDHidden: Bool = false
     ) {
@@ -30,14 +30,14 @@ public struct ControlAppInfo: Sendable, Equatable {
     }
 
     /// What an asker who may not see the installation id is told.
-    public func withholdingInstallationID() -> ControlAppInfo {
+    package func withholdingInstallationID() -> ControlAppInfo {
         var withheld = self
         withheld.installationID = nil
         withheld.installationIDHidden = true
         return withheld
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "name": .string(name),
             "unit": .string(unit),

@@ -1,26 +1,26 @@
 /// What `status` and `watch` say of one configured app: the indicator (16.2) and what decides it.
-public struct ControlAppStatus: Sendable, Equatable {
+package struct ControlAppStatus: Sendable, Equatable {
     /// The app file's name, without `.conf`.
-    public var name: String
-    public var unit: String
+    package var name: String
+    package var unit: String
     /// nil while the unit's state is not known (the bus is not up yet).
-    public var foreground: Foreground?
+    package var foreground: Foreground?
     /// `apsioctl allow-live`: off until the operator turns it on.
-    public var allowLive: Bool
+    package var allowLive: Bool
     /// The consent in force: the operator's override, else the app file's `Consent=`; nil when
     /// neither says (not asked: nothing leaves).
-    public var consentGranted: Bool?
+    package var consentGranted: Bool?
     /// Viewers watching now; zero when nobody is.
-    public var viewers: Int
+    package var viewers: Int
     /// When the current viewing began, Unix ms; nil when nobody is viewing.
-    public var viewingSinceUnixMs: Int64?
+    package var viewingSinceUnixMs: Int64?
     /// When a raised log level (16.6 `raise_log_level`) ends, Unix ms; nil when none is raised.
-    public var logLevelRaisedUntilUnixMs: Int64?
+    package var logLevelRaisedUntilUnixMs: Int64?
     /// The app's ingest, in `status` answers; nil in `watch` events (what the indicator shows) and
     /// for an app that is not served.
-    public var ingest: ControlIngestStatus?
+    package var ingest: ControlIngestStatus?
 
-    public init(
+    package init(
         name: String, unit: String, foreground: Foreground? = nil, allowLive: Bool = false,
         consentGranted: Bool? = nil, viewers: Int = 0, viewingSinceUnixMs: Int64? = nil,
         logLevelRaisedUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil
@@ -36,7 +36,7 @@ public struct ControlAppStatus: Sendable, Equatable {
         self.ingest = ingest
     }
 
-    public var isViewed: Bool { viewers > 0 }
+    package var isViewed: Bool { viewers > 0 }
 
     var json: JSONValue {
         var members: [String: JSONValue] = [

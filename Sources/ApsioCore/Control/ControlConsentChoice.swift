@@ -1,5 +1,5 @@
 /// `apsioctl consent grant|deny`, as the control protocol spells it.
-public enum ControlConsentChoice: String, Sendable, Equatable, CaseIterable {
+package enum ControlConsentChoice: String, Sendable, Equatable, CaseIterable {
     case grant
     case deny
 }

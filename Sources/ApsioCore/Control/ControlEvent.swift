@@ -1,5 +1,5 @@
 /// One line of a `watch` stream after its `{"ok":true}`: something the indicator shows changed.
-public enum ControlEvent: Sendable, Equatable {
+package enum ControlEvent: Sendable, Equatable {
     /// An app's status, whole: first one for each watched app, then one whenever any of it changes.
     case status(ControlAppStatus)
     /// A viewer's command ran (16.2: each command shows a notice). `until` is when a raised log
@@ -12,7 +12,7 @@ public enum ControlEvent: Sendable, Equatable {
     case dataSaver(Bool)
 
     /// The app the event is about; nil for machine-wide events.
-    public var app: String? {
+    package var app: String? {
         switch self {
         case .status(let status): status.name
         case .notice(let app, _, _, _), .ended(let app, _): app
@@ -21,7 +21,7 @@ public enum ControlEvent: Sendable, Equatable {
     }
 
     /// The event as one line, newline included.
-    public var line: [UInt8] {
+    package var line: [UInt8] {
         let members: [String: JSONValue]
         switch self {
         case .status(let status):
@@ -41,7 +41,7 @@ public enum ControlEvent: Sendable, Equatable {
 
     /// Reads an event line; nil for an event this client does not know (a newer daemon's), which
     /// a client skips.
-    public static func parse(_ line: [UInt8]) throws(ControlError) -> ControlEvent? {
+    package static func parse(_ line: [UInt8]) throws(ControlError) -> ControlEvent? {
         let value: JSONValue
         do {
             value = try JSONParser(maxBytes: ControlAnswer.maxLineBytes).parse(line)
@@ -70,7 +70,7 @@ public enum ControlEvent: Sendable, Equatable {
 
 extension ControlEvent {
     /// The event that tells a watcher a live session ended, in the words of `LiveSessionEnd`.
-    public static func ended(app: String, _ end: LiveSessionEnd) -> ControlEvent {
+    package static func ended(app: String, _ end: LiveSessionEnd) -> ControlEvent {
         switch end {
         case .reason(let reason): .ended(app: app, reason: reason.rawValue)
         case .tokenLost: .ended(app: app, reason: "token_lost")

@@ -1,20 +1,20 @@
 /// What an app's ingest has done since `apsiod` started, as `apsioctl status` shows it: what waits,
 /// what went, what was lost (`apsio.queue.dropped`) and why the last batch did not go.
-public struct ControlIngestStatus: Sendable, Equatable {
+package struct ControlIngestStatus: Sendable, Equatable {
     /// Read or made and not yet accepted (`apsio.queue.records`, `apsio.queue.bytes`).
-    public var queuedRecords: Int
-    public var queuedBytes: Int
+    package var queuedRecords: Int
+    package var queuedBytes: Int
     /// Accepted by the backend.
-    public var sentRecords: Int
+    package var sentRecords: Int
     /// Lost: refused by the backend, fallen off the queue's bounds or damaged, or a journal gap
     /// (a vacuumed stretch counts once: how many entries it held cannot be known).
-    public var droppedRecords: Int
+    package var droppedRecords: Int
     /// Kept out by the policy or the app file (a family that is off, the severity floor, sampling).
-    public var filteredRecords: Int
+    package var filteredRecords: Int
     /// The last failure, in words an operator can act on; nil once a batch is accepted again.
-    public var lastFailure: String?
+    package var lastFailure: String?
 
-    public init(
+    package init(
         queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
         filteredRecords: Int = 0, lastFailure: String? = nil
     ) {

@@ -2,7 +2,7 @@
 ///
 /// `apps` lists app names; empty means every configured app. Names are passed on as sent: the
 /// daemon says `unknown_app` for one it does not serve.
-public enum ControlRequest: Sendable, Equatable {
+package enum ControlRequest: Sendable, Equatable {
     case status(apps: [String])
     /// Answered with `ok`, then event lines until the client closes.
     case watch(apps: [String])
@@ -15,11 +15,11 @@ public enum ControlRequest: Sendable, Equatable {
 
     /// A request line may not be longer than this, its newline included: a request names a
     /// command and a few apps, and a peer must not make the daemon buffer more.
-    public static let maxLineBytes = 4096
+    package static let maxLineBytes = 4096
     /// Names in one request; each is at most 255 bytes, and the line's limit binds first anyway.
-    public static let maxApps = 64
+    package static let maxApps = 64
 
-    public var command: String {
+    package var command: String {
         switch self {
         case .status: "status"
         case .watch: "watch"
@@ -33,14 +33,14 @@ public enum ControlRequest: Sendable, Equatable {
     }
 
     /// Whether the request changes a setting, and so needs root or the group `apsio`.
-    public var changesSettings: Bool {
+    package var changesSettings: Bool {
         switch self {
         case .allowLive, .consent, .dataSaver, .reload: true
         case .status, .watch, .apps, .version: false
         }
     }
 
-    public var namedApps: [String] {
+    package var namedApps: [String] {
         switch self {
         case .status(let apps), .watch(let apps), .allowLive(_, let apps), .consent(_, let apps): apps
         case .apps, .dataSaver, .reload, .version: []
@@ -53,7 +53,7 @@ public enum ControlRequest: Sendable, Equatable {
     /// this protocol is refused with the code a script can branch on and a message naming the fault.
     /// `maxLineBytes` is the protocol's, but for tests and the fuzzer, which reach the limit with
     /// short lines.
-    public static func parse(_ line: [UInt8], maxLineBytes: Int = maxLineBytes) throws(ControlError) -> ControlRequest {
+    package static func parse(_ line: [UInt8], maxLineBytes: Int = maxLineBytes) throws(ControlError) -> ControlRequest {
         guard line.count < maxLineBytes else {
             throw ControlError(.tooLarge, "a request line is at most \(maxLineBytes) bytes")
         }
@@ -134,7 +134,7 @@ public enum ControlRequest: Sendable, Equatable {
     // MARK: Writing
 
     /// The request as one line, newline included.
-    public var line: [UInt8] {
+    package var line: [UInt8] {
         var members: [String: JSONValue] = ["command": .string(command)]
         switch self {
         case .status(let apps), .watch(let apps):

@@ -1,9 +1,9 @@
 /// The answer to `status`: each app asked about, and the machine-wide Data Saver.
-public struct ControlStatus: Sendable, Equatable {
-    public var apps: [ControlAppStatus]
-    public var dataSaver: Bool
+package struct ControlStatus: Sendable, Equatable {
+    package var apps: [ControlAppStatus]
+    package var dataSaver: Bool
 
-    public init(apps: [ControlAppStatus], dataSaver: Bool) {
+    package init(apps: [ControlAppStatus], dataSaver: Bool) {
         self.apps = apps
         self.dataSaver = dataSaver
     }

@@ -1,7 +1,7 @@
 /// How `apsioctl status` and `watch` put an app's status into words; the indicator's own
 /// sentences come from `IndicatorText`. `localTime` turns a Unix ms into the machine's time of day.
-public enum ControlStatusText {
-    public static func lines(_ status: ControlAppStatus, localTime: (Int64) -> ClockTime) -> [String] {
+package enum ControlStatusText {
+    package static func lines(_ status: ControlAppStatus, localTime: (Int64) -> ClockTime) -> [String] {
         var lines = ["\(status.name) (\(status.unit)): \(foreground(status.foreground)), live inspection \(status.allowLive ? "allowed" : "off"), consent \(consent(status.consentGranted))"]
         if status.isViewed {
             lines.append("  " + IndicatorText.viewing(
@@ -19,7 +19,7 @@ public enum ControlStatusText {
         return lines
     }
 
-    public static func foreground(_ foreground: Foreground?) -> String {
+    package static func foreground(_ foreground: Foreground?) -> String {
         switch foreground {
         case .active: "active"
         case .interrupted: "interrupted"
@@ -28,7 +28,7 @@ public enum ControlStatusText {
         }
     }
 
-    public static func consent(_ granted: Bool?) -> String {
+    package static func consent(_ granted: Bool?) -> String {
         switch granted {
         case true: "granted"
         case false: "denied"
@@ -39,12 +39,12 @@ public enum ControlStatusText {
 
 /// Turns a `watch` stream into the lines a person reads: the whole status the first time an app
 /// is seen, then only what changed.
-public struct WatchNarrator: Sendable {
+package struct WatchNarrator: Sendable {
     private var known: [String: ControlAppStatus] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func lines(for event: ControlEvent, localTime: (Int64) -> ClockTime) -> [String] {
+    package mutating func lines(for event: ControlEvent, localTime: (Int64) -> ClockTime) -> [String] {
         switch event {
         case .status(let status):
             defer { known[status.name] = status }

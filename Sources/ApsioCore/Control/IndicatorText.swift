@@ -1,9 +1,9 @@
 /// The indicator's words (16.2), in one place, so that `apsioctl status` and `watch`, the motd
 /// file, the terminal lines and the daemon's `STATUS=` say exactly the same thing. They name the
 /// app's team, never a person: the machine does not know who views it.
-public enum IndicatorText {
+package enum IndicatorText {
     /// "Your team is viewing nginx live, 2 viewers since 14:02".
-    public static func viewing(app: String, viewers: Int, since: ClockTime?) -> String {
+    package static func viewing(app: String, viewers: Int, since: ClockTime?) -> String {
         var text = "Your team is viewing \(app) live"
         if viewers > 0 {
             text += ", \(viewers) viewer" + (viewers == 1 ? "" : "s")
@@ -13,13 +13,13 @@ public enum IndicatorText {
     }
 
     /// When the last viewer left or the session ended.
-    public static func viewingEnded(app: String) -> String {
+    package static func viewingEnded(app: String) -> String {
         "Your team stopped viewing \(app) live"
     }
 
     /// A live session ended (viewers may still be connected and see it end); `reason` as
     /// `ControlEvent.ended` spells it.
-    public static func ended(app: String, reason: String) -> String {
+    package static func ended(app: String, reason: String) -> String {
         let why: String? = switch reason {
         case "until": "its 30 minutes ran out"
         case "paused": "it stayed paused for a minute"
@@ -32,7 +32,7 @@ public enum IndicatorText {
     }
 
     /// The notice of a command a viewer ran (16.2). `for` is how long a raised level lasts.
-    public static func notice(_ command: LiveCommandName, app: String, raisedFor: Duration = Limits.spec.raisedLogLevelDuration)
+    package static func notice(_ command: LiveCommandName, app: String, raisedFor: Duration = Limits.spec.raisedLogLevelDuration)
         -> String
     {
         switch command {
@@ -43,13 +43,13 @@ public enum IndicatorText {
     }
 
     /// The raised log level ended, by its time or with the session's consent.
-    public static func logLevelRestored(app: String) -> String {
+    package static func logLevelRestored(app: String) -> String {
         "The log level of \(app) is back to its usual floor"
     }
 
     /// One line per watched app, for `STATUS=` and the motd file; nil when nobody watches, when
     /// the motd file is removed and `STATUS=` says the daemon's ordinary state.
-    public static func summary(_ apps: [IndicatorViewing]) -> String? {
+    package static func summary(_ apps: [IndicatorViewing]) -> String? {
         let watched = apps.filter { $0.viewers > 0 }.sorted { $0.app < $1.app }
         guard !watched.isEmpty else { return nil }
         return watched.map { viewing(app: $0.app, viewers: $0.viewers, since: $0.since) }.joined(separator: "\n")
@@ -62,12 +62,12 @@ public enum IndicatorText {
 }
 
 /// One app being viewed, as the indicator summarises it.
-public struct IndicatorViewing: Sendable, Equatable {
-    public var app: String
-    public var viewers: Int
-    public var since: ClockTime?
+package struct IndicatorViewing: Sendable, Equatable {
+    package var app: String
+    package var viewers: Int
+    package var since: ClockTime?
 
-    public init(app: String, viewers: Int, since: ClockTime?) {
+    package init(app: String, viewers: Int, since: ClockTime?) {
         self.app = app
         self.viewers = viewers
         self.since = since

@@ -4,8 +4,8 @@
 ///
 /// The caller reads at most `room` more bytes when told `needMore`, so the buffer never holds more
 /// than `maxBytes` whatever the peer sends.
-public struct LineFramer: Sendable {
-    public enum Next: Sendable, Equatable {
+package struct LineFramer: Sendable {
+    package enum Next: Sendable, Equatable {
         /// A line, without its newline.
         case line([UInt8])
         /// No whole line yet: append at most `room` more bytes, then ask again.
@@ -18,9 +18,9 @@ public struct LineFramer: Sendable {
     /// Bytes already searched for a newline, so a line arriving byte by byte is scanned once.
     private var scanned = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         buffered.append(contentsOf: bytes)
     }
 
@@ -29,7 +29,7 @@ public struct LineFramer: Sendable {
     /// Only the first `maxBytes` bytes are searched: a newline after them ends a line that is
     /// already too long, and must say so whether it came in the same read as the line or a later
     /// one, or how the peer's bytes were cut would decide whether a line is read.
-    public mutating func next(maxBytes: Int) -> Next {
+    package mutating func next(maxBytes: Int) -> Next {
         let searched = min(buffered.count, maxBytes)
         if scanned < searched, let newline = buffered[scanned..<searched].firstIndex(of: 0x0A) {
             let line = Array(buffered[..<newline])

@@ -1,6 +1,6 @@
 /// `apsio.battery.state`: the power supply's `status`, with `Not charging` kept apart from
 /// `Discharging` (a laptop held at a charge limit on mains power is not running on its battery).
-public enum BatteryState: String, Sendable, Equatable, Codable, CaseIterable {
+package enum BatteryState: String, Sendable, Equatable, Codable, CaseIterable {
     case charging
     case full
     /// `Discharging`: the machine runs on its battery.
@@ -10,7 +10,7 @@ public enum BatteryState: String, Sendable, Equatable, Codable, CaseIterable {
     case unknown
 
     /// The state for a sysfs `status` value; anything the kernel may add later is `unknown`.
-    public init(sysfsStatus: String) {
+    package init(sysfsStatus: String) {
         switch sysfsStatus {
         case "Charging": self = .charging
         case "Full": self = .full

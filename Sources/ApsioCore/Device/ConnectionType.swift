@@ -1,5 +1,5 @@
 /// `network.connection.type` (7.10), from the interface the default route leaves through.
-public enum ConnectionType: String, Sendable, Equatable, Codable, CaseIterable {
+package enum ConnectionType: String, Sendable, Equatable, Codable, CaseIterable {
     case wifi
     case wired
     case cell

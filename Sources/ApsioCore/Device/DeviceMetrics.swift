@@ -1,30 +1,30 @@
 /// One metrics sample (7.6–7.10, 16.5 `metrics`): each attribute by the spec's name and unit, and
 /// absent when it could not be read. Encodes as the live channel's `metrics` object, `t` included.
-public struct DeviceMetrics: Sendable, Equatable, Codable {
+package struct DeviceMetrics: Sendable, Equatable, Codable {
     /// `t`: when the sample was read, Unix milliseconds (wall clock, given by the caller).
-    public var t: Int64
+    package var t: Int64
     /// `apsio.memory.footprint`, bytes.
-    public var memoryFootprint: Int64?
+    package var memoryFootprint: Int64?
     /// `apsio.device.thermal_state`.
-    public var thermalState: ThermalState?
+    package var thermalState: ThermalState?
     /// `apsio.device.low_power`.
-    public var lowPower: Bool?
+    package var lowPower: Bool?
     /// `apsio.battery.level`, 0.0–1.0.
-    public var batteryLevel: Double?
+    package var batteryLevel: Double?
     /// `apsio.battery.charging`.
-    public var batteryCharging: Bool?
+    package var batteryCharging: Bool?
     /// `apsio.battery.state`.
-    public var batteryState: BatteryState?
+    package var batteryState: BatteryState?
     /// `apsio.storage.app`, bytes.
-    public var storageApp: Int64?
+    package var storageApp: Int64?
     /// `apsio.storage.data`, bytes.
-    public var storageData: Int64?
+    package var storageData: Int64?
     /// `apsio.storage.cache`, bytes.
-    public var storageCache: Int64?
+    package var storageCache: Int64?
     /// `network.connection.type`.
-    public var connectionType: ConnectionType?
+    package var connectionType: ConnectionType?
     /// `apsio.network.vpn`.
-    public var vpn: Bool?
+    package var vpn: Bool?
 
     enum CodingKeys: String, CodingKey {
         case t
@@ -41,22 +41,22 @@ public struct DeviceMetrics: Sendable, Equatable, Codable {
         case vpn = "apsio.network.vpn"
     }
 
-    public init(t: Int64) { self.t = t }
+    package init(t: Int64) { self.t = t }
 
     /// Fills the battery attributes from a reading; a machine without a battery keeps them absent.
-    public mutating func set(battery: BatteryReading?) {
+    package mutating func set(battery: BatteryReading?) {
         batteryLevel = battery?.level
         batteryCharging = battery?.charging
         batteryState = battery?.state
     }
 
-    public mutating func set(storage: StorageUsage) {
+    package mutating func set(storage: StorageUsage) {
         storageApp = storage.app
         storageData = storage.data
         storageCache = storage.cache
     }
 
-    public mutating func set(network: NetworkReading?) {
+    package mutating func set(network: NetworkReading?) {
         connectionType = network?.connectionType
         vpn = network?.vpn
     }
@@ -64,7 +64,7 @@ public struct DeviceMetrics: Sendable, Equatable, Codable {
     /// The sample as a log record's attributes (`apsio.diagnostics`), in key order, each value in
     /// its own type: bytes as integers, the battery level as a double (0.8 stays 0.8), flags as
     /// booleans. `t` is left out: a record has its own time.
-    public var recordAttributes: [Attribute] {
+    package var recordAttributes: [Attribute] {
         var out: [Attribute] = []
         func put(_ key: CodingKeys, _ value: AttributeValue?) {
             if let value { out.append(Attribute(key.rawValue, value)) }
@@ -84,7 +84,7 @@ public struct DeviceMetrics: Sendable, Equatable, Codable {
     }
 
     /// The sample as a JSON object's members (the live channel's `metrics`), `t` left out.
-    public var attributes: [String: JSONValue] {
+    package var attributes: [String: JSONValue] {
         Dictionary(uniqueKeysWithValues: recordAttributes.map { ($0.key, $0.value.json) })
     }
 }

@@ -1,28 +1,28 @@
 /// What the Resource (2.1, LINUX-PROFILE §2) and `apsio.storage.app` take from a unit's main
 /// executable and the Debian package that owns it.
-public struct ExecutableFacts: Sendable, Equatable {
+package struct ExecutableFacts: Sendable, Equatable {
     /// The owning package as dpkg knows it.
-    public struct Package: Sendable, Equatable {
+    package struct Package: Sendable, Equatable {
         /// `Package`, with `:ARCH` for a multi-arch `same` package (`libfoo1:amd64`).
-        public var name: String
-        public var version: String
+        package var name: String
+        package var version: String
         /// `Installed-Size` × 1024: dpkg counts in KiB.
-        public var installedBytes: Int64?
-        public init(name: String, version: String, installedBytes: Int64?) {
+        package var installedBytes: Int64?
+        package init(name: String, version: String, installedBytes: Int64?) {
             self.name = name
             self.version = version
             self.installedBytes = installedBytes
         }
     }
 
-    public var path: String
+    package var path: String
     /// The GNU build-id note, lowercase hex, as `readelf -n`, `debuginfod` and `eu-unstrip` name it.
-    public var gnuBuildID: String?
-    public var package: Package?
+    package var gnuBuildID: String?
+    package var package: Package?
     /// The executable's size in bytes.
-    public var fileSize: Int64?
+    package var fileSize: Int64?
 
-    public init(path: String, gnuBuildID: String? = nil, package: Package? = nil, fileSize: Int64? = nil) {
+    package init(path: String, gnuBuildID: String? = nil, package: Package? = nil, fileSize: Int64? = nil) {
         self.path = path
         self.gnuBuildID = gnuBuildID
         self.package = package
@@ -30,13 +30,13 @@ public struct ExecutableFacts: Sendable, Equatable {
     }
 
     /// `service.version` when the app file sets no `Version=`: the package's version, else `unknown`.
-    public var serviceVersion: String { package?.version ?? "unknown" }
+    package var serviceVersion: String { package?.version ?? "unknown" }
 
     /// `app.build_id`: the build-id, which matches the symbol files, else `NAME@VERSION`.
-    public func appBuildID(serviceName: String, serviceVersion: String) -> String {
+    package func appBuildID(serviceName: String, serviceVersion: String) -> String {
         gnuBuildID ?? "\(serviceName)@\(serviceVersion)"
     }
 
     /// `apsio.storage.app`: the package's installed size, else the executable's own size.
-    public var appStorageBytes: Int64? { package?.installedBytes ?? fileSize }
+    package var appStorageBytes: Int64? { package?.installedBytes ?? fileSize }
 }

@@ -1,21 +1,21 @@
 /// The `KEY=value` fields of an os-release file (os-release(5)) and what the Resource takes from
 /// them: `os.name` and `os.version`, which spec 2.2 says MUST be set, so each has a value even when
 /// the file leaves its field out or no file can be read.
-public struct OSRelease: Sendable, Equatable {
+package struct OSRelease: Sendable, Equatable {
     /// What os-release(5) says to assume when `NAME` is not set.
-    public static let defaultName = "Linux"
+    package static let defaultName = "Linux"
     /// The version when the file names none: a rolling or unreleased system, or no file at all.
-    public static let unknownVersion = "unknown"
+    package static let unknownVersion = "unknown"
 
-    public var fields: [String: String]
+    package var fields: [String: String]
 
-    public init(fields: [String: String] = [:]) {
+    package init(fields: [String: String] = [:]) {
         self.fields = fields
     }
 
     /// `KEY=value` lines with shell quoting, as os-release(5) defines them; comments and lines
     /// without `=` are skipped.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var fields: [String: String] = [:]
         for line in text.split(whereSeparator: \.isNewline) {
             let line = Self.trimmed(line)
@@ -26,13 +26,13 @@ public struct OSRelease: Sendable, Equatable {
     }
 
     /// `os.name`: `NAME`, else `Linux`, the default os-release(5) gives it.
-    public var name: String {
+    package var name: String {
         field("NAME") ?? Self.defaultName
     }
 
     /// `os.version`: `VERSION_ID`, else `VERSION`, else `BUILD_ID`, else `unknown`. Debian sid and
     /// Arch set no `VERSION_ID`; Arch's only version is `BUILD_ID=rolling`.
-    public var version: String {
+    package var version: String {
         field("VERSION_ID") ?? field("VERSION") ?? field("BUILD_ID") ?? Self.unknownVersion
     }
 

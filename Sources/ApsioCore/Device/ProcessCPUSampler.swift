@@ -1,23 +1,23 @@
 /// CPU percent of each process since the previous frame (LINUX-PROFILE §10), from the `utime` +
 /// `stime` clock ticks of `/proc/PID/stat`. Time is given, never read: `monotonic` is any monotonic
 /// clock's reading as a duration since its origin.
-public struct ProcessCPUSampler: Sendable {
+package struct ProcessCPUSampler: Sendable {
     /// A process across frames: a pid alone could be reused by a new process between two frames.
-    public struct Key: Hashable, Sendable {
-        public var pid: Int32
+    package struct Key: Hashable, Sendable {
+        package var pid: Int32
         /// `starttime`, field 22 of `/proc/PID/stat`.
-        public var startTicks: UInt64
-        public init(pid: Int32, startTicks: UInt64) {
+        package var startTicks: UInt64
+        package init(pid: Int32, startTicks: UInt64) {
             self.pid = pid
             self.startTicks = startTicks
         }
     }
 
-    public let ticksPerSecond: Int
+    package let ticksPerSecond: Int
     private var previous: [Key: UInt64] = [:]
     private var previousTime: Duration?
 
-    public init(ticksPerSecond: Int) {
+    package init(ticksPerSecond: Int) {
         self.ticksPerSecond = max(1, ticksPerSecond)
     }
 
@@ -25,7 +25,7 @@ public struct ProcessCPUSampler: Sendable {
     /// frame that did not really change compares equal); above 100 for a process busy on several
     /// CPUs, as `top` shows it. A process seen for the first time, and every process on the first
     /// call, has none.
-    public mutating func sample(_ cpuTicks: [Key: UInt64], at monotonic: Duration) -> [Key: Double] {
+    package mutating func sample(_ cpuTicks: [Key: UInt64], at monotonic: Duration) -> [Key: Double] {
         defer {
             previous = cpuTicks
             previousTime = monotonic

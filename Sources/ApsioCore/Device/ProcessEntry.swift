@@ -1,20 +1,20 @@
 /// One process of a unit in a process frame (LINUX-PROFILE §10). Only world-readable facts from
 /// `/proc/PID/stat`; masked as 10.3 and 10.4 ask: no argument and no environment, ever.
-public struct ProcessEntry: Sendable, Equatable, Codable {
-    public var pid: Int32
-    public var ppid: Int32
+package struct ProcessEntry: Sendable, Equatable, Codable {
+    package var pid: Int32
+    package var ppid: Int32
     /// `comm`: the kernel's name for the task, at most 15 bytes.
-    public var comm: String
+    package var comm: String
     /// `argv0`: the base name of `argv[0]`, cut as `ProcessName` cuts it; absent for kernel threads
     /// and when `cmdline` cannot be read.
-    public var argv0: String?
+    package var argv0: String?
     /// `state`: the one-letter state of `ps` (`R`, `S`, `D`, `Z`, `T`, `t`, `X`, `I`).
-    public var state: String
-    public var threads: Int
+    package var state: String
+    package var threads: Int
     /// `rss_bytes`: resident memory, shared pages included.
-    public var rssBytes: Int64
+    package var rssBytes: Int64
     /// `cpu_percent`: percent of one CPU since the previous frame; absent in a process's first frame.
-    public var cpuPercent: Double?
+    package var cpuPercent: Double?
 
     enum CodingKeys: String, CodingKey {
         case pid, ppid, comm, argv0, state, threads
@@ -22,7 +22,7 @@ public struct ProcessEntry: Sendable, Equatable, Codable {
         case cpuPercent = "cpu_percent"
     }
 
-    public init(
+    package init(
         pid: Int32, ppid: Int32, comm: String, argv0: String?, state: String, threads: Int, rssBytes: Int64,
         cpuPercent: Double?
     ) {

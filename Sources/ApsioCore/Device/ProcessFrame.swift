@@ -2,22 +2,22 @@
 /// full frame, never a delta; `Equatable`, so a sender keeps the last one and sends only on change.
 /// Processes are ordered by pid and sockets by transport, port and address, so equal states give
 /// equal frames.
-public struct ProcessFrame: Sendable, Equatable, Codable {
+package struct ProcessFrame: Sendable, Equatable, Codable {
     /// `active_state`: the unit's `ActiveState` (`active`, `reloading`, `inactive`, `failed`, …).
-    public var activeState: String
+    package var activeState: String
     /// `sub_state`: the unit's `SubState` (`running`, `exited`, `dead`, …).
-    public var subState: String
+    package var subState: String
     /// `tasks`: the cgroup's `pids.current` (what `systemctl status` shows as Tasks), else the sum of
     /// the listed processes' threads.
-    public var tasks: Int?
+    package var tasks: Int?
     /// `memory_bytes`: the cgroup's `memory.current` (v2) or `memory.usage_in_bytes` (v1), page
     /// cache included, as `systemctl status` shows it; absent without a memory controller.
-    public var memoryBytes: Int64?
-    public var processes: [ProcessEntry]
+    package var memoryBytes: Int64?
+    package var processes: [ProcessEntry]
     /// `omitted_processes`: processes past the frame's cap, counted but not listed.
-    public var omittedProcesses: Int
+    package var omittedProcesses: Int
     /// `sockets`: the unit's listening sockets; absent where the kernel cannot tell a socket's cgroup.
-    public var sockets: [ListeningSocket]?
+    package var sockets: [ListeningSocket]?
 
     enum CodingKeys: String, CodingKey {
         case activeState = "active_state"
@@ -29,7 +29,7 @@ public struct ProcessFrame: Sendable, Equatable, Codable {
         case sockets
     }
 
-    public init(
+    package init(
         activeState: String, subState: String, tasks: Int?, memoryBytes: Int64?, processes: [ProcessEntry],
         omittedProcesses: Int = 0, sockets: [ListeningSocket]?
     ) {

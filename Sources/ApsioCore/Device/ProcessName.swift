@@ -1,8 +1,8 @@
 /// The masking of a process's name (10.3, 10.4, LINUX-PROFILE §10): a frame shows what the program
 /// is, never what it was told. Command-line arguments and the environment are never captured.
-public enum ProcessName {
+package enum ProcessName {
     /// The longest name kept; a Linux file name is at most 255 bytes.
-    public static let maxBytes = 255
+    package static let maxBytes = 255
 
     /// The base name of `argv[0]`, given the bytes of `/proc/PID/cmdline`.
     ///
@@ -11,7 +11,7 @@ public enum ProcessName {
     /// arguments into that field, so it is cut at the first whitespace and a trailing `:` is dropped:
     /// what remains is the program's name, never a user, database or address it was given.
     /// `nil` for kernel threads and zombies, whose `cmdline` is empty.
-    public static func argv0BaseName(cmdline: [UInt8]) -> String? {
+    package static func argv0BaseName(cmdline: [UInt8]) -> String? {
         let first = cmdline.prefix { $0 != 0 }
         let word = first.prefix { !isWhitespace($0) }
         var base: [UInt8] = word.split(separator: UInt8(ascii: "/")).last.map { Array($0) } ?? []

@@ -1,20 +1,20 @@
 /// What the Resource (2.2, LINUX-PROFILE §2) says about the machine. Nothing here identifies the
 /// machine: never `/etc/machine-id`, the DMI product UUID or serial, or a MAC address.
-public struct ResourceFacts: Sendable, Equatable, Codable {
+package struct ResourceFacts: Sendable, Equatable, Codable {
     /// `os.name`: `NAME` of os-release (`Debian GNU/Linux`), else `Linux` (`OSRelease.name`); the
     /// reader always sets it.
-    public var osName: String?
+    package var osName: String?
     /// `os.version`: `VERSION_ID` of os-release (`12`), else `VERSION`, `BUILD_ID` or `unknown`
     /// (`OSRelease.version`); the reader always sets it.
-    public var osVersion: String?
+    package var osVersion: String?
     /// `os.build_id`: the kernel release (`uname -r`).
-    public var osBuildID: String?
+    package var osBuildID: String?
     /// `device.manufacturer`: DMI `sys_vendor`, else the vendor of the device tree's first `compatible`.
-    public var deviceManufacturer: String?
+    package var deviceManufacturer: String?
     /// `device.model.identifier`: DMI `product_name`, else the device tree's `model`.
-    public var deviceModelIdentifier: String?
+    package var deviceModelIdentifier: String?
     /// `host.name`: how a fleet's operators know the box.
-    public var hostName: String?
+    package var hostName: String?
 
     enum CodingKeys: String, CodingKey {
         case osName = "os.name"
@@ -25,7 +25,7 @@ public struct ResourceFacts: Sendable, Equatable, Codable {
         case hostName = "host.name"
     }
 
-    public init(
+    package init(
         osName: String? = nil, osVersion: String? = nil, osBuildID: String? = nil,
         deviceManufacturer: String? = nil, deviceModelIdentifier: String? = nil, hostName: String? = nil
     ) {
@@ -38,7 +38,7 @@ public struct ResourceFacts: Sendable, Equatable, Codable {
     }
 
     /// The facts as Resource attributes, the absent ones left out.
-    public var attributes: [String: JSONValue] {
+    package var attributes: [String: JSONValue] {
         var out: [String: JSONValue] = [:]
         let pairs: [(CodingKeys, String?)] = [
             (.osName, osName), (.osVersion, osVersion), (.osBuildID, osBuildID),

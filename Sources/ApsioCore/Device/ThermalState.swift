@@ -1,7 +1,7 @@
 /// `apsio.device.thermal_state` (7.8): how hot the machine runs, worst zone first.
 ///
 /// The cases are declared from cool to hot so that `Comparable` orders them as an operator would.
-public enum ThermalState: String, Sendable, Equatable, Comparable, Codable, CaseIterable {
+package enum ThermalState: String, Sendable, Equatable, Comparable, Codable, CaseIterable {
     case nominal
     case fair
     case serious
@@ -16,11 +16,11 @@ public enum ThermalState: String, Sendable, Equatable, Comparable, Codable, Case
         }
     }
 
-    public static func < (lhs: ThermalState, rhs: ThermalState) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: ThermalState, rhs: ThermalState) -> Bool { lhs.rank < rhs.rank }
 
     /// The worst state over `zones`; `nil` on a machine without any zone, so the attribute is absent
     /// rather than claiming `nominal` for a machine that cannot tell.
-    public static func worst(of zones: [ThermalZone]) -> ThermalState? {
+    package static func worst(of zones: [ThermalZone]) -> ThermalState? {
         zones.map(\.state).max()
     }
 }

@@ -1,27 +1,27 @@
 /// One `/sys/class/thermal/thermal_zone*` as read: its temperature and its trip points, in
 /// millidegrees Celsius as the kernel writes them.
-public struct ThermalZone: Sendable, Equatable {
+package struct ThermalZone: Sendable, Equatable {
     /// A trip point the kernel acts on. Only `critical`, `hot` and `passive` map to a thermal state;
     /// `active` (fans) and driver-specific kinds are kept only so a reading shows what the zone had.
-    public struct Trip: Sendable, Equatable {
-        public var type: String
-        public var millidegrees: Int
-        public init(type: String, millidegrees: Int) {
+    package struct Trip: Sendable, Equatable {
+        package var type: String
+        package var millidegrees: Int
+        package init(type: String, millidegrees: Int) {
             self.type = type
             self.millidegrees = millidegrees
         }
     }
 
     /// Thresholds for a zone that declares none of `critical`, `hot` or `passive` (LINUX-PROFILE §7).
-    public static let defaultFair = 80_000
-    public static let defaultSerious = 90_000
-    public static let defaultCritical = 100_000
+    package static let defaultFair = 80_000
+    package static let defaultSerious = 90_000
+    package static let defaultCritical = 100_000
 
-    public var name: String
-    public var millidegrees: Int
-    public var trips: [Trip]
+    package var name: String
+    package var millidegrees: Int
+    package var trips: [Trip]
 
-    public init(name: String, millidegrees: Int, trips: [Trip] = []) {
+    package init(name: String, millidegrees: Int, trips: [Trip] = []) {
         self.name = name
         self.millidegrees = millidegrees
         self.trips = trips
@@ -31,7 +31,7 @@ public struct ThermalZone: Sendable, Equatable {
     /// alone (a laptop zone with only `critical` at 105 °C is `nominal` at 95 °C, as its firmware
     /// intends); a zone that declares none counts from 80, 90 and 100 °C. Trips at or below 0 are the
     /// placeholders some drivers write for a disabled trip, and are ignored.
-    public var state: ThermalState {
+    package var state: ThermalState {
         let critical = lowest("critical"), hot = lowest("hot"), passive = lowest("passive")
         let thresholds: [(ThermalState, Int?)]
         if critical == nil && hot == nil && passive == nil {

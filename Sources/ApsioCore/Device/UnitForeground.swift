@@ -3,7 +3,7 @@ extension Foreground {
     /// `ActiveState` values in which the service is on its way to answering but not answering yet:
     /// the viewer is told the app is interrupted rather than gone. `refreshing` is systemd 256's
     /// reload of a unit's mount images, a reload by another name.
-    public static let interruptedActiveStates: Set<String> = ["reloading", "activating", "refreshing"]
+    package static let interruptedActiveStates: Set<String> = ["reloading", "activating", "refreshing"]
 
     /// `active` and not frozen is active; `reloading`, `activating` (and `refreshing`) is
     /// interrupted, and so is `active` under any freezer state but `running`; anything else is the
@@ -15,7 +15,7 @@ extension Foreground {
     /// `freezing-by-parent`) is read as frozen too: calling a stopped service active would open the
     /// channel to something that cannot answer. Freezing does not lift an inactive unit out of the
     /// background.
-    public init(activeState: String, freezerState: String?) {
+    package init(activeState: String, freezerState: String?) {
         switch activeState {
         case "active":
             self = Self.isRunning(freezerState) ? .active : .interrupted
@@ -28,7 +28,7 @@ extension Foreground {
 
     /// A unit whose state is unknown (the bus is gone, systemd is gone) is in the background: that
     /// closes the live channel, the safe side.
-    public init(unitState: UnitState?) {
+    package init(unitState: UnitState?) {
         guard let unitState else {
             self = .background
             return

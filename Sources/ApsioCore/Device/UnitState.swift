@@ -2,27 +2,27 @@
 ///
 /// Strings are kept as systemd spells them, so a state a newer systemd invents still reaches the
 /// mapping (which reads anything it does not know as the background) and the operator's status.
-public struct UnitState: Sendable, Equatable {
+package struct UnitState: Sendable, Equatable {
     /// `LoadState`: `loaded`, `not-found`, `masked`, … `nil` when the unit object gave none.
-    public var loadState: String?
+    package var loadState: String?
     /// `ActiveState`: `active`, `reloading`, `inactive`, `failed`, `activating`, `deactivating`, …
-    public var activeState: String
+    package var activeState: String
     /// `SubState`, for the operator (a process frame shows it); the mapping does not read it.
-    public var subState: String?
+    package var subState: String?
     /// `FreezerState`: `running`, `freezing`, `frozen`, `thawing` (systemd 246 and later); `nil`
     /// on an older systemd, which cannot freeze a unit.
-    public var freezerState: String?
+    package var freezerState: String?
     /// `InvocationID` as 32 lowercase hex characters; `nil` when the unit has never run.
-    public var invocationID: String?
+    package var invocationID: String?
     /// `MainPID`; `nil` when there is no main process (systemd says 0).
-    public var mainPID: Int32?
+    package var mainPID: Int32?
     /// `ControlGroup`, the unit's cgroup path below the cgroup root; `nil` when it has none.
-    public var controlGroup: String?
+    package var controlGroup: String?
     /// `StateDirectory=` and `CacheDirectory=`, as written (relative to /var/lib and /var/cache).
-    public var stateDirectories: [String]
-    public var cacheDirectories: [String]
+    package var stateDirectories: [String]
+    package var cacheDirectories: [String]
 
-    public init(
+    package init(
         loadState: String? = nil, activeState: String, subState: String? = nil, freezerState: String? = nil,
         invocationID: String? = nil, mainPID: Int32? = nil, controlGroup: String? = nil,
         stateDirectories: [String] = [], cacheDirectories: [String] = []
@@ -39,13 +39,13 @@ public struct UnitState: Sendable, Equatable {
     }
 
     /// A unit systemd has no file for: it exists only as a name, and is never in the foreground.
-    public static let notFound = UnitState(loadState: "not-found", activeState: "inactive", subState: "dead")
+    package static let notFound = UnitState(loadState: "not-found", activeState: "inactive", subState: "dead")
 
     /// `session.id`: the invocation written as a UUID (LINUX-PROFILE §3).
-    public var sessionID: String? {
+    package var sessionID: String? {
         invocationID.flatMap(SessionID.fromInvocationID)
     }
 
     /// The place in the foreground this state maps to.
-    public var foreground: Foreground { Foreground(unitState: self) }
+    package var foreground: Foreground { Foreground(unitState: self) }
 }

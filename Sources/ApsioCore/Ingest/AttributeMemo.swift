@@ -10,7 +10,7 @@
 ///
 /// Inlinable: it is generic and used from other modules once per record, where an unspecialised
 /// call would go through value witness tables for every copy of `Value`.
-public struct AttributeMemo<Value> {
+package struct AttributeMemo<Value> {
     /// Kept only so that its storage is not freed and reused for other attributes while remembered.
     @usableFromInline var attributes: [Attribute] = []
     /// Where `attributes` is stored (its address), compared without touching the array itself:
@@ -19,15 +19,15 @@ public struct AttributeMemo<Value> {
     @usableFromInline var storage: UInt = 0
     @usableFromInline var value: Value?
 
-    @inlinable public init() {}
+    @inlinable package init() {}
 
-    @inlinable public mutating func value(for attributes: [Attribute], make: ([Attribute]) -> Value) -> Value {
+    @inlinable package mutating func value(for attributes: [Attribute], make: ([Attribute]) -> Value) -> Value {
         withValue(for: attributes, make: make) { $0 }
     }
 
     /// Calls `body` with the value for `attributes`, lent rather than copied out: on the hot path
     /// (a value holding an array, once per record), a copy would be a retain and a release.
-    @inlinable public mutating func withValue<Result>(
+    @inlinable package mutating func withValue<Result>(
         for attributes: [Attribute], make: ([Attribute]) -> Value, _ body: (borrowing Value) -> Result
     ) -> Result {
         let incoming = Self.storage(of: attributes)

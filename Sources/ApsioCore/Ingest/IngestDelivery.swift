@@ -4,33 +4,33 @@
 /// The runtime owns the queue (the journal and a cursor, or the small on-disk queue) and reports its
 /// level with `.queued`; the delivery decides, carries no records, and keeps one batch in flight at
 /// most. The runtime calls `handle(.tick, now:)` at `nextDeadline`.
-public struct IngestDelivery: Sendable {
-    public let limits: Limits
+package struct IngestDelivery: Sendable {
+    package let limits: Limits
 
     private var queue = IngestQueueLevel.empty
     /// The queue moved past a batch and has not been reported since: its numbers still count records
     /// that are gone, so nothing is sent on them.
     private var queueStale = false
-    public private(set) var policyKnown = false
+    package private(set) var policyKnown = false
     private var consentGranted = false
     private var killSwitch = false
     private var lowPower = false
     private var lowData = false
     private var dataSaver = false
     /// Set by a 401; only a new value (a restart of `apsiod`) clears it.
-    public private(set) var stopReason: IngestDeliveryAction.StopReason?
+    package private(set) var stopReason: IngestDeliveryAction.StopReason?
 
     private var inFlight: (id: IngestRequestID, limit: IngestBatchLimit)?
     private var lastRequestNumber: UInt64 = 0
     private var lastSentAt: MonotonicInstant?
     private var backoff: ReconnectBackoff
     /// Nothing goes before this: a backoff after a failure, or the pause a 402 or 403 asked for.
-    public private(set) var notBefore: MonotonicInstant?
+    package private(set) var notBefore: MonotonicInstant?
     private var split: Split?
 
     /// Batches the backend refused with 400, and single records it refused with 413, since start.
-    public private(set) var rejectedBatches = 0
-    public private(set) var tooLargeRecords = 0
+    package private(set) var rejectedBatches = 0
+    package private(set) var tooLargeRecords = 0
 
     /// After a 413 the records of that batch go in smaller batches until all of them were answered;
     /// then batches are full size again.
@@ -39,22 +39,22 @@ public struct IngestDelivery: Sendable {
         var recordsLeft: Int
     }
 
-    public init(limits: Limits = .spec) {
+    package init(limits: Limits = .spec) {
         self.limits = limits
         backoff = ReconnectBackoff(initial: limits.ingestRetryInitial, maximum: limits.ingestRetryMaximum)
     }
 
     // MARK: - What the outside may read
 
-    public var requestInFlight: IngestRequestID? { inFlight?.id }
+    package var requestInFlight: IngestRequestID? { inFlight?.id }
 
     /// The earliest moment a batch can go; nil while none can (nothing waits, one is in flight, or
     /// sending is held). A tick at this moment always sends, so the runtime never wakes for nothing.
-    public var nextDeadline: MonotonicInstant? { sendDueAt }
+    package var nextDeadline: MonotonicInstant? { sendDueAt }
 
     // MARK: - Events
 
-    public mutating func handle(_ event: IngestDeliveryEvent, now: LiveNow) -> [IngestDeliveryAction] {
+    package mutating func handle(_ event: IngestDeliveryEvent, now: LiveNow) -> [IngestDeliveryAction] {
         var actions: [IngestDeliveryAction] = []
         switch event {
         case .queued(let level):

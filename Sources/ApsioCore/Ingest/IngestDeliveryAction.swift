@@ -1,5 +1,5 @@
 /// What an app's delivery asks the runtime to do, in order.
-public enum IngestDeliveryAction: Sendable, Equatable {
+package enum IngestDeliveryAction: Sendable, Equatable {
     /// Encode records from the head of the queue, up to `limit`, and `POST` them to `/v1/logs`;
     /// answer with `.answered(id, …)`.
     case send(IngestRequestID, limit: IngestBatchLimit)
@@ -15,19 +15,19 @@ public enum IngestDeliveryAction: Sendable, Equatable {
     /// Nothing more is sent for this app until `apsiod` restarts; its queue is kept.
     case stopped(StopReason)
 
-    public enum DropReason: String, Sendable, Equatable {
+    package enum DropReason: String, Sendable, Equatable {
         /// 400: the backend refused the batch as malformed; sending it again cannot help.
         case rejected
         /// 413 for a batch of a single record: it cannot be split further.
         case tooLarge
     }
 
-    public enum QueueDropReason: String, Sendable, Equatable {
+    package enum QueueDropReason: String, Sendable, Equatable {
         case consentWithdrawn
         case killSwitch
     }
 
-    public enum StopReason: String, Sendable, Equatable {
+    package enum StopReason: String, Sendable, Equatable {
         /// 401: the backend does not know the app key.
         case appKeyUnknown
     }

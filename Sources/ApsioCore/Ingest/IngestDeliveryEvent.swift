@@ -1,5 +1,5 @@
 /// What the runtime tells an app's delivery.
-public enum IngestDeliveryEvent: Sendable, Equatable {
+package enum IngestDeliveryEvent: Sendable, Equatable {
     /// The queue changed: records came, or the caller advanced past a batch it was told to
     /// acknowledge or drop. After `.acknowledge`, `.dropBatch` and `.dropQueue` the delivery sends
     /// nothing until the queue is reported again, so it never asks for records already gone.

@@ -3,7 +3,7 @@
 /// Consent and the app file's `MinPriority=` are decided before a record is made; this is the
 /// families' part (the app file's and the policy's, `CaptureScope`), the policy's (12.3, 15.3,
 /// LINUX-PROFILE §9) and the commands' (16.6).
-public enum IngestGate {
+package enum IngestGate {
     /// nil: the record is not sent.
     ///
     /// - `kill_switch` sends nothing.
@@ -18,7 +18,7 @@ public enum IngestGate {
     ///   (nothing to sample by) goes unmarked.
     ///
     /// `scope`: the families on and the floor; by default, what the policy alone leaves on.
-    public static func admit(
+    package static func admit(
         family: LogFamily, severityNumber: Int, releasedByCommand: Bool = false, session: SessionSampler.Decision?,
         policy: Policy, scope: CaptureScope? = nil, logLevelRaised: Bool
     ) -> SamplingMark? {
@@ -39,7 +39,7 @@ public enum IngestGate {
 
     /// The same decision for a record, deciding its session with `sampler` at the policy's rate.
     /// A record released by a command is not sampled at all.
-    public static func admit(
+    package static func admit(
         _ record: LogRecord, policy: Policy, scope: CaptureScope? = nil, sampler: inout SessionSampler,
         logLevelRaised: Bool
     ) -> SamplingMark? {

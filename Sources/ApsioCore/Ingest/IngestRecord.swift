@@ -1,12 +1,12 @@
 /// A log record on its way through ingest, with why it goes (its sampling mark).
-public struct IngestRecord: Sendable, Equatable {
-    public var record: LogRecord
-    public var mark: SamplingMark
+package struct IngestRecord: Sendable, Equatable {
+    package var record: LogRecord
+    package var mark: SamplingMark
     /// When `apsiod` read or made the record (`observedTimeUnixNano`); nil means the record's own
     /// time, which for a journal entry is already when journald received it.
-    public var observedTimeUnixNano: UInt64?
+    package var observedTimeUnixNano: UInt64?
 
-    public init(_ record: LogRecord, mark: SamplingMark, observedTimeUnixNano: UInt64? = nil) {
+    package init(_ record: LogRecord, mark: SamplingMark, observedTimeUnixNano: UInt64? = nil) {
         self.record = record
         self.mark = mark
         self.observedTimeUnixNano = observedTimeUnixNano

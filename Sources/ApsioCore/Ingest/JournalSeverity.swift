@@ -1,14 +1,14 @@
 /// The two record families a journal entry can belong to.
-public enum LogFamily: String, Sendable, Equatable, CaseIterable {
+package enum LogFamily: String, Sendable, Equatable, CaseIterable {
     case logs
     case errors
 }
 
 /// journald's `PRIORITY` as an OpenTelemetry severity number and a family (LINUX-PROFILE §0).
-public struct JournalSeverity: Sendable, Equatable {
-    public let severityNumber: Int
-    public let severityText: String
-    public let family: LogFamily
+package struct JournalSeverity: Sendable, Equatable {
+    package let severityNumber: Int
+    package let severityText: String
+    package let family: LogFamily
 
     private static let table: [(Int, String)] = [
         (24, "FATAL4"),  // 0 emerg
@@ -23,9 +23,9 @@ public struct JournalSeverity: Sendable, Equatable {
 
     /// journald stores an entry without `PRIORITY` as info; an out-of-range one is treated the same,
     /// so no entry is ever dropped for its priority field.
-    public static let defaultPriority = 6
+    package static let defaultPriority = 6
 
-    public init(priority: Int?) {
+    package init(priority: Int?) {
         let priority = priority.flatMap { (0...7).contains($0) ? $0 : nil } ?? Self.defaultPriority
         let (number, text) = Self.table[priority]
         severityNumber = number
@@ -34,7 +34,7 @@ public struct JournalSeverity: Sendable, Equatable {
     }
 
     /// From the raw `PRIORITY` field: one ASCII digit.
-    public init(priorityField: some Collection<UInt8>) {
+    package init(priorityField: some Collection<UInt8>) {
         var priority: Int?
         if priorityField.count == 1, let digit = priorityField.first, digit >= 0x30, digit <= 0x37 {
             priority = Int(digit - 0x30)

@@ -1,25 +1,25 @@
 /// One log record of an app, whatever made it: a journal entry, a coredump, the `diagnostics`
 /// command. Ingest encodes it as OTLP; the live channel copies it into `lines`.
-public struct LogRecord: Sendable, Equatable {
+package struct LogRecord: Sendable, Equatable {
     /// When the entry was written (`__REALTIME_TIMESTAMP`), in Unix nanoseconds.
-    public var timeUnixNano: UInt64
-    public var severityNumber: Int
-    public var severityText: String
-    public var family: LogFamily
+    package var timeUnixNano: UInt64
+    package var severityNumber: Int
+    package var severityText: String
+    package var family: LogFamily
     /// Already cut to `Limits.maxBodyBytes` by whoever made the record.
-    public var body: String
-    public var attributes: [Attribute]
+    package var body: String
+    package var attributes: [Attribute]
     /// The session of the invocation that wrote it (`_SYSTEMD_INVOCATION_ID` as a UUID), when known:
     /// a line read late keeps its own session (2.5).
-    public var sessionID: String?
+    package var sessionID: String?
     /// Where the record sits in the journal, for resuming and for `log.record.uid`; nil for records
     /// that are not journal entries.
-    public var journalCursor: String?
+    package var journalCursor: String?
     /// A command made it (`diagnostics`, 16.6): ingest sends it whatever sampling and the severity
     /// floor say, marked `apsio.sampling.released=live`, though never past a family that is off.
-    public var releasedByCommand: Bool
+    package var releasedByCommand: Bool
 
-    public init(
+    package init(
         timeUnixNano: UInt64, severityNumber: Int, severityText: String, family: LogFamily, body: String,
         attributes: [Attribute] = [], sessionID: String? = nil, journalCursor: String? = nil,
         releasedByCommand: Bool = false
@@ -35,7 +35,7 @@ public struct LogRecord: Sendable, Equatable {
         self.releasedByCommand = releasedByCommand
     }
 
-    public init(
+    package init(
         timeUnixNano: UInt64, severity: JournalSeverity, body: String, attributes: [Attribute] = [],
         sessionID: String? = nil, journalCursor: String? = nil
     ) {

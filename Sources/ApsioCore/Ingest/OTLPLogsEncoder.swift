@@ -12,25 +12,25 @@
 /// Each record carries `log.record.uid` (see `recordUID`), `session.id` when it differs from its
 /// Resource's, and its sampling mark. Bodies are cut to 4096 bytes and string attributes to
 /// 1024, at a UTF-8 boundary.
-public struct OTLPLogsEncoder: Sendable {
-    public static let scopeName = "apsiod"
-    public static let recordUIDKey = "log.record.uid"
-    public static let sessionIDKey = "session.id"
+package struct OTLPLogsEncoder: Sendable {
+    package static let scopeName = "apsiod"
+    package static let recordUIDKey = "log.record.uid"
+    package static let sessionIDKey = "session.id"
     /// Keys the encoder sets itself; a record attribute of the same key is left out rather than
     /// sent twice with two values.
     static let encoderKeys: Set<String> = [recordUIDKey, SamplingMark.sessionRateKey, SamplingMark.releasedKey]
 
     private let hashing: any SHA256Hashing
-    public let limits: Limits
-    public let scopeVersion: String
+    package let limits: Limits
+    package let scopeVersion: String
 
-    public init(hashing: some SHA256Hashing, limits: Limits = .spec, scopeVersion: String = ApsioVersion.current) {
+    package init(hashing: some SHA256Hashing, limits: Limits = .spec, scopeVersion: String = ApsioVersion.current) {
         self.hashing = hashing
         self.limits = limits
         self.scopeVersion = scopeVersion
     }
 
-    public func encode(_ groups: [OTLPResourceLogs]) -> [UInt8] {
+    package func encode(_ groups: [OTLPResourceLogs]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: Self.estimate(groups.lazy.map { $0.records[...] }))
         writer.beginObject()
         writer.key("resourceLogs")
@@ -62,7 +62,7 @@ public struct OTLPLogsEncoder: Sendable {
     ///
     /// The JSON is written into `buffer`'s storage when it is given (and not shared): see
     /// `JSONWriter.init(reusing:reservingCapacity:)`.
-    public func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>], reusing buffer: consuming [UInt8] = []) -> [UInt8] {
+    package func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>], reusing buffer: consuming [UInt8] = []) -> [UInt8] {
         // Records are read in place through buffer pointers: a subscript of the slice would copy
         // each record out (four retains) and destroy the copy again.
         var sessions: [String?] = []
@@ -129,7 +129,7 @@ public struct OTLPLogsEncoder: Sendable {
     /// its uid hashes the namespace, `:apsio-record:` and the record's content (time,
     /// severity, body and attributes), which is the same each time the same record is sent
     /// again and never equals a cursor's input (cursors start with `s=`).
-    public func recordUID(_ record: LogRecord, namespace: String) -> String {
+    package func recordUID(_ record: LogRecord, namespace: String) -> String {
         var input = UIDInput(namespace: namespace)
         return Hex.lowercase(uidDigest(record, input: &input).prefix(16))
     }

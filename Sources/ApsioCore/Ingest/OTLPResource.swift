@@ -1,19 +1,19 @@
 /// The Resource of one app's `ResourceLogs` (spec 2, LINUX-PROFILE §2): who wrote the records.
-public struct OTLPResource: Sendable, Equatable {
+package struct OTLPResource: Sendable, Equatable {
     /// `service.name`: the app file's `Name=`, else the unit name without its suffix.
-    public var serviceName: String
+    package var serviceName: String
     /// `service.version`: `Version=`, else the owning package's version, else `unknown`.
-    public var serviceVersion: String
+    package var serviceVersion: String
     /// `app.build_id`: the main executable's GNU build-id, else `NAME@VERSION`.
-    public var appBuildID: String
+    package var appBuildID: String
     /// `os.*`, `device.*` and `host.name`.
-    public var facts: ResourceFacts
+    package var facts: ResourceFacts
     /// `app.installation.id`; nil when the app file says `InstallationId=no`.
-    public var installationID: String?
+    package var installationID: String?
     /// `session.id` of the group; nil for records of no session.
-    public var sessionID: String?
+    package var sessionID: String?
 
-    public init(
+    package init(
         serviceName: String, serviceVersion: String, appBuildID: String, facts: ResourceFacts = ResourceFacts(),
         installationID: String? = nil, sessionID: String? = nil
     ) {
@@ -26,7 +26,7 @@ public struct OTLPResource: Sendable, Equatable {
     }
 
     /// In LINUX-PROFILE §2's order, absent ones left out. Never `device.id`.
-    public var attributes: [Attribute] {
+    package var attributes: [Attribute] {
         var out: [Attribute] = [
             .string("service.name", serviceName), .string("service.version", serviceVersion),
             .string("app.build_id", appBuildID),
@@ -45,5 +45,5 @@ public struct OTLPResource: Sendable, Equatable {
     /// app turned the installation id off. The journal cursor hashed with it already differs
     /// from machine to machine (it names the journal file's random sequence id), so the uid
     /// stays unique without an identifier of the machine.
-    public var recordUIDNamespace: String { installationID ?? serviceName }
+    package var recordUIDNamespace: String { installationID ?? serviceName }
 }

@@ -1,9 +1,9 @@
 /// One `ResourceLogs`: an app's Resource with one session, and that session's records.
-public struct OTLPResourceLogs: Sendable, Equatable {
-    public var resource: OTLPResource
-    public var records: [IngestRecord]
+package struct OTLPResourceLogs: Sendable, Equatable {
+    package var resource: OTLPResource
+    package var records: [IngestRecord]
 
-    public init(resource: OTLPResource, records: [IngestRecord]) {
+    package init(resource: OTLPResource, records: [IngestRecord]) {
         self.resource = resource
         self.records = records
     }
@@ -11,7 +11,7 @@ public struct OTLPResourceLogs: Sendable, Equatable {
     /// One group per session of `records` (LINUX-PROFILE §1), in the order each session first
     /// appears, records in their order; `app`'s own `sessionID` is replaced by each group's.
     /// Records of no session form a group whose Resource has no `session.id`.
-    public static func grouped(app: OTLPResource, records: [IngestRecord]) -> [OTLPResourceLogs] {
+    package static func grouped(app: OTLPResource, records: [IngestRecord]) -> [OTLPResourceLogs] {
         // Nearly every batch is one session's: handed over whole, not copied record by record.
         if let first = records.first, records.allSatisfy({ $0.record.sessionID == first.record.sessionID }) {
             var resource = app

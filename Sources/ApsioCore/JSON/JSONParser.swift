@@ -1,6 +1,6 @@
 /// Why a body is not the JSON a rule can read, with where it went wrong.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: Sendable, Equatable {
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Reason: Sendable, Equatable {
         case tooLarge(limit: Int)
         case tooDeep(limit: Int)
         case unexpectedEnd
@@ -17,16 +17,16 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case trailingData
     }
 
-    public let reason: Reason
+    package let reason: Reason
     /// Byte offset into the body.
-    public let offset: Int
+    package let offset: Int
 
-    public init(_ reason: Reason, at offset: Int) {
+    package init(_ reason: Reason, at offset: Int) {
         self.reason = reason
         self.offset = offset
     }
 
-    public var description: String {
+    package var description: String {
         let what: String
         switch reason {
         case .tooLarge(let limit): what = "body is larger than \(limit) bytes"
@@ -53,16 +53,16 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 /// duplicate keys (which value would win is the kind of ambiguity a hostile body exploits), no
 /// invalid UTF-8 and no lone surrogates. Size and depth are bounded before anything is built, so
 /// a body cannot make it recurse or allocate without limit.
-public struct JSONParser: Sendable {
-    public var maxBytes: Int
-    public var maxDepth: Int
+package struct JSONParser: Sendable {
+    package var maxBytes: Int
+    package var maxDepth: Int
 
-    public init(maxBytes: Int = 1 << 20, maxDepth: Int = 32) {
+    package init(maxBytes: Int = 1 << 20, maxDepth: Int = 32) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
     }
 
-    public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    package func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
         guard bytes.count <= maxBytes else { throw JSONParseError(.tooLarge(limit: maxBytes), at: maxBytes) }
         return try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
             var reader = Reader(bytes: buffer, maxDepth: maxDepth)
@@ -74,7 +74,7 @@ public struct JSONParser: Sendable {
         }
     }
 
-    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 

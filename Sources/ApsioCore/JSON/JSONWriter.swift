@@ -3,47 +3,47 @@
 /// Bodies on the hot path (ingest batches, live frames) are written here field by field instead
 /// of going through an intermediate tree and a general encoder. Keys of `JSONValue` objects are
 /// written sorted, so that the same value always makes the same bytes.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+package struct JSONWriter: Sendable {
+    package private(set) var bytes: [UInt8] = []
     /// Whether the next value in the current container needs a comma before it.
     private var needsComma = false
 
-    public init(reservingCapacity capacity: Int = 256) {
+    package init(reservingCapacity capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Writes into `buffer`'s storage, emptied first: a caller that writes large documents one
     /// after another keeps the pages of one buffer instead of having fresh ones faulted in each time.
-    public init(reusing buffer: consuming [UInt8], reservingCapacity capacity: Int) {
+    package init(reusing buffer: consuming [UInt8], reservingCapacity capacity: Int) {
         bytes = buffer
         bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); needsComma = false }
-    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
-    public mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); needsComma = false }
-    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+    package mutating func beginObject() { prefix(); bytes.append(UInt8(ascii: "{")); needsComma = false }
+    package mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    package mutating func beginArray() { prefix(); bytes.append(UInt8(ascii: "[")); needsComma = false }
+    package mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
 
     /// An object member's key; the value follows with any of the value methods.
-    public mutating func key(_ key: String) {
+    package mutating func key(_ key: String) {
         prefix()
         appendQuoted(key)
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
-    public mutating func string(_ value: String) { prefix(); appendQuoted(value); needsComma = true }
-    public mutating func bool(_ value: Bool) { prefix(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes); needsComma = true }
-    public mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes); needsComma = true }
+    package mutating func string(_ value: String) { prefix(); appendQuoted(value); needsComma = true }
+    package mutating func bool(_ value: Bool) { prefix(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes); needsComma = true }
+    package mutating func null() { prefix(); bytes.append(contentsOf: Self.nullBytes); needsComma = true }
 
-    public mutating func int(_ value: Int64) {
+    package mutating func int(_ value: Int64) {
         prefix()
         appendDecimal(value)
         needsComma = true
     }
 
-    public mutating func uint(_ value: UInt64) {
+    package mutating func uint(_ value: UInt64) {
         prefix()
         appendDecimal(value, negative: false)
         needsComma = true
@@ -51,7 +51,7 @@ public struct JSONWriter: Sendable {
 
     /// Integral values within ±2^53 are written without a fraction, as a reader expects an
     /// integer; NaN and infinities, which JSON cannot spell, become null.
-    public mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         guard value.isFinite else { null(); return }
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
             int(Int64(value))
@@ -62,7 +62,7 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    public mutating func value(_ value: JSONValue) {
+    package mutating func value(_ value: JSONValue) {
         switch value {
         case .null: null()
         case .bool(let flag): bool(flag)
@@ -83,7 +83,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Bytes that are already a complete JSON value (a pre-encoded frame, for example).
-    public mutating func raw(_ json: some Sequence<UInt8>) {
+    package mutating func raw(_ json: some Sequence<UInt8>) {
         prefix()
         bytes.append(contentsOf: json)
         needsComma = true
@@ -96,7 +96,7 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    public static func encode(_ value: JSONValue) -> [UInt8] {
+    package static func encode(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
         writer.value(value)
         return writer.bytes

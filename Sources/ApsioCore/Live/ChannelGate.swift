@@ -1,5 +1,5 @@
 /// Why a channel whose keys hold is paused (16.1, 16.4's `frames` reasons).
-public enum PauseReason: String, Sendable, Equatable, CaseIterable {
+package enum PauseReason: String, Sendable, Equatable, CaseIterable {
     case inactive
     case lowPower = "low_power"
     case lowData = "low_data"
@@ -7,28 +7,28 @@ public enum PauseReason: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The state of the live channel (16.1): the `live.open` function of B.2.
-public enum ChannelState: Sendable, Equatable {
+package enum ChannelState: Sendable, Equatable {
     case open
     case paused(PauseReason)
     case closed
 
-    public var isClosed: Bool { self == .closed }
+    package var isClosed: Bool { self == .closed }
 }
 
 /// Everything `live.open` reads.
-public struct ChannelGateInputs: Sendable, Equatable {
+package struct ChannelGateInputs: Sendable, Equatable {
     /// `apsioctl allow-live on` (the app's `setLiveInspection`).
-    public var allowed: Bool
-    public var consent: Bool
-    public var killSwitch: Bool
+    package var allowed: Bool
+    package var consent: Bool
+    package var killSwitch: Bool
     /// An unexpired `live.testers` entry matches this install.
-    public var testerMatches: Bool
-    public var foreground: Foreground
-    public var lowPower: Bool
-    public var lowData: Bool
-    public var dataSaver: Bool
+    package var testerMatches: Bool
+    package var foreground: Foreground
+    package var lowPower: Bool
+    package var lowData: Bool
+    package var dataSaver: Bool
 
-    public init(
+    package init(
         allowed: Bool = false, consent: Bool = false, killSwitch: Bool = false, testerMatches: Bool = false,
         foreground: Foreground = .background, lowPower: Bool = false, lowData: Bool = false,
         dataSaver: Bool = false
@@ -44,12 +44,12 @@ public struct ChannelGateInputs: Sendable, Equatable {
     }
 }
 
-public enum ChannelGate {
+package enum ChannelGate {
     /// Closed unless both keys, consent and an unkilled policy hold and the app is in the
     /// foreground. When several pause reasons hold, the first of inactive, low_power, low_data,
     /// data_saver is named: interruption is what the viewer most needs to know, then the modes in
     /// the order 16.3 lists them.
-    public static func state(_ inputs: ChannelGateInputs) -> ChannelState {
+    package static func state(_ inputs: ChannelGateInputs) -> ChannelState {
         guard inputs.allowed, inputs.consent, !inputs.killSwitch, inputs.testerMatches else { return .closed }
         switch inputs.foreground {
         case .background: return .closed

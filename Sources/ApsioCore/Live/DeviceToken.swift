@@ -2,18 +2,18 @@
 ///
 /// It is a secret like the tester proof: kept in memory while the channel is not closed, sent only
 /// in `Apsio-Live-Token` to `live.origin`. Its `description` never shows it.
-public struct DeviceToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct DeviceToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Send it only in the `Apsio-Live-Token` header.
-    public let secretHex: String
+    package let secretHex: String
 
     /// A token of any other shape, or none, is not kept.
-    public init?(_ value: JSONValue?, limits: Limits = .spec) {
+    package init?(_ value: JSONValue?, limits: Limits = .spec) {
         guard let text = value?.stringValue, Hex.isLowercase(text, length: limits.deviceTokenHexLength) else {
             return nil
         }
         secretHex = text
     }
 
-    public var description: String { "DeviceToken(<redacted>)" }
-    public var debugDescription: String { description }
+    package var description: String { "DeviceToken(<redacted>)" }
+    package var debugDescription: String { description }
 }

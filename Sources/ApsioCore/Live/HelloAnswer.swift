@@ -1,17 +1,17 @@
 /// A 2xx answer to a hello (16.4), read defensively: whatever the body, it yields a viewer count,
 /// an interval within bounds and a token of the right shape or none.
-public struct HelloAnswer: Sendable, Equatable {
-    public let viewers: Int
-    public let interval: Duration
-    public let token: DeviceToken?
+package struct HelloAnswer: Sendable, Equatable {
+    package let viewers: Int
+    package let interval: Duration
+    package let token: DeviceToken?
 
-    public init(viewers: Int, interval: Duration, token: DeviceToken?) {
+    package init(viewers: Int, interval: Duration, token: DeviceToken?) {
         self.viewers = viewers
         self.interval = interval
         self.token = token
     }
 
-    public init(body: JSONValue?, limits: Limits = .spec) {
+    package init(body: JSONValue?, limits: Limits = .spec) {
         viewers = LiveNumbers.count(body?["viewers"])
         interval = HelloInterval.seconds(from: body?["interval_s"], limits: limits)
         token = DeviceToken(body?["device_token"], limits: limits)

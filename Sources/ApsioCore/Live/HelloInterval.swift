@@ -1,7 +1,7 @@
 /// `interval_s` of a hello answer (16.4): 30 seconds when absent or not a number, otherwise kept
 /// within 15 to 120. A fraction is dropped (whole seconds are what the backend means).
-public enum HelloInterval {
-    public static func seconds(from value: JSONValue?, limits: Limits = .spec) -> Duration {
+package enum HelloInterval {
+    package static func seconds(from value: JSONValue?, limits: Limits = .spec) -> Duration {
         guard let number = value?.numberValue, number.isFinite else { return limits.defaultHelloInterval }
         let low = Double(limits.minHelloInterval.components.seconds)
         let high = Double(limits.maxHelloInterval.components.seconds)

@@ -1,6 +1,6 @@
 /// What the live channel asks its runtime to do. Bodies are final: compressed, counted, ready to
 /// send. Tokens travel in the action, for the `Apsio-Live-Token` header only.
-public enum LiveAction: Sendable, Equatable {
+package enum LiveAction: Sendable, Equatable {
     /// `POST /v1/live/hello`, with the current token when the device holds one.
     case sendHello(LiveRequestID, body: [UInt8], token: DeviceToken?)
     /// `GET /v1/live/next?install=…`.
@@ -25,7 +25,7 @@ public enum LiveAction: Sendable, Equatable {
 }
 
 /// How a live session ended, for the indicator and the daemon's own log.
-public enum LiveSessionEnd: Sendable, Equatable {
+package enum LiveSessionEnd: Sendable, Equatable {
     /// One of 16.3's reasons; an `ended` body was sent for all but `closed` when the network allowed.
     case reason(SessionEndReason)
     /// The token was refused (401) or withdrawn by a hello answer, or replaced: no `ended` body.
@@ -33,7 +33,7 @@ public enum LiveSessionEnd: Sendable, Equatable {
 }
 
 /// What the live channel is told.
-public enum LiveEvent: Sendable {
+package enum LiveEvent: Sendable {
     case allowed(Bool)
     case consent(Bool)
     case killSwitch(Bool)

@@ -2,9 +2,9 @@
 /// read with the strict parser that reads every body a backend sends: a body with two equal keys
 /// or nested past `maxJSONDepth` is no body at all, so this device and the backend's own reader
 /// never disagree about what it said. `HelloAnswer` and `NextAnswer` then read it defensively.
-public enum LiveAnswerBody {
+package enum LiveAnswerBody {
     /// nil for an empty body or one that is not JSON within the limits.
-    public static func parse(_ bytes: [UInt8], limits: Limits = .spec) -> JSONValue? {
+    package static func parse(_ bytes: [UInt8], limits: Limits = .spec) -> JSONValue? {
         guard !bytes.isEmpty else { return nil }
         return try? JSONParser(maxBytes: limits.maxLiveAnswerBytes, maxDepth: limits.maxJSONDepth).parse(bytes)
     }

@@ -1,13 +1,13 @@
 /// The JSON bodies the device sends on the live channel (16.4), written field by field.
-public enum LiveBodies {
-    public enum HelloReason: String, Sendable, Equatable {
+package enum LiveBodies {
+    package enum HelloReason: String, Sendable, Equatable {
         case inactive
         case lowPower = "low_power"
         case capped
     }
 
     /// A hello. The proof goes in this body and nowhere else; never a `user.hash`.
-    public static func hello(identity: LiveIdentity, tester: TesterProof, reason: HelloReason?) -> [UInt8] {
+    package static func hello(identity: LiveIdentity, tester: TesterProof, reason: HelloReason?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("install"); writer.string(identity.install)
@@ -22,14 +22,14 @@ public enum LiveBodies {
         return writer.bytes
     }
 
-    public enum FramesState: String, Sendable, Equatable {
+    package enum FramesState: String, Sendable, Equatable {
         case live
         case paused
         case ended
     }
 
     /// A `frames` body. `metrics` and `wireframe` are already-encoded JSON objects.
-    public static func frames(
+    package static func frames(
         install: String, state: FramesState, reason: String?, lines: ArraySlice<LiveLine>, droppedLines: Int,
         metrics: [UInt8]?, wireframe: [UInt8]?
     ) -> [UInt8] {
@@ -51,7 +51,7 @@ public enum LiveBodies {
         return writer.bytes
     }
 
-    public static func results(install: String, result: CommandResult) -> [UInt8] {
+    package static func results(install: String, result: CommandResult) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("install"); writer.string(install)

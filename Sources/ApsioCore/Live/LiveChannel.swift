@@ -3,18 +3,18 @@
 /// The runtime tells it what changed (`handle(_:now:)`), carries out the actions it returns, and
 /// calls `handle(.tick, now:)` at `nextDeadline`. Every MUST of 16.1–16.6 for the device is a rule
 /// of this value, tested with a manual clock.
-public struct LiveChannel: Sendable {
-    public let limits: Limits
+package struct LiveChannel: Sendable {
+    package let limits: Limits
     private let compressor: any BodyCompressing
 
     private var gate = ChannelGateInputs()
     private var tester: TesterProof?
     private var identity: LiveIdentity?
     /// A hello answered 401: the app key is unknown, and the channel stays closed until the next launch.
-    public private(set) var appKeyRefused = false
+    package private(set) var appKeyRefused = false
 
     /// The hello interval: the last hello answer's `interval_s`, else the policy's, else 30 s.
-    public private(set) var interval: Duration
+    package private(set) var interval: Duration
     private var policyInterval: Duration?
     private var answeredInterval: Duration?
     private var token: DeviceToken?
@@ -27,7 +27,7 @@ public struct LiveChannel: Sendable {
     private var last401At: MonotonicInstant?
 
     private var session: LiveSession?
-    public private(set) var dayBytes: DayBytes
+    package private(set) var dayBytes: DayBytes
     private var commands = CommandMemory()
     private var pendingResults: [String: PendingResult] = [:]
     private var raisedUntil: MonotonicInstant?
@@ -47,9 +47,9 @@ public struct LiveChannel: Sendable {
     }
     private var requests: [LiveRequestID: SentRequest] = [:]
     private var lastRequestNumber: UInt64 = 0
-    public private(set) var viewers = 0
+    package private(set) var viewers = 0
 
-    public init(limits: Limits = .spec, compressor: some BodyCompressing, dayBytes: DayBytes) {
+    package init(limits: Limits = .spec, compressor: some BodyCompressing, dayBytes: DayBytes) {
         self.limits = limits
         self.compressor = compressor
         self.dayBytes = dayBytes
@@ -59,20 +59,20 @@ public struct LiveChannel: Sendable {
     // MARK: - What the outside may read
 
     /// open, paused(reason) or closed, as 16.1 defines it.
-    public var state: ChannelState {
+    package var state: ChannelState {
         if appKeyRefused { return .closed }
         var inputs = gate
         inputs.testerMatches = tester != nil
         return ChannelGate.state(inputs)
     }
 
-    public var isInSession: Bool { session != nil }
-    public var holdsToken: Bool { token != nil }
-    public var isLogLevelRaised: Bool { raisedUntil != nil }
-    public var requestsInFlight: Set<LiveRequestID> { Set(requests.keys) }
+    package var isInSession: Bool { session != nil }
+    package var holdsToken: Bool { token != nil }
+    package var isLogLevelRaised: Bool { raisedUntil != nil }
+    package var requestsInFlight: Set<LiveRequestID> { Set(requests.keys) }
 
     /// The earliest moment something is due; the runtime sends `.tick` then.
-    public var nextDeadline: MonotonicInstant? {
+    package var nextDeadline: MonotonicInstant? {
         var deadlines: [MonotonicInstant] = []
         if wantsHello, helloInFlight == nil {
             deadlines.append(max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin))
@@ -104,7 +104,7 @@ public struct LiveChannel: Sendable {
 
     // MARK: - Events
 
-    public mutating func handle(_ event: LiveEvent, now: LiveNow) -> [LiveAction] {
+    package mutating func handle(_ event: LiveEvent, now: LiveNow) -> [LiveAction] {
         var actions: [LiveAction] = []
         switch event {
         case .allowed(let allowed):

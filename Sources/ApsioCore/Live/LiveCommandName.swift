@@ -1,5 +1,5 @@
 /// The three commands a viewer can send (16.6).
-public enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
+package enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
     case screenshot
     case diagnostics
     /// The spec's table cell is cut after `raise_`; this is the project's completion of the name.
@@ -8,20 +8,20 @@ public enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A command as `next` delivered it.
-public struct LiveCommand: Sendable, Equatable {
-    public let id: String
-    public let name: String
+package struct LiveCommand: Sendable, Equatable {
+    package let id: String
+    package let name: String
     /// `nil` when `args` was absent; commands take empty `args` only.
-    public let args: JSONValue?
+    package let args: JSONValue?
 
-    public init(id: String, name: String, args: JSONValue? = nil) {
+    package init(id: String, name: String, args: JSONValue? = nil) {
         self.id = id
         self.name = name
         self.args = args
     }
 
     /// The known command this is, when its `args` are empty as 16.6 requires.
-    public var known: LiveCommandName? {
+    package var known: LiveCommandName? {
         guard let name = LiveCommandName(rawValue: name) else { return nil }
         switch args {
         case nil, .null: return name
@@ -33,22 +33,22 @@ public struct LiveCommand: Sendable, Equatable {
 }
 
 /// How a command went (16.4 `results`).
-public enum CommandOutcome: String, Sendable, Equatable {
+package enum CommandOutcome: String, Sendable, Equatable {
     case done
     case failed
     case refused
 }
 
 /// A command's result, kept for 2 minutes so a repeated id is answered without running it again.
-public struct CommandResult: Sendable, Equatable {
-    public let id: String
-    public let name: String
-    public let outcome: CommandOutcome
+package struct CommandResult: Sendable, Equatable {
+    package let id: String
+    package let name: String
+    package let outcome: CommandOutcome
     /// When it was served, Unix ms.
-    public let atUnixMs: Int64
-    public let result: JSONValue
+    package let atUnixMs: Int64
+    package let result: JSONValue
 
-    public init(id: String, name: String, outcome: CommandOutcome, atUnixMs: Int64, result: JSONValue) {
+    package init(id: String, name: String, outcome: CommandOutcome, atUnixMs: Int64, result: JSONValue) {
         self.id = id
         self.name = name
         self.outcome = outcome

@@ -1,19 +1,19 @@
 /// A log line as `frames` carries it (16.5): a copy of a `logs` or `errors` record, after redaction,
 /// its body cut to 4096 bytes.
-public struct LiveLine: Sendable, Equatable {
-    public var timeUnixMs: Int64
-    public var severity: Int
-    public var body: String
-    public var attributes: [Attribute]
+package struct LiveLine: Sendable, Equatable {
+    package var timeUnixMs: Int64
+    package var severity: Int
+    package var body: String
+    package var attributes: [Attribute]
 
-    public init(timeUnixMs: Int64, severity: Int, body: String, attributes: [Attribute]) {
+    package init(timeUnixMs: Int64, severity: Int, body: String, attributes: [Attribute]) {
         self.timeUnixMs = timeUnixMs
         self.severity = severity
         self.body = body
         self.attributes = attributes
     }
 
-    public init(record: LogRecord, limits: Limits = .spec) {
+    package init(record: LogRecord, limits: Limits = .spec) {
         timeUnixMs = Int64(record.timeUnixNano / 1_000_000)
         severity = min(max(record.severityNumber, 1), 24)
         body = UTF8Cut.cut(record.body, maxBytes: limits.maxBodyBytes)

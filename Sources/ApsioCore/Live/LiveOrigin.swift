@@ -5,28 +5,28 @@
 /// but loopback — is refused, and the caller then behaves as if the policy had no `live` object.
 /// The check is a scan of bytes, not a URL parser's opinion: `https://a@b` names `b` to a parser,
 /// and that is exactly the trick this refuses.
-public struct LiveOrigin: Sendable, Hashable, CustomStringConvertible {
-    public enum Scheme: String, Sendable {
+package struct LiveOrigin: Sendable, Hashable, CustomStringConvertible {
+    package enum Scheme: String, Sendable {
         case https
         /// Only ever with a loopback host (16.4).
         case http
     }
 
-    public let scheme: Scheme
+    package let scheme: Scheme
     /// The host as written: `live.example.com`, `127.0.0.1`, `[::1]` or `localhost`.
-    public let host: String
+    package let host: String
     /// The explicit port, when the origin names one.
-    public let explicitPort: Int?
+    package let explicitPort: Int?
     /// The origin exactly as the policy gave it; accepted origins are returned unchanged.
-    public let text: String
+    package let text: String
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// The port to connect to.
-    public var port: Int { explicitPort ?? (scheme == .https ? 443 : 80) }
+    package var port: Int { explicitPort ?? (scheme == .https ? 443 : 80) }
 
     /// The host to resolve or connect to: IPv6 literals lose their brackets.
-    public var connectHost: String {
+    package var connectHost: String {
         host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
     }
 
@@ -35,10 +35,10 @@ public struct LiveOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The longest host name DNS can carry (RFC 1035: 255 bytes on the wire). A longer one names
     /// nothing to connect to; refused, it also bounds what an origin makes the device keep and
     /// write back (the policy's canonical form must fit the body limit it was read within).
-    public static let maxHostBytes = 253
+    package static let maxHostBytes = 253
 
     /// `nil` unless `text` is an origin the live channel may use.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let bytes = Array(text.utf8)
         let scheme: Scheme
         let rest: ArraySlice<UInt8>

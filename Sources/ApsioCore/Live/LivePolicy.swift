@@ -1,14 +1,14 @@
 /// The policy's `live` object (16.1, 16.4), present only when every part of it is usable: an
 /// origin of the allowed forms and a well-formed testers list. No `live` means live inspection is off.
-public struct LivePolicy: Sendable, Equatable {
-    public var origin: LiveOrigin
+package struct LivePolicy: Sendable, Equatable {
+    package var origin: LiveOrigin
     /// The hello interval until a hello answer says otherwise, within the same bounds (15–120 s).
-    public var interval: Duration
+    package var interval: Duration
     /// At most `Limits.maxTesters`, ids unique. Expired entries are kept: expiry is decided at
     /// match time against the wall clock, not when the policy is read.
-    public var testers: [TesterEntry]
+    package var testers: [TesterEntry]
 
-    public init(origin: LiveOrigin, interval: Duration, testers: [TesterEntry]) {
+    package init(origin: LiveOrigin, interval: Duration, testers: [TesterEntry]) {
         self.origin = origin
         self.interval = interval
         self.testers = testers
@@ -17,7 +17,7 @@ public struct LivePolicy: Sendable, Equatable {
 
 /// Why a policy's `live` object was ignored (and live inspection is therefore off): the rest of
 /// the policy still applies. The caller logs it once per policy.
-public enum LivePolicyProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LivePolicyProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case notAnObject
     /// The origin is missing or not of a form 16.4 allows; the text is kept, cut, for the log line.
     case origin(String?)
@@ -28,7 +28,7 @@ public enum LivePolicyProblem: Error, Sendable, Equatable, CustomStringConvertib
     /// and a numeric `expires_at`.
     case badTester(index: Int, why: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notAnObject: "live is not an object"
         case .origin(let text?): "live.origin \"\(UTF8Cut.cut(text, maxBytes: 128))\" is not an allowed origin"

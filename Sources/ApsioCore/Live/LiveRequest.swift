@@ -1,12 +1,12 @@
 /// Names one request the channel asked the runtime to make, so that an answer that arrives after
 /// the channel moved on (a cancelled `next`, a hello from before a 401) is recognised and ignored.
-public struct LiveRequestID: Sendable, Hashable, CustomStringConvertible {
-    public let value: UInt64
-    public var description: String { "#\(value)" }
+package struct LiveRequestID: Sendable, Hashable, CustomStringConvertible {
+    package let value: UInt64
+    package var description: String { "#\(value)" }
 }
 
 /// What came back for a request.
-public enum LiveResponse: Sendable, Equatable {
+package enum LiveResponse: Sendable, Equatable {
     /// An HTTP answer. `body` is the parsed JSON when there was one; `retryAfter` is the header's
     /// delay from now, in either of its forms.
     case status(Int, body: JSONValue?, retryAfter: Duration?)

@@ -1,17 +1,17 @@
 /// A 2xx answer to `next` (16.4), read defensively.
-public struct NextAnswer: Sendable, Equatable {
-    public let commands: [LiveCommand]
+package struct NextAnswer: Sendable, Equatable {
+    package let commands: [LiveCommand]
     /// The number of commands the answer listed beyond what one answer may carry; they stay
     /// pending on the backend and come again.
-    public let commandsLeftOver: Int
-    public let viewers: Int?
+    package let commandsLeftOver: Int
+    package let viewers: Int?
     /// For the viewers; the device keeps time with `remaining_ms`.
-    public let untilUnixMs: Int64?
-    public let remainingMs: Int64?
+    package let untilUnixMs: Int64?
+    package let remainingMs: Int64?
     /// `viewers_left`, `ended`, `tester_removed`, or any other non-null value: the session ends.
-    public let stop: String?
+    package let stop: String?
 
-    public init(
+    package init(
         commands: [LiveCommand] = [], commandsLeftOver: Int = 0, viewers: Int? = nil, untilUnixMs: Int64? = nil,
         remainingMs: Int64? = nil, stop: String? = nil
     ) {
@@ -23,7 +23,7 @@ public struct NextAnswer: Sendable, Equatable {
         self.stop = stop
     }
 
-    public init(body: JSONValue?, limits: Limits = .spec) {
+    package init(body: JSONValue?, limits: Limits = .spec) {
         var commands: [LiveCommand] = []
         var leftOver = 0
         for item in body?["commands"]?.arrayValue ?? [] {

@@ -1,5 +1,5 @@
 /// Why a live session ended (16.3), as the `ended` body's `reason` names it.
-public enum SessionEndReason: String, Sendable, Equatable, CaseIterable {
+package enum SessionEndReason: String, Sendable, Equatable, CaseIterable {
     /// The channel closed or the app moved to the background. No `ended` body follows.
     case closed
     /// `next` answered a `stop`.
@@ -13,19 +13,19 @@ public enum SessionEndReason: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Everything `live.stop` reads. Times are durations on the monotonic clock.
-public struct SessionEndInputs: Sendable, Equatable {
-    public var channelClosed: Bool
+package struct SessionEndInputs: Sendable, Equatable {
+    package var channelClosed: Bool
     /// The `stop` of the last `next` answer, when it had one.
-    public var stop: String?
+    package var stop: String?
     /// How long the session has been paused without a break; zero while live.
-    public var pausedFor: Duration
+    package var pausedFor: Duration
     /// Time left before the session's end; `nil` before the first `next` answer said.
-    public var remaining: Duration?
+    package var remaining: Duration?
     /// Bodies of `frames` and `results` as sent (compressed), this session and this UTC day.
-    public var sessionBytes: Int
-    public var dayBytes: Int
+    package var sessionBytes: Int
+    package var dayBytes: Int
 
-    public init(
+    package init(
         channelClosed: Bool = false, stop: String? = nil, pausedFor: Duration = .zero,
         remaining: Duration? = nil, sessionBytes: Int = 0, dayBytes: Int = 0
     ) {
@@ -38,9 +38,9 @@ public struct SessionEndInputs: Sendable, Equatable {
     }
 }
 
-public enum SessionEnd {
+package enum SessionEnd {
     /// The first reason that holds, in the spec's order; `nil` while the session goes on.
-    public static func reason(_ inputs: SessionEndInputs, limits: Limits = .spec) -> SessionEndReason? {
+    package static func reason(_ inputs: SessionEndInputs, limits: Limits = .spec) -> SessionEndReason? {
         if inputs.channelClosed { return .closed }
         if inputs.stop != nil { return .stop }
         if inputs.pausedFor >= limits.maxPausedTime { return .paused }

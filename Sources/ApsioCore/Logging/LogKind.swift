@@ -1,6 +1,6 @@
 /// The kinds of event the daemon logs, each with its journal `MESSAGE_ID`, so an operator can ask
 /// `journalctl MESSAGE_ID=…` for every event of one kind (and a catalog could explain it).
-public enum LogKind: String, Sendable, CaseIterable {
+package enum LogKind: String, Sendable, CaseIterable {
     case started
     case stopping
     case reloaded
@@ -14,7 +14,7 @@ public enum LogKind: String, Sendable, CaseIterable {
     case bus
     case state
 
-    public var messageID: String {
+    package var messageID: String {
         switch self {
         case .started: "65ada85955ef4a55bc3c5b124ab7a74f"
         case .stopping: "65e12071f26a4f12a68190f234b6fa48"

@@ -1,5 +1,5 @@
 /// syslog priorities the daemon logs at, by the names `--log-level` and `LogLevel=` take.
-public enum LogLevel: Int, Sendable, CaseIterable {
+package enum LogLevel: Int, Sendable, CaseIterable {
     // Listed from the most verbose, as `--log-level`'s help and the problems name them.
     case debug = 7
     case info = 6
@@ -7,7 +7,7 @@ public enum LogLevel: Int, Sendable, CaseIterable {
     case warning = 4
     case err = 3
 
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "err", "error": self = .err
         case "warning": self = .warning
@@ -18,7 +18,7 @@ public enum LogLevel: Int, Sendable, CaseIterable {
         }
     }
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .err: "err"
         case .warning: "warning"
@@ -30,5 +30,5 @@ public enum LogLevel: Int, Sendable, CaseIterable {
 
     /// Whether an entry at this level is logged when `minimum` is the least severe level wanted
     /// (syslog counts down: 3 is more severe than 7).
-    public func isLogged(atMinimum minimum: LogLevel) -> Bool { rawValue <= minimum.rawValue }
+    package func isLogged(atMinimum minimum: LogLevel) -> Bool { rawValue <= minimum.rawValue }
 }

@@ -2,12 +2,12 @@
 /// `MESSAGE_ID`) and, for an app's parts, the app. The app is bound here and written once, by the
 /// sink, so a line never says it twice; the message is an autoclosure, made only when its level is
 /// logged.
-public struct Logger: Sendable {
+package struct Logger: Sendable {
     private let sink: (any LogSink)?
-    public let kind: LogKind
-    public let app: String?
+    package let kind: LogKind
+    package let app: String?
 
-    public init(_ sink: any LogSink, kind: LogKind, app: String? = nil) {
+    package init(_ sink: any LogSink, kind: LogKind, app: String? = nil) {
         self.sink = sink
         self.kind = kind
         self.app = app
@@ -20,23 +20,23 @@ public struct Logger: Sendable {
     }
 
     /// Writes nothing: for parts run without a daemon (benches, tests that do not look).
-    public static func discarding(_ kind: LogKind) -> Logger { Logger(sink: nil, kind: kind, app: nil) }
+    package static func discarding(_ kind: LogKind) -> Logger { Logger(sink: nil, kind: kind, app: nil) }
 
     /// The same sink and app, for lines of another kind.
-    public func kind(_ kind: LogKind) -> Logger { Logger(sink: sink, kind: kind, app: app) }
+    package func kind(_ kind: LogKind) -> Logger { Logger(sink: sink, kind: kind, app: app) }
 
-    public func isLogged(_ level: LogLevel) -> Bool { sink?.isLogged(level) ?? false }
+    package func isLogged(_ level: LogLevel) -> Bool { sink?.isLogged(level) ?? false }
 
-    public func log(
+    package func log(
         _ level: LogLevel, _ message: @autoclosure () -> String, fields: [(name: String, value: String)] = []
     ) {
         guard let sink, sink.isLogged(level) else { return }
         sink.write(level, kind, message(), app: app, fields: fields)
     }
 
-    public func err(_ message: @autoclosure () -> String) { log(.err, message()) }
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func err(_ message: @autoclosure () -> String) { log(.err, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 }

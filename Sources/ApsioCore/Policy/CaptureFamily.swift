@@ -1,13 +1,13 @@
 /// The record families an app can leave on or turn off (the app file's `Families=`, the policy's
 /// `capture`): two kinds of log record, metrics, and process frames (replay on a phone).
-public enum CaptureFamily: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum CaptureFamily: String, Sendable, Hashable, CaseIterable, Comparable {
     case logs
     case errors
     case metrics
     case replay
 
     /// The journal family this is, for the two that are log records.
-    public var logFamily: LogFamily? {
+    package var logFamily: LogFamily? {
         switch self {
         case .logs: .logs
         case .errors: .errors
@@ -15,7 +15,7 @@ public enum CaptureFamily: String, Sendable, Hashable, CaseIterable, Comparable 
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }

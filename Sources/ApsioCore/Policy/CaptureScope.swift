@@ -9,14 +9,14 @@
 /// of the log records the SDK writes"), so the two can never disagree about a line. The app
 /// file's `MinPriority=` (the log bridge's own floor, 13.7) is applied before a record is made
 /// and is not part of it.
-public struct CaptureScope: Sendable, Equatable {
-    public private(set) var families: Set<CaptureFamily>
+package struct CaptureScope: Sendable, Equatable {
+    package private(set) var families: Set<CaptureFamily>
     /// The policy's `capture.logs_min_severity`.
-    public private(set) var logsMinSeverity: Int
+    package private(set) var logsMinSeverity: Int
 
     /// `policy`: nil before the first policy ever arrived, when only the app file decides (records
     /// are held until a policy comes, 15.3, and the live channel is closed without one).
-    public init(appFamilies: Set<CaptureFamily>, policy: CapturePolicy?) {
+    package init(appFamilies: Set<CaptureFamily>, policy: CapturePolicy?) {
         var families = appFamilies
         if let policy {
             if policy.logs == .never { families.remove(.logs) }
@@ -29,11 +29,11 @@ public struct CaptureScope: Sendable, Equatable {
     }
 
     /// Every family on, at the default floor: what nothing has turned off.
-    public static let everything = CaptureScope(appFamilies: Set(CaptureFamily.allCases), policy: nil)
+    package static let everything = CaptureScope(appFamilies: Set(CaptureFamily.allCases), policy: nil)
 
-    public func isOn(_ family: CaptureFamily) -> Bool { families.contains(family) }
+    package func isOn(_ family: CaptureFamily) -> Bool { families.contains(family) }
 
-    public func isOn(_ family: LogFamily) -> Bool {
+    package func isOn(_ family: LogFamily) -> Bool {
         switch family {
         case .logs: families.contains(.logs)
         case .errors: families.contains(.errors)
@@ -42,7 +42,7 @@ public struct CaptureScope: Sendable, Equatable {
 
     /// Whether the daemon writes a record of this family and severity. A raised log level (16.6)
     /// lowers the `logs` floor to DEBUG and never turns a family on.
-    public func writes(family: LogFamily, severityNumber: Int, logLevelRaised: Bool) -> Bool {
+    package func writes(family: LogFamily, severityNumber: Int, logLevelRaised: Bool) -> Bool {
         guard isOn(family) else { return false }
         guard family == .logs else { return true }
         return severityNumber >= floor(raised: logLevelRaised)
@@ -50,13 +50,13 @@ public struct CaptureScope: Sendable, Equatable {
 
     /// Whether a record is written only because the level is raised: ingest marks it
     /// `apsio.sampling.released=live`.
-    public func isBelowFloor(family: LogFamily, severityNumber: Int) -> Bool {
+    package func isBelowFloor(family: LogFamily, severityNumber: Int) -> Bool {
         family == .logs && severityNumber < logsMinSeverity
     }
 
     /// The `logs` floor, with or without a raised log level. Raising never lifts a floor the policy
     /// already set lower.
-    public func floor(raised: Bool) -> Int {
+    package func floor(raised: Bool) -> Int {
         raised ? min(logsMinSeverity, CapturePolicy.raisedLogsMinSeverity) : logsMinSeverity
     }
 }

@@ -2,18 +2,18 @@
 ///
 /// There is no default policy to send with: until the first one ever arrives, records are held
 /// (15.3). The initialiser's defaults are those of a body that leaves every field out.
-public struct Policy: Sendable, Equatable {
+package struct Policy: Sendable, Equatable {
     /// `refresh_s`, within 60–3600 s.
-    public var refresh: Duration
+    package var refresh: Duration
     /// `kill_switch` (12.3): capture and send nothing, drop the queue, close the live channel.
-    public var killSwitch: Bool
-    public var capture: CapturePolicy
+    package var killSwitch: Bool
+    package var capture: CapturePolicy
     /// `sampling.session_rate`, 0–1: the share of sessions ingest keeps (LINUX-PROFILE §9).
-    public var sessionRate: Double
+    package var sessionRate: Double
     /// nil: live inspection is off.
-    public var live: LivePolicy?
+    package var live: LivePolicy?
 
-    public init(
+    package init(
         refresh: Duration = Limits.spec.defaultPolicyRefresh, killSwitch: Bool = false,
         capture: CapturePolicy = CapturePolicy(), sessionRate: Double = 1, live: LivePolicy? = nil
     ) {
@@ -28,7 +28,7 @@ public struct Policy: Sendable, Equatable {
     /// order, for showing or comparing policies. It holds no secret: testers are ids and hashes
     /// of proofs. `PolicyParser.parse` reads it back to an equal value. (The copy kept on disk is
     /// the backend's body as sent, so that a later version finds the fields this one ignores.)
-    public func canonicalJSON() -> [UInt8] {
+    package func canonicalJSON() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 256 + (live?.testers.count ?? 0) * 160)
         writer.beginObject()
         writer.key("refresh_s")

@@ -4,13 +4,13 @@
 /// Only an entity-tag of RFC 9110 8.8.3 (`"…"` or `W/"…"`, visible ASCII inside the quotes) of at
 /// most `maxBytes` is kept. Anything else is dropped rather than echoed: it would go back into a
 /// request header and into a state file, and a value with a line break would split both.
-public struct PolicyETag: Sendable, Hashable, CustomStringConvertible {
-    public let value: String
+package struct PolicyETag: Sendable, Hashable, CustomStringConvertible {
+    package let value: String
 
     /// Real validators are a hash or a version number; this leaves room for any of them.
-    public static let maxBytes = 256
+    package static let maxBytes = 256
 
-    public init?(_ value: String) {
+    package init?(_ value: String) {
         let bytes = Array(value.utf8)
         guard bytes.count <= Self.maxBytes else { return nil }
         let opaque = bytes.starts(with: Array("W/".utf8)) ? bytes.dropFirst(2) : bytes[...]
@@ -20,5 +20,5 @@ public struct PolicyETag: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    public var description: String { value }
+    package var description: String { value }
 }

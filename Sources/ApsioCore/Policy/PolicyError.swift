@@ -1,6 +1,6 @@
 /// A policy body that is not the shape of LINUX-PROFILE §12. The caller keeps the policy it had
 /// and logs this once; the message names the field, so the backend's operator can find it.
-public enum PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
     case notJSON(JSONParseError)
     case notAnObject
     /// A known field holds a value of another JSON type (`"kill_switch": "true"`). Read as its
@@ -9,7 +9,7 @@ public enum PolicyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A capture mode other than `always` or `never`.
     case unknownCaptureMode(field: String, value: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notJSON(let error): "policy body is \(error)"
         case .notAnObject: "policy body is not a JSON object"

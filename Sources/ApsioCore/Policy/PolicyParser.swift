@@ -1,9 +1,9 @@
 /// A policy as read from a body: the policy, and why its `live` object was ignored when it was.
-public struct PolicyReading: Sendable, Equatable {
-    public let policy: Policy
+package struct PolicyReading: Sendable, Equatable {
+    package let policy: Policy
     /// Set when the body had a `live` object that could not be used; live inspection is then off
     /// and the rest of the policy applies.
-    public let ignoredLive: LivePolicyProblem?
+    package let ignoredLive: LivePolicyProblem?
 }
 
 /// Reads the body of `GET {Backend}/v1/policy` (LINUX-PROFILE §12), the copy of it kept on
@@ -18,8 +18,8 @@ public struct PolicyReading: Sendable, Equatable {
 ///   fraction of a second or of a severity is dropped.
 /// - Anything wrong with `live` ignores `live` alone, as 16.4 says of its origin: live
 ///   inspection is then off, and `PolicyReading.ignoredLive` says why.
-public enum PolicyParser {
-    public static func parse(_ body: [UInt8], limits: Limits = .spec) throws(PolicyError) -> PolicyReading {
+package enum PolicyParser {
+    package static func parse(_ body: [UInt8], limits: Limits = .spec) throws(PolicyError) -> PolicyReading {
         let value: JSONValue
         do {
             value = try JSONParser(maxBytes: limits.maxPolicyBytes, maxDepth: limits.maxJSONDepth).parse(body)
@@ -29,7 +29,7 @@ public enum PolicyParser {
         return try parse(value, limits: limits)
     }
 
-    public static func parse(_ body: JSONValue, limits: Limits = .spec) throws(PolicyError) -> PolicyReading {
+    package static func parse(_ body: JSONValue, limits: Limits = .spec) throws(PolicyError) -> PolicyReading {
         guard case .object(let root) = body else { throw .notAnObject }
         var policy = Policy(refresh: limits.defaultPolicyRefresh)
 

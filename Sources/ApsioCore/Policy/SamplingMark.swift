@@ -1,5 +1,5 @@
 /// Why a record goes through ingest, as the attribute it carries (LINUX-PROFILE §9, 9.3, 16.6).
-public enum SamplingMark: Sendable, Equatable {
+package enum SamplingMark: Sendable, Equatable {
     /// Its session was kept by sampling at this rate: `apsio.sampling.session.rate`.
     case sessionRate(Double)
     /// A command released it (a raised log level) where sampling or the severity floor would
@@ -8,12 +8,12 @@ public enum SamplingMark: Sendable, Equatable {
     /// No sampling applied: the record belongs to no session.
     case unsampled
 
-    public static let sessionRateKey = "apsio.sampling.session.rate"
-    public static let releasedKey = "apsio.sampling.released"
-    public static let releasedLiveValue = "live"
+    package static let sessionRateKey = "apsio.sampling.session.rate"
+    package static let releasedKey = "apsio.sampling.released"
+    package static let releasedLiveValue = "live"
 
     /// The attribute a record carries for this mark, if any.
-    public var attribute: Attribute? {
+    package var attribute: Attribute? {
         switch self {
         case .sessionRate(let rate): .double(Self.sessionRateKey, rate)
         case .releasedLive: .string(Self.releasedKey, Self.releasedLiveValue)

@@ -9,13 +9,13 @@
 /// changes the rate mid-session neither splits the session nor changes the rate its records
 /// carry. Only the last `Limits.maxRememberedSessions` sessions are remembered; an older one
 /// that still writes is decided again at the current rate.
-public struct SessionSampler: Sendable {
-    public struct Decision: Sendable, Equatable {
-        public let keep: Bool
+package struct SessionSampler: Sendable {
+    package struct Decision: Sendable, Equatable {
+        package let keep: Bool
         /// The rate the decision was made at, which kept records carry.
-        public let rate: Double
+        package let rate: Double
 
-        public init(keep: Bool, rate: Double) {
+        package init(keep: Bool, rate: Double) {
             self.keep = keep
             self.rate = rate
         }
@@ -33,12 +33,12 @@ public struct SessionSampler: Sendable {
     /// forgotten, and only when a newer one becomes the last.
     private var last: (sessionID: String, decision: Decision)?
 
-    public init(hashing: some SHA256Hashing, limits: Limits = .spec) {
+    package init(hashing: some SHA256Hashing, limits: Limits = .spec) {
         self.hashing = hashing
         capacity = max(1, limits.maxRememberedSessions)
     }
 
-    public mutating func decide(sessionID: String, rate: Double) -> Decision {
+    package mutating func decide(sessionID: String, rate: Double) -> Decision {
         if let last, last.sessionID == sessionID { return last.decision }
         if let known = decisions[sessionID] {
             last = (sessionID, known)
@@ -60,7 +60,7 @@ public struct SessionSampler: Sendable {
     }
 
     /// The stateless rule.
-    public static func keeps(sessionID: String, rate: Double, hashing: some SHA256Hashing) -> Bool {
+    package static func keeps(sessionID: String, rate: Double, hashing: some SHA256Hashing) -> Bool {
         guard rate > 0 else { return false }  // also NaN
         guard rate < 1 else { return true }
         let digest = hashing.sha256(Array(sessionID.utf8))

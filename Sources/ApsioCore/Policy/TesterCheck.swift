@@ -3,8 +3,8 @@
 /// One rule for installs and users: the id is listed, the entry has not expired, the proof has the
 /// proof's shape, and its hash is the entry's match. A tester that does not count is not an error
 /// (not a 400): the hello is answered with `viewers` 0 and no token.
-public enum TesterCheck {
-    public static func counts(
+package enum TesterCheck {
+    package static func counts(
         tester: String?, proof: String?, entries: [TesterEntry], nowUnixSeconds: Int64,
         hashing: some SHA256Hashing, limits: Limits = .spec
     ) -> Bool {

@@ -1,13 +1,13 @@
 /// One entry of the policy's `live.testers` (16.1). It names no install and publishes no proof:
 /// only the hash of the proof.
-public struct TesterEntry: Sendable, Equatable {
-    public let id: String
+package struct TesterEntry: Sendable, Equatable {
+    package let id: String
     /// Lowercase hex SHA-256 of the entry's 64-character proof.
-    public let match: String
+    package let match: String
     /// Unix seconds.
-    public let expiresAt: Int64
+    package let expiresAt: Int64
 
-    public init(id: String, match: String, expiresAt: Int64) {
+    package init(id: String, match: String, expiresAt: Int64) {
         self.id = id
         self.match = match
         self.expiresAt = expiresAt
@@ -15,7 +15,7 @@ public struct TesterEntry: Sendable, Equatable {
 
     /// An entry is ignored once its `expires_at` has passed: it still counts at that very second,
     /// and no longer one second later. Device and backend apply the same rule.
-    public func isExpired(atUnixSeconds now: Int64) -> Bool {
+    package func isExpired(atUnixSeconds now: Int64) -> Bool {
         now > expiresAt
     }
 }

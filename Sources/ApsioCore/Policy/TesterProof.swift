@@ -3,21 +3,21 @@
 /// proof = hex SHA-256 of UTF-8(`id` + ":" + installation id); match = hex SHA-256 of the proof.
 /// The proof is a secret: it lives in memory and travels only to `live.origin`. Its
 /// `description` never shows it, so string interpolation into a log cannot leak it.
-public struct TesterProof: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    public let entryID: String
+package struct TesterProof: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    package let entryID: String
     /// 64 lowercase hex characters. Send it only in a hello's body.
-    public let secretHex: String
+    package let secretHex: String
 
-    public init(entryID: String, installationID: String, hashing: some SHA256Hashing) {
+    package init(entryID: String, installationID: String, hashing: some SHA256Hashing) {
         self.entryID = entryID
         self.secretHex = hashing.sha256Hex(entryID + ":" + installationID)
     }
 
     /// The value the policy publishes for this proof.
-    public func match(hashing: some SHA256Hashing) -> String {
+    package func match(hashing: some SHA256Hashing) -> String {
         hashing.sha256Hex(secretHex)
     }
 
-    public var description: String { "TesterProof(\(entryID), <redacted>)" }
-    public var debugDescription: String { description }
+    package var description: String { "TesterProof(\(entryID), <redacted>)" }
+    package var debugDescription: String { description }
 }

@@ -4,16 +4,16 @@
 /// alternation, `(?i)`). A regular expression is the slow part of redaction, so each pattern
 /// also keeps the literal text it must start with, when it has one (`card=` of
 /// `card=[0-9 ]{12,19}`): a line without that text is not searched at all.
-public struct RedactionPattern: @unchecked Sendable {
+package struct RedactionPattern: @unchecked Sendable {
     // @unchecked: `Regex` is not declared Sendable, but it is an immutable value whose one lazy
     // part, the compiled program, is initialised atomically by the standard library; it is
     // also compiled here, in `init`, before the value can be shared.
     private let regex: Regex<AnyRegexOutput>
-    public let source: String
+    package let source: String
     /// UTF-8 bytes every match starts with; empty when the pattern has no such literal.
     let requiredPrefix: [UInt8]
 
-    public init(_ source: String) throws(RedactionError) {
+    package init(_ source: String) throws(RedactionError) {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(source)

@@ -2,7 +2,7 @@
 /// (`[REDACTED:github-token]`), so a viewer sees what was hidden and why. The names are stable: an
 /// app file's `RedactRules=` and an operator's dashboards use them (docs/redaction.md gives each
 /// its reason).
-public enum RedactionRule: String, Sendable, CaseIterable, Comparable {
+package enum RedactionRule: String, Sendable, CaseIterable, Comparable {
     // Credentials in every common syntax.
     case authorizationHeader = "authorization-header"
     case bearerToken = "bearer-token"
@@ -39,9 +39,9 @@ public enum RedactionRule: String, Sendable, CaseIterable, Comparable {
     case ipv4
     case ipv6
 
-    public var name: String { rawValue }
+    package var name: String { rawValue }
 
-    public var group: RedactionRuleGroup {
+    package var group: RedactionRuleGroup {
         switch self {
         case .authorizationHeader, .bearerToken, .password, .secret, .token, .apiKey, .urlUserinfo, .privateKey, .jwt:
             .credentials
@@ -55,7 +55,7 @@ public enum RedactionRule: String, Sendable, CaseIterable, Comparable {
     }
 
     /// The marker a value of this rule becomes.
-    public var marker: String { "[REDACTED:\(rawValue)]" }
+    package var marker: String { "[REDACTED:\(rawValue)]" }
 
     /// The rule's place in a `RedactionRuleSet`: a switch, so the scanner's checks cost nothing.
     var ordinal: Int {
@@ -89,19 +89,19 @@ public enum RedactionRule: String, Sendable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.ordinal < rhs.ordinal }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.ordinal < rhs.ordinal }
 }
 
 /// Rules that go together, for `RedactRules=`: every group is on by default but `personal`, since
 /// many operators need the addresses in their logs.
-public enum RedactionRuleGroup: String, Sendable, CaseIterable {
+package enum RedactionRuleGroup: String, Sendable, CaseIterable {
     case credentials
     case cloud
     case serviceTokens = "service-tokens"
     case payment
     case personal
 
-    public var isOnByDefault: Bool { self != .personal }
+    package var isOnByDefault: Bool { self != .personal }
 
-    public var rules: [RedactionRule] { RedactionRule.allCases.filter { $0.group == self } }
+    package var rules: [RedactionRule] { RedactionRule.allCases.filter { $0.group == self } }
 }

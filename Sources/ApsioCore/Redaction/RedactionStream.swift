@@ -6,23 +6,23 @@
 /// Fail closed: an unrelated line that interleaves inside a block is blanked too (better than
 /// letting a line of key through because it carried a prefix). A block that never closes ends
 /// after `Limits.maxPrivateKeyLines` entries.
-public struct RedactionStream: Sendable {
-    public let redactor: Redactor
+package struct RedactionStream: Sendable {
+    package let redactor: Redactor
     private let maxKeyLines: Int
     /// Entries redacted as key material since the block opened; nil outside a block.
     private var keyLines: Int?
     /// A unit's consecutive records mostly share one attribute array: redacted once.
     private var attributes = AttributeMemo<[Attribute]>()
 
-    public init(redactor: Redactor, limits: Limits = .spec) {
+    package init(redactor: Redactor, limits: Limits = .spec) {
         self.redactor = redactor
         maxKeyLines = limits.maxPrivateKeyLines
     }
 
-    public var isInsidePrivateKey: Bool { keyLines != nil }
+    package var isInsidePrivateKey: Bool { keyLines != nil }
 
     /// Takes the record (`consuming`): its fields are replaced in place rather than in a copy.
-    public mutating func redact(_ record: consuming LogRecord) -> LogRecord {
+    package mutating func redact(_ record: consuming LogRecord) -> LogRecord {
         var record = record
         let continuing = keyLines != nil
         let (body, open) = redactor.redact(record.body, continuingPrivateKey: continuing)

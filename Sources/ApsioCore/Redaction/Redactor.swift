@@ -9,25 +9,25 @@
 /// (see `RedactionPattern`); and a line without a match is returned as it was, not copied. An
 /// attribute whose key names a secret (`DB_PASSWORD`, `TOKEN`, a recorded `authorization` header)
 /// is replaced whole.
-public struct Redactor: Sendable {
-    public static let replacement = "[REDACTED]"
-    public let patterns: [RedactionPattern]
-    public let rules: RedactionRuleSet
+package struct Redactor: Sendable {
+    package static let replacement = "[REDACTED]"
+    package let patterns: [RedactionPattern]
+    package let rules: RedactionRuleSet
 
     /// Compiles the app file's `Redact=` patterns; the first that cannot be used is the error.
-    public init(patterns: [String] = [], rules: RedactionRuleSet = .standard) throws(RedactionError) {
+    package init(patterns: [String] = [], rules: RedactionRuleSet = .standard) throws(RedactionError) {
         var compiled: [RedactionPattern] = []
         for pattern in patterns { compiled.append(try RedactionPattern(pattern)) }
         self.patterns = compiled
         self.rules = rules
     }
 
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         redact(text, continuingPrivateKey: false).text
     }
 
     /// The record with its body and string attributes redacted; keys and other values are kept.
-    public func redact(_ record: LogRecord) -> LogRecord {
+    package func redact(_ record: LogRecord) -> LogRecord {
         var record = record
         record.body = redact(record.body)
         record.attributes = redacted(record.attributes)

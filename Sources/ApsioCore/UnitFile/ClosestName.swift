@@ -1,11 +1,11 @@
 /// "Did you mean …?": the known name a mistyped one was most likely meant to be.
-public enum ClosestName {
+package enum ClosestName {
     /// The name in `candidates` nearest to `name` by edit distance, ignoring case, when it is
     /// near enough to be a typo (a third of the name's length, at least 1, at most 3); ties go to
     /// the earlier candidate. Failing that, the one candidate that `name` is a shortening or an
     /// extension of (`Announce`, `grant`, `error`), at least 3 characters shared. Nil when nothing
     /// is close: a wild guess helps no one.
-    public static func to(_ name: String, among candidates: [String]) -> String? {
+    package static func to(_ name: String, among candidates: [String]) -> String? {
         closestByEdits(name, among: candidates) ?? onlyPrefixMatch(name, among: candidates)
     }
 

@@ -3,14 +3,14 @@
 ///
 /// It says nothing about which sections or keys exist: that is the schema's business, which turns
 /// entries into a configuration and reports each problem at its line.
-public struct UnitFile: Sendable, Equatable {
-    public var sections: [UnitFileSection]
-    public var entries: [UnitFileEntry]
+package struct UnitFile: Sendable, Equatable {
+    package var sections: [UnitFileSection]
+    package var entries: [UnitFileEntry]
     /// Lines that are not a section header, an assignment, a comment or blank; or, with no line,
     /// a reason the whole file was refused (then `entries` is empty).
-    public var problems: [UnitFileProblem]
+    package var problems: [UnitFileProblem]
 
-    public init(sections: [UnitFileSection] = [], entries: [UnitFileEntry] = [], problems: [UnitFileProblem] = []) {
+    package init(sections: [UnitFileSection] = [], entries: [UnitFileEntry] = [], problems: [UnitFileProblem] = []) {
         self.sections = sections
         self.entries = entries
         self.problems = problems
@@ -18,11 +18,11 @@ public struct UnitFile: Sendable, Equatable {
 }
 
 /// A `[Section]` header.
-public struct UnitFileSection: Sendable, Equatable {
-    public var name: String
-    public var line: Int
+package struct UnitFileSection: Sendable, Equatable {
+    package var name: String
+    package var line: Int
 
-    public init(name: String, line: Int) {
+    package init(name: String, line: Int) {
         self.name = name
         self.line = line
     }
@@ -30,13 +30,13 @@ public struct UnitFileSection: Sendable, Equatable {
 
 /// One `Key=Value` assignment: key and value trimmed of surrounding whitespace, continuation lines
 /// joined, `line` the first physical line of it (1-based).
-public struct UnitFileEntry: Sendable, Equatable {
-    public var section: String
-    public var key: String
-    public var value: String
-    public var line: Int
+package struct UnitFileEntry: Sendable, Equatable {
+    package var section: String
+    package var key: String
+    package var value: String
+    package var line: Int
 
-    public init(section: String, key: String, value: String, line: Int) {
+    package init(section: String, key: String, value: String, line: Int) {
         self.section = section
         self.key = key
         self.value = value

@@ -10,8 +10,8 @@
 /// Keys are case-sensitive and may repeat: what a repeat means (a list that grows, a second value
 /// refused) is the schema's decision, so every entry is kept in order. A line that cannot be read
 /// is reported and left out; the rest of the file is still read, so one pass shows every mistake.
-public enum UnitFileParser {
-    public static func parse(_ bytes: [UInt8], limits: UnitFileLimits = .standard) -> UnitFile {
+package enum UnitFileParser {
+    package static func parse(_ bytes: [UInt8], limits: UnitFileLimits = .standard) -> UnitFile {
         var file = UnitFile()
         guard bytes.count <= limits.maxBytes else {
             file.problems.append(UnitFileProblem(

@@ -1,11 +1,11 @@
 /// Something in a unit-syntax file that could not be read. Messages never quote the line: an
 /// assignment that lost its `=` may be a secret (an app key) on its own.
-public struct UnitFileProblem: Sendable, Equatable {
+package struct UnitFileProblem: Sendable, Equatable {
     /// The 1-based line, or nil when the problem is the whole file (too large, too many lines).
-    public var line: Int?
-    public var message: String
+    package var line: Int?
+    package var message: String
 
-    public init(line: Int?, message: String) {
+    package init(line: Int?, message: String) {
         self.line = line
         self.message = message
     }

@@ -1,11 +1,11 @@
-public import ApsioPOSIX
-public import ApsioCore
-public import ApsioNet
+import ApsioPOSIX
+package import ApsioCore
+package import ApsioNet
 
 /// The live channel over HTTP: to `live.origin` only, the app key on every request, the token on
 /// those that carry one, bodies already gzip-compressed, no redirect followed (the client never
 /// follows one), no cache and no cookies (the client keeps none).
-public struct HTTPLiveTransport: LiveTransport {
+package struct HTTPLiveTransport: LiveTransport {
     private let client: HTTPClient
     private let endpoint: HTTPEndpoint
     private let appKey: AppKey
@@ -15,7 +15,7 @@ public struct HTTPLiveTransport: LiveTransport {
 
     /// `report`: told after each exchange why no answer came (nil when one did), in words that
     /// hold no header, token or body, for the daemon's log.
-    public init(
+    package init(
         client: HTTPClient, origin: LiveOrigin, appKey: AppKey, limits: Limits = .spec,
         wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs,
         report: @escaping @Sendable (_ failure: String?) -> Void = { _ in }
@@ -28,7 +28,7 @@ public struct HTTPLiveTransport: LiveTransport {
         self.report = report
     }
 
-    public func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
+    package func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
         var headers: HTTPHeaders = ["Apsio-App-Key": appKey.secret, "Accept": "application/json"]
         if let token = request.token { headers.set("Apsio-Live-Token", token.secretHex) }
         if request.gzipBody != nil {

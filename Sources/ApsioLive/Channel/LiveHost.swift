@@ -1,8 +1,8 @@
-public import ApsioCore
+package import ApsioCore
 
 /// What the live runtime tells the rest of the daemon: the indicator, notices, the raised log
 /// level, the day's bytes to keep.
-public enum LiveHostEvent: Sendable, Equatable {
+package enum LiveHostEvent: Sendable, Equatable {
     case viewers(Int)
     case notice(LiveCommandName)
     case sessionStarted
@@ -13,7 +13,7 @@ public enum LiveHostEvent: Sendable, Equatable {
 }
 
 /// The daemon side of one app's live runtime.
-public protocol LiveHost: Sendable {
+package protocol LiveHost: Sendable {
     /// Called in order, on the runtime's executor: it must return at once (queue, don't wait).
     func live(_ event: LiveHostEvent)
     /// One process frame of the unit, for `screenshot`; nil when it cannot be read.

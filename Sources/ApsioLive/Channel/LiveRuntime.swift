@@ -1,13 +1,13 @@
-public import ApsioPOSIX
-public import ApsioCore
-public import ApsioNet
+package import ApsioPOSIX
+package import ApsioCore
+import ApsioNet
 
 /// Carries out one app's live channel: feeds the pure `LiveChannel` its events, performs the
 /// actions it returns (requests, cancellations, commands, notices), and wakes it at its deadlines.
 ///
 /// The tester proof and the device token live here and in the channel only, in memory; they
 /// leave through the transport to `live.origin` and nowhere else.
-public actor LiveRuntime {
+package actor LiveRuntime {
     private var channel: LiveChannel
     private let clock: any AgentClock
     private let host: any LiveHost
@@ -27,7 +27,7 @@ public actor LiveRuntime {
     private var timerDeadline: MonotonicInstant?
     private var stopped = false
 
-    public init(
+    package init(
         installationID: String, limits: Limits = .spec, dayBytes: DayBytes, clock: any AgentClock,
         host: any LiveHost, hashing: any SHA256Hashing, compressor: any BodyCompressing = GzipBodyCompressor(),
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport
@@ -42,7 +42,7 @@ public actor LiveRuntime {
 
     // MARK: - What the daemon tells it
 
-    public func send(_ event: LiveEvent) {
+    package func send(_ event: LiveEvent) {
         guard !stopped else { return }
         let now = clock.now()
         refreshTesterMatch(now: now)
@@ -52,7 +52,7 @@ public actor LiveRuntime {
     /// The policy's `live` object changed: its origin (nil when the policy has none, or an invalid
     /// one) and its testers.
     /// `interval`: the policy's `live.interval_s`, the hello interval until a hello answer names one.
-    public func configure(origin: LiveOrigin?, testers: [TesterEntry], interval: Duration? = nil) {
+    package func configure(origin: LiveOrigin?, testers: [TesterEntry], interval: Duration? = nil) {
         guard !stopped else { return }
         if origin != self.origin {
             self.origin = origin
@@ -65,7 +65,7 @@ public actor LiveRuntime {
     }
 
     /// The daemon is stopping: cancel everything in flight and send nothing more.
-    public func stop() {
+    package func stop() {
         guard !stopped else { return }
         perform(channel.handle(.allowed(false), now: clock.now()), now: clock.now())
         stopped = true
@@ -79,12 +79,12 @@ public actor LiveRuntime {
 
     // MARK: - What the daemon may read
 
-    public var state: ChannelState { channel.state }
-    public var viewers: Int { channel.viewers }
-    public var isInSession: Bool { channel.isInSession }
-    public var isLogLevelRaised: Bool { channel.isLogLevelRaised }
-    public var requestsInFlight: Int { inFlight.count }
-    public var dayBytes: DayBytes { channel.dayBytes }
+    package var state: ChannelState { channel.state }
+    package var viewers: Int { channel.viewers }
+    package var isInSession: Bool { channel.isInSession }
+    package var isLogLevelRaised: Bool { channel.isLogLevelRaised }
+    package var requestsInFlight: Int { inFlight.count }
+    package var dayBytes: DayBytes { channel.dayBytes }
 
     // MARK: - Tester match (16.1)
 

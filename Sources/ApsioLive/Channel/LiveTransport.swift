@@ -1,18 +1,18 @@
-public import ApsioCore
+package import ApsioCore
 
 /// One request of the live channel, as the runtime hands it to the network.
-public struct LiveHTTPRequest: Sendable, Equatable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+package struct LiveHTTPRequest: Sendable, Equatable {
+    package enum Method: String, Sendable { case get = "GET", post = "POST" }
 
-    public var method: Method
+    package var method: Method
     /// Path and query, for example `/v1/live/next?install=…`.
-    public var path: String
+    package var path: String
     /// Already gzip-compressed JSON, when there is a body.
-    public var gzipBody: [UInt8]?
+    package var gzipBody: [UInt8]?
     /// `Apsio-Live-Token`, when the request carries one.
-    public var token: DeviceToken?
+    package var token: DeviceToken?
 
-    public init(method: Method, path: String, gzipBody: [UInt8]?, token: DeviceToken?) {
+    package init(method: Method, path: String, gzipBody: [UInt8]?, token: DeviceToken?) {
         self.method = method
         self.path = path
         self.gzipBody = gzipBody
@@ -23,7 +23,7 @@ public struct LiveHTTPRequest: Sendable, Equatable {
 /// The network under the live channel. The one implementation over `HTTPClient` sends to
 /// `live.origin` only, with the app key on every request, never following a redirect; tests
 /// put a scripted backend here.
-public protocol LiveTransport: Sendable {
+package protocol LiveTransport: Sendable {
     /// Throws `CancellationError` when the task is cancelled (the request is abandoned at once);
     /// any other failure comes back as `.failed`.
     func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse

@@ -1,27 +1,27 @@
-public import ApsioCore
-public import ApsioPlatform
+package import ApsioCore
+package import ApsioPlatform
 
 /// What the agent knows of one configured app when it starts serving it.
-public struct AppDescription: Sendable, Equatable {
+package struct AppDescription: Sendable, Equatable {
     /// The app file's name, without `.conf`: how the operator names the app.
-    public var name: String
+    package var name: String
     /// The systemd unit, for example `nginx.service`.
-    public var unit: String
-    public var installationID: String
+    package var unit: String
+    package var installationID: String
     /// `service.name`.
-    public var serviceName: String
+    package var serviceName: String
     /// `device.model.identifier`, `os.name` + " " + `os.version`, `service.version`.
-    public var model: String
-    public var os: String
-    public var release: String
+    package var model: String
+    package var os: String
+    package var release: String
     /// The families the app file leaves on (16.5: the live channel never sends a family that is
     /// off); the policy may turn more off.
-    public var families: Set<CaptureFamily>
-    public var roots: SysfsRoots
+    package var families: Set<CaptureFamily>
+    package var roots: SysfsRoots
     /// Where the unit's `StateDirectory=` and `CacheDirectory=` are (`apsio.storage.data`, `.cache`).
-    public var storage: StorageReader
+    package var storage: StorageReader
 
-    public init(
+    package init(
         name: String, unit: String, installationID: String, serviceName: String, model: String, os: String,
         release: String, families: Set<CaptureFamily> = Set(CaptureFamily.allCases), roots: SysfsRoots = .system,
         storage: StorageReader = StorageReader()

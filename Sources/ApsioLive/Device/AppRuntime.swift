@@ -1,13 +1,13 @@
-public import ApsioPOSIX
-public import ApsioCore
+package import ApsioPOSIX
+package import ApsioCore
 import ApsioPlatform
 
 /// One configured app, served: it turns what the device layer reports (unit state, saving modes,
 /// journal records, /proc and /sys readings) into the live channel's events, and the channel's
 /// notices into indicator events.
-public actor AppRuntime {
-    public let app: AppDescription
-    public let live: LiveRuntime
+package actor AppRuntime {
+    package let app: AppDescription
+    package let live: LiveRuntime
     private let host: AppLiveHost
     private let clock: any AgentClock
     private let indicator: @Sendable (AppLiveEvent) -> Void
@@ -34,9 +34,9 @@ public actor AppRuntime {
     private var sampler: Task<Void, Never>?
     private var hostEvents: Task<Void, Never>?
     /// Until when `raise_log_level` releases records from DEBUG up through ingest (16.6); memory only.
-    public private(set) var logLevelRaisedUntilUnixMs: Int64?
+    package private(set) var logLevelRaisedUntilUnixMs: Int64?
 
-    public init(
+    package init(
         app: AppDescription, dayBytes: DayBytes, clock: any AgentClock, hashing: any SHA256Hashing,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport,
         indicator: @escaping @Sendable (AppLiveEvent) -> Void,
@@ -64,7 +64,7 @@ public actor AppRuntime {
 
     /// Starts following the channel's notices; the identity goes out with no session until the
     /// unit's state is known.
-    public func start() async {
+    package func start() async {
         host.runtime = self
         hostEvents = Task { [weak self, host] in
             for await event in host.events { await self?.hostEvent(event) }
@@ -73,7 +73,7 @@ public actor AppRuntime {
         await live.send(.identity(identity()))
     }
 
-    public func stop() async {
+    package func stop() async {
         sampler?.cancel()
         sampler = nil
         await live.stop()
@@ -87,27 +87,27 @@ public actor AppRuntime {
     // MARK: - The device layer's reports
 
     /// The unit's state changed (nil: unknown, which the channel treats as the background).
-    public func unitChanged(_ state: UnitState?) async {
+    package func unitChanged(_ state: UnitState?) async {
         let sessionChanged = state?.sessionID != unitState?.sessionID
         unitState = state
         if sessionChanged { await live.send(.identity(identity())) }
         await live.send(.foreground(Foreground(unitState: state)))
     }
 
-    public func modesChanged(lowPower: Bool, lowData: Bool, dataSaver: Bool) async {
+    package func modesChanged(lowPower: Bool, lowData: Bool, dataSaver: Bool) async {
         self.lowPower = lowPower
         await live.send(.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver))
     }
 
     /// Records of this app, after redaction and the app file's `MinPriority=`; the live channel
     /// streams those the capture scope writes.
-    public func records(_ records: [LogRecord]) async {
+    package func records(_ records: [LogRecord]) async {
         for record in records { await live.send(.record(record)) }
     }
 
     /// The policy changed what is captured: the families it leaves on (those the app file leaves
     /// off stay off) and the `logs` floor.
-    public func policyChanged(_ capture: CapturePolicy) async {
+    package func policyChanged(_ capture: CapturePolicy) async {
         let changed = CaptureScope(appFamilies: app.families, policy: capture)
         guard changed != scope else { return }
         scope = changed
@@ -115,7 +115,7 @@ public actor AppRuntime {
     }
 
     /// The unit's main executable was read (its package, for `apsio.storage.app`).
-    public func executableRead(_ facts: ExecutableFacts) {
+    package func executableRead(_ facts: ExecutableFacts) {
         executable = facts
     }
 

@@ -1,30 +1,30 @@
-public import ApsioCore
+package import ApsioCore
 
 /// Who is watching which app, from the live runtimes' notices (16.2). Pure: the daemon feeds it
 /// events with the wall-clock time and carries its changes to `apsioctl`, `STATUS=`, the motd file
 /// and the terminals.
-public struct IndicatorBoard: Sendable, Equatable {
-    public struct Watch: Sendable, Equatable {
-        public var viewers: Int
+package struct IndicatorBoard: Sendable, Equatable {
+    package struct Watch: Sendable, Equatable {
+        package var viewers: Int
         /// When viewing started (Unix ms), for "since 14:02".
-        public var sinceUnixMs: Int64
+        package var sinceUnixMs: Int64
     }
 
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case viewingStarted(app: String, viewers: Int)
         case viewersChanged(app: String, viewers: Int)
         case viewingEnded(app: String)
         case command(app: String, LiveCommandName)
     }
 
-    public private(set) var watched: [String: Watch] = [:]
+    package private(set) var watched: [String: Watch] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The apps being viewed, by name, for the motd file and `STATUS=`.
-    public var watchedApps: [String] { watched.keys.sorted() }
+    package var watchedApps: [String] { watched.keys.sorted() }
 
-    public mutating func apply(_ event: AppLiveEvent, nowUnixMs: Int64) -> [Change] {
+    package mutating func apply(_ event: AppLiveEvent, nowUnixMs: Int64) -> [Change] {
         let app = event.app
         switch event.event {
         case .viewers(let count) where count > 0:
@@ -47,7 +47,7 @@ public struct IndicatorBoard: Sendable, Equatable {
     }
 
     /// An app removed from the configuration is no longer watched.
-    public mutating func forget(_ app: String) -> [Change] {
+    package mutating func forget(_ app: String) -> [Change] {
         watched.removeValue(forKey: app) == nil ? [] : [.viewingEnded(app: app)]
     }
 }

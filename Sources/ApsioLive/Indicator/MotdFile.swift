@@ -1,4 +1,4 @@
-public import ApsioPOSIX
+package import ApsioPOSIX
 
 #if canImport(Glibc)
 internal import Glibc
@@ -7,10 +7,10 @@ internal import Glibc
 /// The message-of-the-day fragment that names the watched apps (`/run/motd.d/50-apsio` by default,
 /// `[Indicator] MotdFile=`): present while someone watches, gone when nobody does, so a login shows
 /// it exactly while it is true.
-public struct MotdFile: Sendable {
-    public let path: String
+package struct MotdFile: Sendable {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
@@ -20,7 +20,7 @@ public struct MotdFile: Sendable {
     /// directory it may not write, so there the file is rewritten in place and emptied rather than
     /// replaced and removed; an empty fragment shows nothing at login. In a directory of its own
     /// (another `MotdFile=`, tests) the file is replaced atomically and removed.
-    public func show(_ lines: [String]) throws(SystemError) {
+    package func show(_ lines: [String]) throws(SystemError) {
         guard !lines.isEmpty else {
             do {
                 try FileSystem.removeFile(path)

@@ -8,19 +8,19 @@ internal import Glibc
 /// Writes one line to every logged-in terminal, as `wall` does: the indicator's announcement when
 /// viewing starts and for each command (16.2). A terminal that would block is skipped, never waited
 /// for: a stuck terminal must not stall the daemon.
-public struct TerminalAnnouncer: Sendable {
-    public let utmpPath: String
+package struct TerminalAnnouncer: Sendable {
+    package let utmpPath: String
     /// Where the terminal devices are (`/dev`); tests point it at their own directory.
-    public let deviceDirectory: String
+    package let deviceDirectory: String
 
-    public init(utmpPath: String = "/run/utmp", deviceDirectory: String = "/dev") {
+    package init(utmpPath: String = "/run/utmp", deviceDirectory: String = "/dev") {
         self.utmpPath = utmpPath
         self.deviceDirectory = deviceDirectory
     }
 
     /// Returns how many terminals took the whole line.
     @discardableResult
-    public func announce(_ text: String) -> Int {
+    package func announce(_ text: String) -> Int {
         // Terminal control characters from an app name must not reach a terminal: they could move
         // the cursor or retitle the window.
         let visible = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))

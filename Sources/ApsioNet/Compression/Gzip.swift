@@ -3,17 +3,17 @@ internal import CZlib
 /// gzip (RFC 1952): bodies out (1.1) through ISA-L's igzip, which compresses a whole body in memory
 /// several times faster than zlib or libdeflate; bodies in through zlib, whose streaming lets a cap
 /// stop what they expand to, so that a small hostile body cannot become gigabytes in memory.
-public enum Gzip {
+package enum Gzip {
     /// ISA-L's level 1: on JSON log batches as fast as its level 0 and as small as its level 3,
     /// which is about zlib's level 6 ratio (docs/ingest.md).
-    public static let defaultLevel: Int32 = 1
+    package static let defaultLevel: Int32 = 1
 
     /// The levels `compress` accepts, ISA-L's: 0 (fastest) to 3 (slowest, smallest output). They
     /// are not zlib's 1–9.
-    public static let levels: ClosedRange<Int32> = 0...3
+    package static let levels: ClosedRange<Int32> = 0...3
 
     /// One gzip member holding all of `input`. A level outside `levels` is `GzipError.invalidLevel`.
-    public static func compress(_ input: [UInt8], level: Int32 = defaultLevel) throws(GzipError) -> [UInt8] {
+    package static func compress(_ input: [UInt8], level: Int32 = defaultLevel) throws(GzipError) -> [UInt8] {
         let pool = DeflateCompressorPool.shared
         let compressor = try pool.take(level: level)
         let output = Result { () throws(GzipError) in try compressor.gzip(input) }
@@ -22,7 +22,7 @@ public enum Gzip {
     }
 
     /// Decompresses one gzip member, refusing to produce more than `maxOutput` bytes.
-    public static func decompress(_ input: [UInt8], maxOutput: Int) throws(GzipError) -> [UInt8] {
+    package static func decompress(_ input: [UInt8], maxOutput: Int) throws(GzipError) -> [UInt8] {
         var stream = z_stream()
         let initCode = apsio_inflate_init_gzip(&stream)
         guard initCode == Z_OK else { throw .zlib(code: initCode) }

@@ -1,10 +1,10 @@
-public import ApsioCore
+import ApsioCore
 
 /// gzip for the live channel's bodies (1.1 compresses ingest's the same way).
-public struct GzipBodyCompressor: BodyCompressing {
-    public init() {}
+package struct GzipBodyCompressor: BodyCompressing {
+    package init() {}
 
-    public func compress(_ bytes: [UInt8]) -> [UInt8] {
+    package func compress(_ bytes: [UInt8]) -> [UInt8] {
         // Compressing bytes in memory at the default level fails only when libdeflate cannot
         // allocate, which nothing above could recover from either.
         do {

@@ -1,5 +1,5 @@
 /// Why gzip data could not be made or read.
-public enum GzipError: Error, Equatable, CustomStringConvertible {
+package enum GzipError: Error, Equatable, CustomStringConvertible {
     /// The stream is not gzip, or its data or checksum is damaged.
     case corrupt(String)
     /// The stream ends before its trailer: cut short in transit.
@@ -17,7 +17,7 @@ public enum GzipError: Error, Equatable, CustomStringConvertible {
     /// ISA-L refused to compress (its error code): a defect here, never the data's fault.
     case compressor(code: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .corrupt(let why): "gzip data is corrupt: \(why)"
         case .truncated: "gzip data ends before its trailer (truncated)"

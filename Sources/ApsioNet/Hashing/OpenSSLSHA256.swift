@@ -2,13 +2,13 @@ internal import COpenSSL
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioCore
+package import ApsioCore
 
 /// SHA-256 through OpenSSL's EVP interface, the one digest the project computes.
-public struct OpenSSLSHA256: SHA256Hashing {
-    public init() {}
+package struct OpenSSLSHA256: SHA256Hashing {
+    package init() {}
 
-    public func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    package func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var length: UInt32 = 0
         var ok: Int32 = 0
         let digest = bytes.withUnsafeBytes { input in
@@ -30,7 +30,7 @@ public struct OpenSSLSHA256: SHA256Hashing {
     /// installation id and the journal file's sequence number id): once two inputs in a row do,
     /// that block is hashed once into a second context, and each input after it starts from a copy
     /// of that context, hashing one block fewer (about a quarter of the time on a uid's input).
-    public func withDigester<Result>(_ body: (borrowing SHA256Digester) -> Result) -> Result {
+    package func withDigester<Result>(_ body: (borrowing SHA256Digester) -> Result) -> Result {
         guard let context = EVP_MD_CTX_new() else { return fallbackDigester(body) }
         defer { EVP_MD_CTX_free(context) }
         guard let blockContext = EVP_MD_CTX_new() else { return fallbackDigester(body) }

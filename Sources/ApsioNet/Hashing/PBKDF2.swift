@@ -2,11 +2,11 @@ internal import COpenSSL
 
 /// PBKDF2-HMAC-SHA256 (RFC 8018) through OpenSSL, the one password-stretching function the
 /// project uses (`PasswordHash` stores its output).
-public enum PBKDF2 {
+package enum PBKDF2 {
     /// Iterations are capped so that a crafted accounts file cannot make one sign-in burn minutes.
-    public static let maxIterations = 10_000_000
+    package static let maxIterations = 10_000_000
 
-    public static func sha256(password: [UInt8], salt: [UInt8], iterations: Int, length: Int = 32) -> [UInt8] {
+    package static func sha256(password: [UInt8], salt: [UInt8], iterations: Int, length: Int = 32) -> [UInt8] {
         precondition((1...maxIterations).contains(iterations), "PBKDF2 iterations out of range")
         precondition((1...1024).contains(length), "PBKDF2 output length out of range")
         var out = [UInt8](repeating: 0, count: length)

@@ -3,29 +3,29 @@ import ApsioCore
 /// A stored password: PBKDF2-HMAC-SHA256 with its own salt and iteration count, never the
 /// password itself. Its text form is `ITERATIONS:SALT_HEX:HASH_HEX`, the tail of a line of the
 /// development backend's accounts file.
-public struct PasswordHash: Sendable, Equatable, CustomStringConvertible {
+package struct PasswordHash: Sendable, Equatable, CustomStringConvertible {
     /// OWASP's figure for PBKDF2-HMAC-SHA256 (2023).
-    public static let defaultIterations = 600_000
-    public static let saltBytes = 16
-    public static let hashBytes = 32
+    package static let defaultIterations = 600_000
+    package static let saltBytes = 16
+    package static let hashBytes = 32
 
-    public let iterations: Int
-    public let salt: [UInt8]
-    public let hash: [UInt8]
+    package let iterations: Int
+    package let salt: [UInt8]
+    package let hash: [UInt8]
 
     /// Hashes `password` with a fresh random salt.
-    public init(password: String, iterations: Int = PasswordHash.defaultIterations) {
+    package init(password: String, iterations: Int = PasswordHash.defaultIterations) {
         self.init(password: password, iterations: iterations, salt: SecureRandom.bytes(Self.saltBytes))
     }
 
-    public init(password: String, iterations: Int, salt: [UInt8]) {
+    package init(password: String, iterations: Int, salt: [UInt8]) {
         self.iterations = iterations
         self.salt = salt
         hash = PBKDF2.sha256(password: Array(password.utf8), salt: salt, iterations: iterations, length: Self.hashBytes)
     }
 
     /// Reads `ITERATIONS:SALT_HEX:HASH_HEX`; nil for anything else.
-    public init?(text: String) {
+    package init?(text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let iterations = Int(parts[0]), (1...PBKDF2.maxIterations).contains(iterations),
             let salt = Self.bytes(hex: parts[1]), (8...64).contains(salt.count),
@@ -36,18 +36,18 @@ public struct PasswordHash: Sendable, Equatable, CustomStringConvertible {
         self.hash = hash
     }
 
-    public var text: String { "\(iterations):\(Hex.lowercase(salt)):\(Hex.lowercase(hash))" }
+    package var text: String { "\(iterations):\(Hex.lowercase(salt)):\(Hex.lowercase(hash))" }
 
     /// Whether `password` is the one this was made from. The comparison takes the same time
     /// wherever the first difference is.
-    public func verifies(_ password: String) -> Bool {
+    package func verifies(_ password: String) -> Bool {
         let candidate = PBKDF2.sha256(password: Array(password.utf8), salt: salt, iterations: iterations, length: hash.count)
         var difference: UInt8 = 0
         for (a, b) in zip(candidate, hash) { difference |= a ^ b }
         return difference == 0
     }
 
-    public var description: String { "PasswordHash(pbkdf2-sha256, \(iterations) iterations)" }
+    package var description: String { "PasswordHash(pbkdf2-sha256, \(iterations) iterations)" }
 
     private static func bytes(hex: Substring) -> [UInt8]? {
         guard hex.utf8.count % 2 == 0, Hex.isLowercase(String(hex), length: hex.utf8.count) else { return nil }

@@ -2,8 +2,8 @@ internal import COpenSSL
 
 /// Random bytes from OpenSSL's CSPRNG (seeded from the kernel's `getrandom`), for secrets the
 /// backend makes: device tokens, sign-in tokens, password salts, command ids.
-public enum SecureRandom {
-    public static func bytes(_ count: Int) -> [UInt8] {
+package enum SecureRandom {
+    package static func bytes(_ count: Int) -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "SecureRandom.bytes: count out of range")
         var out = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return out }

@@ -4,7 +4,7 @@ internal import Glibc
 
 /// Writes a small state file so that a crash leaves either the old content or the new, never a
 /// torn mix: a temporary file beside it, fsync, rename over, fsync of the directory.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Replaces the file at `path` with `bytes`, durably.
     ///
     /// `mode` is set exactly, whatever the umask or a temporary file left by a crash had; `owner`,
@@ -12,7 +12,7 @@ public enum AtomicFile {
     /// Without `durable`, nothing is synced: the new content survives any crash of the process
     /// (the rename is atomic and in the kernel once it returns), not necessarily a power cut, for
     /// a file rewritten too often to sync every time.
-    public static func write(
+    package static func write(
         _ bytes: [UInt8], to path: String, mode: UInt32 = 0o600, owner: FileOwner? = nil, durable: Bool = true
     ) throws(SystemError) {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
@@ -33,7 +33,7 @@ public enum AtomicFile {
 
     /// The whole file, or nil when it does not exist. Files larger than `maxBytes` are refused:
     /// state files are small, and a huge one is not ours.
-    public static func read(_ path: String, maxBytes: Int = 1 << 20) throws(SystemError) -> [UInt8]? {
+    package static func read(_ path: String, maxBytes: Int = 1 << 20) throws(SystemError) -> [UInt8]? {
         try FileSystem.readAll(path, maxBytes: maxBytes)
     }
 }

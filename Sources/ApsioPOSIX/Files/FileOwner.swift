@@ -8,18 +8,18 @@ internal import Glibc
 /// of the group `apsio`; a file it made would otherwise belong to root (unreadable by the daemon)
 /// or carry the member's own primary group. So a shared file takes the directory's group always,
 /// and its user too when the writer is root (the only one allowed to give a file away).
-public struct FileOwner: Sendable, Equatable {
+package struct FileOwner: Sendable, Equatable {
     /// nil keeps the writer's own user.
-    public var uid: UInt32?
-    public var gid: UInt32
+    package var uid: UInt32?
+    package var gid: UInt32
 
-    public init(uid: UInt32?, gid: UInt32) {
+    package init(uid: UInt32?, gid: UInt32) {
         self.uid = uid
         self.gid = gid
     }
 
     /// The owner files in `directory` should have when this process writes them.
-    public static func matching(directory: String) throws(SystemError) -> FileOwner {
+    package static func matching(directory: String) throws(SystemError) -> FileOwner {
         var info = stat()
         try retryingInterrupts("stat(\(directory))") { stat(directory, &info) }
         return FileOwner(uid: geteuid() == 0 ? info.st_uid : nil, gid: info.st_gid)

@@ -7,11 +7,11 @@ internal import Glibc
 /// Signals a daemon handles as events (SIGTERM, SIGINT, SIGHUP): their default actions are turned
 /// off and each delivery arrives in an async stream, so the handling runs as ordinary code rather
 /// than in a signal handler. Keep the value alive for as long as the signals should be handled.
-public final class ProcessSignals {
-    public let events: AsyncStream<Int32>
+package final class ProcessSignals {
+    package let events: AsyncStream<Int32>
     private let sources: [any DispatchSourceSignal]
 
-    public init(_ numbers: [Int32]) {
+    package init(_ numbers: [Int32]) {
         let (events, continuation) = AsyncStream<Int32>.makeStream()
         self.events = events
         sources = numbers.map { number in

@@ -11,20 +11,20 @@ import Synchronization
 ///
 /// Nothing run here may block for long: it would hold up every other task that prefers this
 /// executor. The thread lives as long as the process.
-public final class ThreadExecutor: TaskExecutor, Sendable {
+package final class ThreadExecutor: TaskExecutor, Sendable {
     /// The thread's name, as `top -H` and `/proc/PID/task/TID/comm` show it (at most 15 bytes).
-    public let name: String
+    package let name: String
     private let pending = Mutex<[UnownedJob]>([])
     /// One signal per job enqueued; the thread takes every job there is when woken, so it may
     /// find nothing after an earlier wake took it, and then waits again.
     private let wake = DispatchSemaphore(value: 0)
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = String(name.utf8.prefix(15)) ?? "apsio-worker"
         DetachedThread.start(name: self.name) { [self] in run() }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         pending.withLock { $0.append(job) }
         wake.signal()

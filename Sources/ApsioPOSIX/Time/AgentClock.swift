@@ -1,11 +1,11 @@
-public import ApsioCore
+package import ApsioCore
 #if canImport(Glibc)
 internal import Glibc
 #endif
 
 /// The two clocks the agent and the development backend read, behind one protocol so a test runs a 30-minute session in
 /// microseconds: the monotonic one for durations, the wall one for timestamps and the UTC day.
-public protocol AgentClock: Sendable {
+package protocol AgentClock: Sendable {
     func now() -> LiveNow
     /// Returns at `deadline` on the monotonic clock, or throws `CancellationError`.
     func sleep(until deadline: MonotonicInstant) async throws
@@ -13,20 +13,20 @@ public protocol AgentClock: Sendable {
 
 /// The machine's clocks: `CLOCK_BOOTTIME` (through `ContinuousClock`, which does not stop while
 /// the machine sleeps) and `CLOCK_REALTIME`.
-public struct SystemAgentClock: AgentClock {
+package struct SystemAgentClock: AgentClock {
     private let origin = ContinuousClock.now
 
-    public init() {}
+    package init() {}
 
-    public func now() -> LiveNow {
+    package func now() -> LiveNow {
         LiveNow(mono: MonotonicInstant(ContinuousClock.now - origin), wallUnixMs: Self.wallUnixMs())
     }
 
-    public func sleep(until deadline: MonotonicInstant) async throws {
+    package func sleep(until deadline: MonotonicInstant) async throws {
         try await Readiness.sleep(for: (origin + deadline.sinceOrigin) - ContinuousClock.now)
     }
 
-    public static func wallUnixMs() -> Int64 {
+    package static func wallUnixMs() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
@@ -35,7 +35,7 @@ public struct SystemAgentClock: AgentClock {
 
 extension AgentClock {
     /// Returns after `duration` on this clock, or throws once the task is cancelled.
-    public func sleep(for duration: Duration) async throws {
+    package func sleep(for duration: Duration) async throws {
         try await sleep(until: now().mono + duration)
     }
 }

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioCore
+package import ApsioCore
 
 extension ClockTime {
     /// The local time of day of a Unix time in ms, in the machine's time zone (`TZ`, else
     /// /etc/localtime), as the indicator shows "since 14:02".
-    public static func local(unixMs: Int64) -> ClockTime {
+    package static func local(unixMs: Int64) -> ClockTime {
         var seconds = time_t(unixMs / 1000)
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else {

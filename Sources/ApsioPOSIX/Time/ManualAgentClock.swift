@@ -1,9 +1,9 @@
-public import ApsioCore
+package import ApsioCore
 import Synchronization
 
 /// A clock that moves only when told: sleepers wake when `advance` passes their deadline.
 /// Used by tests and by simulations; the daemon uses `SystemAgentClock`.
-public final class ManualAgentClock: AgentClock {
+package final class ManualAgentClock: AgentClock {
     private struct Sleeper {
         let deadline: MonotonicInstant
         let continuation: CheckedContinuation<Void, any Error>
@@ -35,22 +35,22 @@ public final class ManualAgentClock: AgentClock {
 
     private let state: Mutex<State>
 
-    public init(_ start: LiveNow = LiveNow(mono: .origin, wallUnixMs: 1_800_000_000_000)) {
+    package init(_ start: LiveNow = LiveNow(mono: .origin, wallUnixMs: 1_800_000_000_000)) {
         state = Mutex(State(now: start))
     }
 
-    public func now() -> LiveNow { state.withLock { $0.now } }
+    package func now() -> LiveNow { state.withLock { $0.now } }
 
     /// How many tasks are asleep on this clock: tests wait for the runtime to settle on it.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    public var earliestDeadline: MonotonicInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+    package var earliestDeadline: MonotonicInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
     /// Returns once the deadlines of the tasks asleep on this clock, in order, meet `condition`:
     /// how a test waits for the code under it to be idle on the clock (everything it does next
     /// waits for time to pass) instead of polling. Checked now and whenever a task falls asleep
     /// or wakes. Cancellable, so a test's own time limit can end it.
-    public func asleep(_ condition: @escaping @Sendable (_ deadlines: [MonotonicInstant]) -> Bool) async throws {
+    package func asleep(_ condition: @escaping @Sendable (_ deadlines: [MonotonicInstant]) -> Bool) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -73,11 +73,11 @@ public final class ManualAgentClock: AgentClock {
     }
 
     /// Returns once at least `count` tasks are asleep on this clock.
-    public func asleep(atLeast count: Int) async throws {
+    package func asleep(atLeast count: Int) async throws {
         try await asleep { $0.count >= count }
     }
 
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let (woken, satisfied) = state.withLock { state -> ([Sleeper], [Watcher]) in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now.mono }
@@ -90,12 +90,12 @@ public final class ManualAgentClock: AgentClock {
 
     /// Moves the wall clock alone, as an operator or an NTP step does: no sleeper wakes, since
     /// sleepers wait on the monotonic clock.
-    public func setWallClock(by offset: Duration) {
+    package func setWallClock(by offset: Duration) {
         let (seconds, attoseconds) = offset.components
         state.withLock { $0.now.wallUnixMs += seconds * 1000 + attoseconds / 1_000_000_000_000_000 }
     }
 
-    public func sleep(until deadline: MonotonicInstant) async throws {
+    package func sleep(until deadline: MonotonicInstant) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID

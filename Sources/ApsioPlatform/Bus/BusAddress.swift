@@ -1,17 +1,17 @@
 import Glibc
 
 /// Which bus to connect to.
-public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
+package enum BusAddress: Sendable, Equatable, CustomStringConvertible {
     /// The machine's system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, as libsystemd and libdbus read
     /// it, else the standard socket.
     case system
     /// A D-Bus address such as `unix:path=/run/dbus/system_bus_socket` (tests use a private bus).
     case address(String)
 
-    public static let standardSystemSocket = "unix:path=/run/dbus/system_bus_socket"
+    package static let standardSystemSocket = "unix:path=/run/dbus/system_bus_socket"
 
     /// The address string to hand to sd-bus, read at each connection so a changed environment counts.
-    public var resolved: String {
+    package var resolved: String {
         switch self {
         case .address(let text): return text
         case .system:
@@ -20,5 +20,5 @@ public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { resolved }
+    package var description: String { resolved }
 }

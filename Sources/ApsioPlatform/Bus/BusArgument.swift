@@ -1,5 +1,5 @@
 /// An argument of a method call this daemon makes; the calls it needs take only these.
-public enum BusArgument: Sendable, Equatable {
+package enum BusArgument: Sendable, Equatable {
     case string(String)
     case objectPath(String)
     case uint32(UInt32)

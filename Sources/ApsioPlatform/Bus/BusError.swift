@@ -1,7 +1,7 @@
 import Glibc
 
 /// Why something on the system bus failed, worded for the operator who reads the log line.
-public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bus could not be reached at `address` (no dbus-daemon, no permission, …).
     case connectFailed(address: String, errno: Int32)
     /// The connection broke: dbus-daemon stopped or restarted, or closed us.
@@ -15,7 +15,7 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A libsystemd call failed where no peer was involved.
     case libsystemd(call: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connectFailed(let address, let code):
             "cannot connect to the system bus at \(address): \(Self.reason(code))"
@@ -33,12 +33,12 @@ public enum BusError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The error names that mean "no such thing here", as opposed to "the bus is gone".
-    public var isMethodError: Bool {
+    package var isMethodError: Bool {
         if case .methodError = self { return true }
         return false
     }
 
-    public var methodErrorName: String? {
+    package var methodErrorName: String? {
         if case .methodError(let name, _) = self { return name }
         return nil
     }

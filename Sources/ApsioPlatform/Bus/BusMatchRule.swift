@@ -1,10 +1,10 @@
 /// A D-Bus match rule, built from parts so a value can never break out of its quotes.
-public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
-    public let text: String
+package struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
+    package let text: String
 
     /// A signal rule; `nil` parts match anything. `arg0` filters on the first string argument
     /// (NameOwnerChanged's name, PropertiesChanged's interface).
-    public static func signal(
+    package static func signal(
         sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
         arg0: String? = nil
     ) -> BusMatchRule {
@@ -18,13 +18,13 @@ public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `NameOwnerChanged` for one name: it appears, moves or goes away.
-    public static func nameOwnerChanged(_ name: String) -> BusMatchRule {
+    package static func nameOwnerChanged(_ name: String) -> BusMatchRule {
         signal(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                member: "NameOwnerChanged", arg0: name)
     }
 
     /// `PropertiesChanged` of one object of one service.
-    public static func propertiesChanged(sender: String, path: String) -> BusMatchRule {
+    package static func propertiesChanged(sender: String, path: String) -> BusMatchRule {
         signal(sender: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
     }
 
@@ -34,5 +34,5 @@ public struct BusMatchRule: Sendable, Equatable, CustomStringConvertible {
         "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
-    public var description: String { text }
+    package var description: String { text }
 }

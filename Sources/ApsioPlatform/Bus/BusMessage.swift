@@ -1,15 +1,15 @@
 /// A message as the bus delivered it (a signal or a method reply), decoded.
-public struct BusMessage: Sendable, Equatable {
+package struct BusMessage: Sendable, Equatable {
     /// The order in which the connection delivered its messages. A property read answered at
     /// sequence N already holds every change signalled before N, so a watcher drops those.
-    public let sequence: UInt64
-    public let sender: String?
-    public let path: String?
-    public let interface: String?
-    public let member: String?
-    public let body: [BusValue]
+    package let sequence: UInt64
+    package let sender: String?
+    package let path: String?
+    package let interface: String?
+    package let member: String?
+    package let body: [BusValue]
 
-    public init(
+    package init(
         sequence: UInt64, sender: String? = nil, path: String? = nil, interface: String? = nil,
         member: String? = nil, body: [BusValue] = []
     ) {
@@ -21,7 +21,7 @@ public struct BusMessage: Sendable, Equatable {
         self.body = body
     }
 
-    public subscript(_ index: Int) -> BusValue? {
+    package subscript(_ index: Int) -> BusValue? {
         body.indices.contains(index) ? body[index] : nil
     }
 }

@@ -1,5 +1,5 @@
 /// One D-Bus value, decoded from a message into plain Swift so it can leave the bus's thread.
-public indirect enum BusValue: Sendable, Equatable {
+package indirect enum BusValue: Sendable, Equatable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -20,30 +20,30 @@ public indirect enum BusValue: Sendable, Equatable {
     case variant(BusValue)
 
     /// The value with any variant wrapping removed.
-    public var unwrapped: BusValue {
+    package var unwrapped: BusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
-    public var string: String? {
+    package var string: String? {
         switch unwrapped {
         case .string(let text), .objectPath(let text), .signature(let text): text
         default: nil
         }
     }
 
-    public var uint32: UInt32? {
+    package var uint32: UInt32? {
         if case .uint32(let value) = unwrapped { return value }
         return nil
     }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let value) = unwrapped { return value }
         return nil
     }
 
     /// `as`.
-    public var strings: [String]? {
+    package var strings: [String]? {
         guard case .array(let items) = unwrapped else { return nil }
         var out: [String] = []
         for item in items {
@@ -54,7 +54,7 @@ public indirect enum BusValue: Sendable, Equatable {
     }
 
     /// `ay`.
-    public var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         guard case .array(let items) = unwrapped else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(items.count)
@@ -66,7 +66,7 @@ public indirect enum BusValue: Sendable, Equatable {
     }
 
     /// `a{sv}` and other string-keyed dictionaries; a later duplicate key wins, as a peer's last word.
-    public var stringDictionary: [String: BusValue]? {
+    package var stringDictionary: [String: BusValue]? {
         guard case .array(let items) = unwrapped else { return nil }
         var out: [String: BusValue] = [:]
         for item in items {

@@ -1,6 +1,6 @@
 /// Something that reads state from the system bus and follows it; `SystemBusSupervisor` hands
 /// each connection to every watcher in turn of its life.
-public protocol BusWatcher: Sendable {
+package protocol BusWatcher: Sendable {
     /// Serves one connection: installs its matches, reads its state, and follows the signals until
     /// the task is cancelled, which is how the supervisor says the connection ended. It reads
     /// everything afresh each time: after a reconnection nothing from the old connection holds.
@@ -14,5 +14,5 @@ public protocol BusWatcher: Sendable {
 }
 
 extension BusWatcher {
-    public func followLocalSources() async {}
+    package func followLocalSources() async {}
 }

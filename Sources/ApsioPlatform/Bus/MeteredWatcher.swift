@@ -7,7 +7,7 @@ import Synchronization
 /// While the bus connection is down the last value is kept: the mode is a property of the network,
 /// which a restart of dbus-daemon does not change, and the reconnection reads it again. Without
 /// NetworkManager (or without any bus) the mode is off.
-public final class MeteredWatcher: BusWatcher {
+package final class MeteredWatcher: BusWatcher {
     static let follower = PropertyFollower(
         service: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager",
         interface: "org.freedesktop.NetworkManager")
@@ -15,23 +15,23 @@ public final class MeteredWatcher: BusWatcher {
     private let state = Mutex<Bool>(false)
     private let continuation: AsyncStream<Bool>.Continuation
     /// Each change of the mode; only the newest is kept for a slow reader.
-    public let updates: AsyncStream<Bool>
+    package let updates: AsyncStream<Bool>
 
-    public init() {
+    package init() {
         (updates, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     deinit { continuation.finish() }
 
-    public var isLowData: Bool { state.withLock { $0 } }
+    package var isLowData: Bool { state.withLock { $0 } }
 
-    public func serve(_ bus: SystemBus) async {
+    package func serve(_ bus: SystemBus) async {
         await Self.follower.serve(bus) { properties in
             self.publish(NetworkMetered.isLowData(properties?["Metered"]?.uint32))
         }
     }
 
-    public func connectionLost() {}
+    package func connectionLost() {}
 
     private func publish(_ lowData: Bool) {
         let changed = state.withLock { current -> Bool in

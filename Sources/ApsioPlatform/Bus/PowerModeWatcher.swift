@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// While the bus connection is down the last value is kept, as for Low Data Mode; the reconnection
 /// reads the daemon again.
-public final class PowerModeWatcher: BusWatcher {
+package final class PowerModeWatcher: BusWatcher {
     static let followers = [
         PropertyFollower(
             service: "org.freedesktop.UPower.PowerProfiles", path: "/org/freedesktop/UPower/PowerProfiles",
@@ -34,19 +34,19 @@ public final class PowerModeWatcher: BusWatcher {
     private let state = Mutex(Sources())
     private let continuation: AsyncStream<Bool>.Continuation
     /// Each change of the mode; only the newest is kept for a slow reader.
-    public let updates: AsyncStream<Bool>
+    package let updates: AsyncStream<Bool>
 
     /// `sysfs` is the root the firmware file is read under (`/sys`, or a test's fixture tree).
-    public init(sysfs: String = "/sys") {
+    package init(sysfs: String = "/sys") {
         platformProfile = PlatformProfileFollower(sysfs: sysfs)
         (updates, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     deinit { continuation.finish() }
 
-    public var isLowPower: Bool { state.withLock { $0.lowPower } }
+    package var isLowPower: Bool { state.withLock { $0.lowPower } }
 
-    public func serve(_ bus: SystemBus) async {
+    package func serve(_ bus: SystemBus) async {
         await withTaskGroup(of: Void.self) { group in
             for (index, follower) in Self.followers.enumerated() {
                 group.addTask {
@@ -60,9 +60,9 @@ public final class PowerModeWatcher: BusWatcher {
         }
     }
 
-    public func connectionLost() {}
+    package func connectionLost() {}
 
-    public func followLocalSources() async {
+    package func followLocalSources() async {
         await platformProfile.follow { profile in
             self.update { $0.platformProfile = profile }
         }

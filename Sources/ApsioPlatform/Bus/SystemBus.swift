@@ -14,12 +14,12 @@ import Synchronization
 /// Calls never block the loop: each is sent with `sd_bus_call_async`, and its reply resumes the
 /// caller from the loop. A call made from another task wakes the loop through a socket pair, so
 /// the loop asks `sd_bus_get_events` and `sd_bus_get_timeout` again before it next sleeps.
-public final class SystemBus: Sendable {
+package final class SystemBus: Sendable {
     /// No single turn of the loop holds the lock for more than this many messages, so callers are
     /// not starved by a peer that floods us.
     static let maxMessagesPerTurn = 64
 
-    public let address: String
+    package let address: String
     private let state: Mutex<State>
     private let counter = MessageCounter()
     private let wakeReader: OwnedFileDescriptor
@@ -34,7 +34,7 @@ public final class SystemBus: Sendable {
 
     /// Connects; the authentication and `Hello` finish in `run`, which must be running for any
     /// call to be answered.
-    public init(address: BusAddress = .system, description: String = "apsiod") throws(BusError) {
+    package init(address: BusAddress = .system, description: String = "apsiod") throws(BusError) {
         let text = address.resolved
         self.address = text
         var bus: OpaquePointer?
@@ -63,12 +63,12 @@ public final class SystemBus: Sendable {
         state.withLock { Self.closeNow(&$0) }
     }
 
-    public var isClosed: Bool { state.withLock { $0.bus == nil } }
+    package var isClosed: Bool { state.withLock { $0.bus == nil } }
 
     /// Closes the connection once. Pending calls fail with `.closed`; matches are dropped. While
     /// `run` is waiting on the bus socket the close is left to it, once the wait is torn down, so the
     /// descriptor is never closed under a waiter.
-    public func close() {
+    package func close() {
         state.withLock { state in
             if state.looping {
                 state.closeRequested = true
@@ -92,7 +92,7 @@ public final class SystemBus: Sendable {
     /// Drives the connection until it breaks (throws `.disconnected`), `close` is called (throws
     /// `.closed`) or the task is cancelled (returns). The connection is closed when this returns.
     /// One loop a connection: a second `run` throws `.closed`.
-    public func run() async throws(BusError) {
+    package func run() async throws(BusError) {
         try state.withLock { state throws(BusError) in
             guard state.bus != nil, !state.looping else { throw .closed }
             state.looping = true
@@ -190,7 +190,7 @@ public final class SystemBus: Sendable {
     /// Calls a method and returns its reply; a D-Bus error reply throws `.methodError`. Never
     /// starts a service by bus activation: a service that is not running is absent, and this
     /// daemon only reads.
-    public func call(
+    package func call(
         destination: String, path: String, interface: String, member: String,
         arguments: [BusArgument] = [], timeout: Duration = .seconds(25)
     ) async throws(BusError) -> BusMessage {
@@ -283,7 +283,7 @@ public final class SystemBus: Sendable {
     /// this connection. `handler` runs inside the loop with the bus locked (see the type's note).
     /// A rule the bus refuses closes the connection (sd-bus's default), which the supervisor then
     /// reports and reconnects.
-    public func addMatch(_ rule: BusMatchRule, _ handler: @escaping @Sendable (BusMessage) -> Void) throws(BusError) {
+    package func addMatch(_ rule: BusMatchRule, _ handler: @escaping @Sendable (BusMessage) -> Void) throws(BusError) {
         let box = MatchHandler(counter: counter, handler: handler)
         try state.withLock { state throws(BusError) in
             guard let bus = state.bus, !state.closeRequested else { throw .closed }

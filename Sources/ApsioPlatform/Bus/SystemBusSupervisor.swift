@@ -1,9 +1,9 @@
-public import ApsioCore
-public import ApsioPOSIX
+package import ApsioCore
+package import ApsioPOSIX
 import Synchronization
 
 /// What the supervisor is doing with the bus, for the operator's status and for tests.
-public enum BusConnectionEvent: Sendable, Equatable {
+package enum BusConnectionEvent: Sendable, Equatable {
     /// Connected, and the bus answered.
     case connected(address: String)
     /// Could not connect; the next attempt is in `retryIn`.
@@ -15,17 +15,17 @@ public enum BusConnectionEvent: Sendable, Equatable {
 /// Keeps one connection to the system bus and the watchers on it: connects, hands the connection
 /// to every watcher, and when the connection breaks tells them their state is unknown, waits
 /// (exponential backoff) and connects again, after which each watcher reads everything afresh.
-public final class SystemBusSupervisor: Sendable {
-    public let address: BusAddress
+package final class SystemBusSupervisor: Sendable {
+    package let address: BusAddress
     private let watchers: [any BusWatcher]
     private let initialBackoff: ReconnectBackoff
     /// The backoff's waits: the daemon's clock, a manual one in tests.
     private let clock: any AgentClock
     private let continuation: AsyncStream<BusConnectionEvent>.Continuation
     /// Connection events, newest kept when nobody reads them.
-    public let events: AsyncStream<BusConnectionEvent>
+    package let events: AsyncStream<BusConnectionEvent>
 
-    public init(
+    package init(
         address: BusAddress = .system, watchers: [any BusWatcher], backoff: ReconnectBackoff = ReconnectBackoff(),
         clock: any AgentClock = SystemAgentClock()
     ) {
@@ -37,7 +37,7 @@ public final class SystemBusSupervisor: Sendable {
     }
 
     /// Runs until the task is cancelled.
-    public func run() async {
+    package func run() async {
         // Local sources may end early (a file that does not exist); only the bus side ends the run.
         await withTaskGroup(of: Bool.self) { group in
             for watcher in watchers {

@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 import Synchronization
 
 /// Follows the state of a set of systemd units on the bus (LINUX-PROFILE §0, §3, R).
@@ -13,19 +13,19 @@ import Synchronization
 /// A unit's state is `nil` while unknown: before the first read, while systemd is not on the bus,
 /// and while the bus connection is down. Unknown is the background (`Foreground(unitState:)`),
 /// which closes the live channel: the safe side.
-public final class UnitStateWatcher: BusWatcher {
+package final class UnitStateWatcher: BusWatcher {
     static let systemd = "org.freedesktop.systemd1"
     static let managerPath = "/org/freedesktop/systemd1"
     static let managerInterface = "org.freedesktop.systemd1.Manager"
     static let unitInterface = "org.freedesktop.systemd1.Unit"
     static let serviceInterface = "org.freedesktop.systemd1.Service"
 
-    public let units: [String]
+    package let units: [String]
     private let streams: [String: AsyncStream<UnitState?>]
     private let continuations: [String: AsyncStream<UnitState?>.Continuation]
     private let published: Mutex<[String: UnitState?]>
 
-    public init(units: [String]) {
+    package init(units: [String]) {
         var unique: [String] = []
         for unit in units where !unique.contains(unit) { unique.append(unit) }
         self.units = unique
@@ -46,16 +46,16 @@ public final class UnitStateWatcher: BusWatcher {
 
     /// Each change of `unit`'s state, newest first kept; `nil` for a unit not watched. One consumer
     /// a unit.
-    public func updates(for unit: String) -> AsyncStream<UnitState?>? {
+    package func updates(for unit: String) -> AsyncStream<UnitState?>? {
         streams[unit]
     }
 
     /// The last state read; `nil` while unknown.
-    public func current(_ unit: String) -> UnitState? {
+    package func current(_ unit: String) -> UnitState? {
         published.withLock { $0[unit] ?? nil }
     }
 
-    public func connectionLost() {
+    package func connectionLost() {
         for unit in units { publish(unit, nil) }
     }
 
@@ -68,7 +68,7 @@ public final class UnitStateWatcher: BusWatcher {
         if changed { continuations[unit]?.yield(state) }
     }
 
-    public func serve(_ bus: SystemBus) async {
+    package func serve(_ bus: SystemBus) async {
         await Connection(bus: bus, watcher: self).serve()
     }
 

@@ -1,19 +1,19 @@
 /// Where a unit's cgroup lives under sysfs. Three layouts are in the field: unified (cgroup v2 only,
 /// Debian 11 on), hybrid (v1 controllers with a v2 tree at `fs/cgroup/unified`, where the memory
 /// controller is v1) and legacy (v1 only, a `name=systemd` tree for the processes).
-public struct CgroupLayout: Sendable, Equatable {
+package struct CgroupLayout: Sendable, Equatable {
     /// The v2 tree's mount point, when there is one.
-    public var unified: String?
+    package var unified: String?
     /// The v1 mount points by controller or hierarchy name (`memory`, `pids`, `systemd`).
-    public var legacy: [String: String]
+    package var legacy: [String: String]
 
-    public init(unified: String?, legacy: [String: String]) {
+    package init(unified: String?, legacy: [String: String]) {
         self.unified = unified
         self.legacy = legacy
     }
 
     /// The layout as mounted under `roots`' sysfs.
-    public static func detect(_ roots: SysfsRoots) -> CgroupLayout {
+    package static func detect(_ roots: SysfsRoots) -> CgroupLayout {
         let base = roots.sys("fs/cgroup")
         if SmallFile.exists(join(base, "cgroup.controllers")) {
             return CgroupLayout(unified: base, legacy: [:])
@@ -29,20 +29,20 @@ public struct CgroupLayout: Sendable, Equatable {
 
     /// A unit's cgroup directory in the v2 tree (`/system.slice/nginx.service`, as systemd's
     /// `ControlGroup` property gives it); `nil` without a v2 tree or for a path that climbs out.
-    public func unifiedDirectory(_ cgroup: String) -> String? {
+    package func unifiedDirectory(_ cgroup: String) -> String? {
         guard let unified, Self.isContained(cgroup) else { return nil }
         return join(unified, cgroup)
     }
 
     /// The unit's directory in a v1 hierarchy, when that hierarchy is mounted.
-    public func legacyDirectory(_ hierarchy: String, _ cgroup: String) -> String? {
+    package func legacyDirectory(_ hierarchy: String, _ cgroup: String) -> String? {
         guard let root = legacy[hierarchy], Self.isContained(cgroup) else { return nil }
         return join(root, cgroup)
     }
 
     /// Where the unit's processes are listed: the v2 tree, else v1's `name=systemd`, which systemd
     /// keeps complete on every layout.
-    public func processDirectory(_ cgroup: String) -> String? {
+    package func processDirectory(_ cgroup: String) -> String? {
         for candidate in [unifiedDirectory(cgroup), legacyDirectory("systemd", cgroup)] {
             if let candidate, SmallFile.exists(join(candidate, "cgroup.procs")) { return candidate }
         }

@@ -1,13 +1,13 @@
-public import ApsioCore
+package import ApsioCore
 internal import Glibc
 internal import Synchronization
 
 /// What dpkg knows about installed packages, read from its database files rather than by running
 /// `dpkg-query` (no process to spawn, no output format to parse, and a root a test can point
 /// elsewhere): `status` for versions and sizes, `info/*.list` for who owns a path.
-public final class DpkgDatabase: Sendable {
-    public let root: String
-    public let limits: ReadLimits
+package final class DpkgDatabase: Sendable {
+    package let root: String
+    package let limits: ReadLimits
 
     private struct State {
         var packages: [String: ExecutableFacts.Package]?
@@ -19,18 +19,18 @@ public final class DpkgDatabase: Sendable {
 
     private let state = Mutex(State())
 
-    public init(root: String = "/var/lib/dpkg", limits: ReadLimits = .standard) {
+    package init(root: String = "/var/lib/dpkg", limits: ReadLimits = .standard) {
         self.root = root
         self.limits = limits
     }
 
     /// The installed package that owns `path`, as `dpkg-query -S` then `-W` would find it.
-    public func package(owning path: String) -> ExecutableFacts.Package? {
+    package func package(owning path: String) -> ExecutableFacts.Package? {
         owner(of: path).flatMap { package(named: $0) }
     }
 
     /// An installed package by name, `name:arch` for a multi-arch `same` package.
-    public func package(named name: String) -> ExecutableFacts.Package? {
+    package func package(named name: String) -> ExecutableFacts.Package? {
         state.withLock { state in
             if state.packages == nil { state.packages = loadStatus() }
             return state.packages?[name]
@@ -40,7 +40,7 @@ public final class DpkgDatabase: Sendable {
     /// The package whose file list holds `path`. Debian 12 merged `/bin` into `/usr/bin` while
     /// packages still list some files under `/bin`, so the path is also tried through its symbolic
     /// links and under its merged-`/usr` alias.
-    public func owner(of path: String) -> String? {
+    package func owner(of path: String) -> String? {
         if let known = state.withLock({ $0.owners[path] }) { return known }
         let found = findOwner(Self.candidates(path))
         state.withLock { $0.owners[path] = .some(found) }

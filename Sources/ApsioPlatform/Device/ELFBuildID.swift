@@ -4,10 +4,10 @@ internal import Glibc
 /// The GNU build-id of an ELF file (`NT_GNU_BUILD_ID` in a `.note.gnu.build-id` note), in
 /// lowercase hex as `readelf -n`, `debuginfod` and `eu-unstrip` print it: the key of the file's
 /// symbols, so crashes of the unit can be symbolised.
-public enum ELFBuildID {
+package enum ELFBuildID {
     /// The build-id of the ELF file at `path`; `nil` for an ELF file without one. Throws when the
     /// file cannot be read or is not ELF.
-    public static func read(path: String, limits: ReadLimits = .standard) throws(PlatformFileError) -> String? {
+    package static func read(path: String, limits: ReadLimits = .standard) throws(PlatformFileError) -> String? {
         let fd = try SmallFile.open(path, flags: O_RDONLY)
         defer { fd.close() }
         let file = ELFFile(fd: fd, path: path)

@@ -1,12 +1,12 @@
-public import ApsioCore
+package import ApsioCore
 /// `apsio.memory.footprint` (7.6) of a unit, from its cgroup where the kernel keeps the count, else
 /// from its processes' `/proc/PID/status`. Never `smaps`: it costs a page-table walk per process and
 /// needs ptrace rights over processes of other users.
-public struct MemoryFootprintReader: Sendable {
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+package struct MemoryFootprintReader: Sendable {
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
         self.roots = roots
         self.limits = limits
     }
@@ -14,7 +14,7 @@ public struct MemoryFootprintReader: Sendable {
     /// The footprint of the unit whose cgroup is `cgroup` (systemd's `ControlGroup`); `extraPIDs`
     /// (the unit's `MainPID`) are used when no cgroup lists the processes. `nil` when nothing at all
     /// could be read.
-    public func read(cgroup: String, extraPIDs: [Int32] = []) -> MemoryFootprint? {
+    package func read(cgroup: String, extraPIDs: [Int32] = []) -> MemoryFootprint? {
         let layout = CgroupLayout.detect(roots)
         if let directory = layout.unifiedDirectory(cgroup), let bytes = unified(directory) {
             return MemoryFootprint(bytes: bytes, source: .cgroupV2)

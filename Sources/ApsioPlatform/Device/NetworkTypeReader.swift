@@ -1,11 +1,11 @@
-public import ApsioCore
+package import ApsioCore
 /// `network.connection.type` and `apsio.network.vpn` (7.10) from the main routing table
 /// (`/proc/net/route`, `/proc/net/ipv6_route`) and the interfaces under `/sys/class/net`.
-public struct NetworkTypeReader: Sendable {
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+package struct NetworkTypeReader: Sendable {
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
         self.roots = roots
         self.limits = limits
     }
@@ -20,7 +20,7 @@ public struct NetworkTypeReader: Sendable {
         var ipv6: Bool
     }
 
-    public func read() -> NetworkReading {
+    package func read() -> NetworkReading {
         let v4 = try? SmallFile.text(roots.proc("net/route"), limit: limits.tableFileBytes)
         let v6 = try? SmallFile.text(roots.proc("net/ipv6_route"), limit: limits.tableFileBytes)
         guard v4 != nil || v6 != nil else { return NetworkReading(connectionType: .unknown, vpn: nil) }

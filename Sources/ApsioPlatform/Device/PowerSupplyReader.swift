@@ -1,10 +1,10 @@
-public import ApsioCore
+package import ApsioCore
 /// The machine's battery (7.9) from `/sys/class/power_supply`.
-public struct PowerSupplyReader: Sendable {
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+package struct PowerSupplyReader: Sendable {
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
         self.roots = roots
         self.limits = limits
     }
@@ -13,7 +13,7 @@ public struct PowerSupplyReader: Sendable {
     /// present: `Device` marks the batteries of a mouse, keyboard or headset, which say nothing of
     /// the machine's own power, and an empty battery bay reports `present` 0. `nil` on a machine
     /// without a battery, so the battery attributes are absent there.
-    public func battery() -> BatteryReading? {
+    package func battery() -> BatteryReading? {
         let base = roots.sys("class/power_supply")
         let names = (try? SmallFile.names(in: base, limit: limits.maxSysfsDevices)) ?? []
         for name in names {

@@ -1,19 +1,19 @@
-public import ApsioCore
+package import ApsioCore
 internal import Glibc
 
 /// Process frames (LINUX-PROFILE §10) of a unit: its state, tasks, memory, process tree and
 /// listening sockets. Everything read is world-readable, so the unprivileged daemon sees what root
 /// would: `/proc/PID/stat` and the first field of `/proc/PID/cmdline`, never `environ`, never the
 /// arguments. Keeps the previous frame's CPU times to give each process's CPU percent.
-public struct ProcessFrameReader: Sendable {
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+package struct ProcessFrameReader: Sendable {
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
     /// `nil` leaves sockets out of frames.
-    public var sockets: SockDiag?
+    package var sockets: SockDiag?
     private var sampler: ProcessCPUSampler
     private let pageSize: Int64
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard, sockets: SockDiag? = SockDiag()) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard, sockets: SockDiag? = SockDiag()) {
         self.roots = roots
         self.limits = limits
         self.sockets = sockets
@@ -25,7 +25,7 @@ public struct ProcessFrameReader: Sendable {
     /// `activeState`/`subState` (from systemd). `extraPIDs` (the `MainPID`) stand in for the
     /// cgroup's list where no cgroup tree can be read. `monotonic` is the monotonic clock's reading,
     /// for CPU percents.
-    public mutating func frame(
+    package mutating func frame(
         cgroup: String, activeState: String, subState: String, extraPIDs: [Int32] = [], monotonic: Duration
     ) -> ProcessFrame {
         let layout = CgroupLayout.detect(roots)

@@ -1,16 +1,16 @@
-public import ApsioCore
+package import ApsioCore
 internal import ApsioPOSIX
 
 /// The Resource's facts about the machine (2.2, LINUX-PROFILE §2) and a unit's main executable
 /// (2.1). Reads only what describes the machine's kind, never what tells one machine from another:
 /// not `/etc/machine-id`, not DMI `product_uuid`, `product_serial` or `board_serial`, not a MAC address.
-public struct ResourceFactsReader: Sendable {
-    public var roots: SysfsRoots
+package struct ResourceFactsReader: Sendable {
+    package var roots: SysfsRoots
     /// os-release's two places, in the order os-release(5) says to look.
-    public var osReleasePaths: [String]
-    public var limits: ReadLimits
+    package var osReleasePaths: [String]
+    package var limits: ReadLimits
 
-    public init(
+    package init(
         roots: SysfsRoots = .system, osReleasePaths: [String] = ["/etc/os-release", "/usr/lib/os-release"],
         limits: ReadLimits = .standard
     ) {
@@ -19,7 +19,7 @@ public struct ResourceFactsReader: Sendable {
         self.limits = limits
     }
 
-    public func machine() -> ResourceFacts {
+    package func machine() -> ResourceFacts {
         // With no file readable, the name and version still come from OSRelease's defaults: spec 2.2
         // says `os.name` and `os.version` MUST be set.
         let release = osReleasePaths.lazy.compactMap { try? SmallFile.text($0, limit: self.limits.smallFileBytes) }
@@ -47,7 +47,7 @@ public struct ResourceFactsReader: Sendable {
     }
 
     /// The build-id, size and owning package of a unit's main executable (its `ExecStart=` path).
-    public func executable(path: String, dpkg: DpkgDatabase?) -> ExecutableFacts {
+    package func executable(path: String, dpkg: DpkgDatabase?) -> ExecutableFacts {
         let info = (try? FileSystem.status(path)) ?? nil
         let size = info?.kind == .regular ? info?.size : nil
         return ExecutableFacts(

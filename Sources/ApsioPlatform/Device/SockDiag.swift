@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 internal import ApsioPOSIX
 internal import Glibc
 // SOCK_RAW and SOCK_CLOEXEC: <sys/socket.h> is in CSystemd's headers and CLinux's as well as
@@ -11,8 +11,8 @@ internal import CSystemd
 /// which `ss --cgroup` shows too. No ptrace right is needed, where reading another user's
 /// `/proc/PID/fd` would. Sockets are seen in the daemon's network namespace only, and a socket
 /// systemd creates for socket activation belongs to systemd's cgroup, not the unit's.
-public struct SockDiag: Sendable {
-    public enum Answer: Sendable, Equatable {
+package struct SockDiag: Sendable {
+    package enum Answer: Sendable, Equatable {
         case sockets([ListeningSocket])
         /// The kernel does not say which cgroup a socket belongs to: no answer is better than a
         /// wrong one, so the frame leaves its sockets out.
@@ -20,23 +20,23 @@ public struct SockDiag: Sendable {
         case failed(String)
     }
 
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
         self.roots = roots
         self.limits = limits
     }
 
     /// The cgroup id the kernel gives sockets of the cgroup v2 directory at `path`: the directory's
     /// inode number, which is the kernfs node id on 64-bit kernels (what `ss --cgroup` matches).
-    public static func cgroupID(ofDirectory path: String) -> UInt64? {
+    package static func cgroupID(ofDirectory path: String) -> UInt64? {
         guard let info = (try? FileSystem.status(path)) ?? nil, info.kind == .directory else { return nil }
         return info.inode
     }
 
     /// Whether the running kernel is new enough to report socket cgroups (5.7).
-    public func kernelReportsCgroups() -> Bool {
+    package func kernelReportsCgroups() -> Bool {
         guard let release = SmallFile.attribute(roots.proc("sys/kernel/osrelease")) else { return false }
         let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
         guard numbers.count == 2 else { return false }
@@ -45,7 +45,7 @@ public struct SockDiag: Sendable {
 
     /// TCP sockets in `LISTEN` and UDP sockets bound and unconnected, IPv4 and IPv6, created in one
     /// of `cgroupIDs`.
-    public func listening(inCgroups cgroupIDs: Set<UInt64>) -> Answer {
+    package func listening(inCgroups cgroupIDs: Set<UInt64>) -> Answer {
         guard kernelReportsCgroups() else {
             return .unsupported("the kernel is older than 5.7 and does not report a socket's cgroup")
         }

@@ -1,15 +1,15 @@
-public import ApsioCore
+package import ApsioCore
 internal import ApsioPOSIX
 
 /// `apsio.storage.app`, `.data` and `.cache` (7.9). The daemon runs unprivileged and never asks for
 /// more rights for this: a directory it may not read in full gives no number, not a smaller one.
-public struct StorageReader: Sendable, Equatable {
-    public var limits: ReadLimits
+package struct StorageReader: Sendable, Equatable {
+    package var limits: ReadLimits
     /// Where relative `StateDirectory=` and `CacheDirectory=` names live (system units).
-    public var stateBase: String
-    public var cacheBase: String
+    package var stateBase: String
+    package var cacheBase: String
 
-    public init(limits: ReadLimits = .standard, stateBase: String = "/var/lib", cacheBase: String = "/var/cache") {
+    package init(limits: ReadLimits = .standard, stateBase: String = "/var/lib", cacheBase: String = "/var/cache") {
         self.limits = limits
         self.stateBase = stateBase
         self.cacheBase = cacheBase
@@ -17,7 +17,7 @@ public struct StorageReader: Sendable, Equatable {
 
     /// The unit's storage: `stateDirectories` and `cacheDirectories` as systemd's `StateDirectory`
     /// and `CacheDirectory` properties list them (relative to `/var/lib` and `/var/cache`).
-    public func usage(
+    package func usage(
         executable: ExecutableFacts?, stateDirectories: [String], cacheDirectories: [String]
     ) -> StorageUsage {
         StorageUsage(
@@ -30,7 +30,7 @@ public struct StorageReader: Sendable, Equatable {
     /// every entry, the directories' own included; a file linked twice counted once; symbolic links
     /// not followed below the top; other file systems mounted inside not entered. `nil` for no
     /// directory, or when any part cannot be read or passes the entry or depth limits.
-    public func diskUsage(_ directories: [String]) -> Int64? {
+    package func diskUsage(_ directories: [String]) -> Int64? {
         guard !directories.isEmpty else { return nil }
         var walk = Walk(limits: limits)
         for directory in directories {

@@ -1,15 +1,15 @@
 /// Where sysfs and procfs are mounted (`--sysfs`, `--procfs`): `/sys` and `/proc` on a machine, the
 /// host's mounts in a container, a fixture tree in a test. Every reader joins its paths onto these.
-public struct SysfsRoots: Sendable, Equatable {
-    public var sysfs: String
-    public var procfs: String
+package struct SysfsRoots: Sendable, Equatable {
+    package var sysfs: String
+    package var procfs: String
 
-    public init(sysfs: String = "/sys", procfs: String = "/proc") {
+    package init(sysfs: String = "/sys", procfs: String = "/proc") {
         self.sysfs = Self.trimmed(sysfs)
         self.procfs = Self.trimmed(procfs)
     }
 
-    public static let system = SysfsRoots()
+    package static let system = SysfsRoots()
 
     /// `relative` under the sysfs root: `sys("class/thermal")` is `/sys/class/thermal`.
     func sys(_ relative: String) -> String { join(sysfs, relative) }

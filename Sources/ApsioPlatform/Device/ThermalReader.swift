@@ -1,22 +1,22 @@
-public import ApsioCore
+package import ApsioCore
 /// `apsio.device.thermal_state` (7.8) from `/sys/class/thermal/thermal_zone*`.
-public struct ThermalReader: Sendable {
-    public var roots: SysfsRoots
-    public var limits: ReadLimits
+package struct ThermalReader: Sendable {
+    package var roots: SysfsRoots
+    package var limits: ReadLimits
 
-    public init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
+    package init(roots: SysfsRoots = .system, limits: ReadLimits = .standard) {
         self.roots = roots
         self.limits = limits
     }
 
     /// The worst state over the zones; `nil` on a machine without a readable zone (many VMs).
-    public func state() -> ThermalState? {
+    package func state() -> ThermalState? {
         ThermalState.worst(of: zones())
     }
 
     /// Every zone whose temperature can be read. Some sensors answer `EIO` or `ENODATA` while
     /// asleep or unplugged; such a zone says nothing, rather than 0 °C.
-    public func zones() -> [ThermalZone] {
+    package func zones() -> [ThermalZone] {
         let base = roots.sys("class/thermal")
         let names = (try? SmallFile.names(in: base, limit: limits.maxSysfsDevices * 4)) ?? []
         return names.filter { $0.hasPrefix("thermal_zone") }.prefix(limits.maxSysfsDevices).compactMap { name in

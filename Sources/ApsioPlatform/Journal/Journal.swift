@@ -4,7 +4,7 @@ internal import Glibc
 #endif
 
 /// Which journal to read.
-public enum JournalSource: Sendable, Equatable {
+package enum JournalSource: Sendable, Equatable {
     /// This machine's system journal (`SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM`): the services'
     /// entries, never a user's session journal.
     case system
@@ -201,7 +201,7 @@ final class Journal {
 }
 
 extension JournalSource: CustomStringConvertible {
-    public var description: String {
+    package var description: String {
         switch self {
         case .system: "the system journal"
         case .directory(let path): "journal directory \(path)"

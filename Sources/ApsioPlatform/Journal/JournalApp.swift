@@ -1,17 +1,17 @@
 /// One configured app as the journal follower sees it: whose entries, from where, and how low.
-public struct JournalApp: Sendable, Equatable {
+package struct JournalApp: Sendable, Equatable {
     /// The app's name; records and cursors come back under it.
-    public var id: String
+    package var id: String
     /// The systemd unit whose entries (`_SYSTEMD_UNIT=`) and crashes (`COREDUMP_UNIT=`) are the app's.
-    public var unit: String
+    package var unit: String
     /// The app file's `MinPriority=` as a journald priority 0–7: entries with a larger number (less
     /// severe) are not delivered, though the app's cursor still moves past them. Coredumps are
     /// always delivered.
-    public var minPriority: Int
+    package var minPriority: Int
     /// Where the app's records start.
-    public var start: JournalStart
+    package var start: JournalStart
 
-    public init(id: String, unit: String, minPriority: Int = 7, start: JournalStart) {
+    package init(id: String, unit: String, minPriority: Int = 7, start: JournalStart) {
         self.id = id
         self.unit = unit
         self.minPriority = minPriority
@@ -20,7 +20,7 @@ public struct JournalApp: Sendable, Equatable {
 }
 
 /// Where an app's records start when the follower opens.
-public enum JournalStart: Sendable, Equatable {
+package enum JournalStart: Sendable, Equatable {
     /// Every entry of the unit still in the journal.
     case oldest
     /// Only entries written after the follower opened.
@@ -37,7 +37,7 @@ public enum JournalStart: Sendable, Equatable {
 /// Where an app's reading starts, once the follower has opened: what to save for an app served for
 /// the first time, so that a crash before its first batch is accepted resumes there and not at
 /// the journal's end again.
-public enum JournalStartPoint: Sendable, Equatable {
+package enum JournalStartPoint: Sendable, Equatable {
     /// From the oldest entry there is: the app wanted everything, or the journal held none of the
     /// entries it wanted when it opened.
     case head

@@ -1,11 +1,11 @@
-public import ApsioCore
+package import ApsioCore
 
 /// One log record and the app it belongs to.
-public struct JournalRecord: Sendable, Equatable {
-    public var appID: String
-    public var record: LogRecord
+package struct JournalRecord: Sendable, Equatable {
+    package var appID: String
+    package var record: LogRecord
 
-    public init(appID: String, record: LogRecord) {
+    package init(appID: String, record: LogRecord) {
         self.appID = appID
         self.record = record
     }
@@ -13,36 +13,36 @@ public struct JournalRecord: Sendable, Equatable {
 
 /// What one read of the journal gave: the apps' records in journal order, and how far each app's
 /// cursor may move once those records are accepted.
-public struct JournalBatch: Sendable, Equatable {
-    public var records: [JournalRecord]
+package struct JournalBatch: Sendable, Equatable {
+    package var records: [JournalRecord]
     /// For each app with entries in this batch, the cursor of its last one, whether delivered or
     /// below its `minPriority`. Once the backend accepted every record of that app up to here, this
     /// is the app's cursor to save: a follower opened with `.after(cursor:)` on it repeats nothing.
-    public var cursors: [String: String]
+    package var cursors: [String: String]
 
-    public init(records: [JournalRecord] = [], cursors: [String: String] = [:]) {
+    package init(records: [JournalRecord] = [], cursors: [String: String] = [:]) {
         self.records = records
         self.cursors = cursors
     }
 
-    public var isEmpty: Bool { records.isEmpty && cursors.isEmpty }
+    package var isEmpty: Bool { records.isEmpty && cursors.isEmpty }
 }
 
 /// An app's saved cursor named an entry that is no longer in the journal: what came between it and
 /// the oldest entry still there is lost, and the caller counts it (`apsio.queue.dropped`).
-public struct JournalGap: Sendable, Equatable {
-    public enum Reason: Sendable, Equatable {
+package struct JournalGap: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The entry was removed (vacuumed, or its file deleted).
         case entryGone
         /// The cursor could not be read: the app starts at the oldest entry.
         case unreadableCursor
     }
 
-    public var appID: String
-    public var cursor: String
-    public var reason: Reason
+    package var appID: String
+    package var cursor: String
+    package var reason: Reason
 
-    public init(appID: String, cursor: String, reason: Reason) {
+    package init(appID: String, cursor: String, reason: Reason) {
         self.appID = appID
         self.cursor = cursor
         self.reason = reason
@@ -51,21 +51,21 @@ public struct JournalGap: Sendable, Equatable {
 
 /// The follower's bounds: on what it reads from a file anyone on the machine could have filled,
 /// and on how much one batch holds.
-public struct JournalReadLimits: Sendable, Equatable {
+package struct JournalReadLimits: Sendable, Equatable {
     /// A field longer than this is read only this far (`sd_journal_set_data_threshold`): a 100 KiB
     /// message is read whole, a core stored in the journal is not.
-    public var maxFieldBytes = 1 << 20
+    package var maxFieldBytes = 1 << 20
     /// The app's own fields forwarded from one entry; the rest are left out.
-    public var maxUserFields = 64
+    package var maxUserFields = 64
     /// Records in one batch.
-    public var maxRecordsPerBatch = 256
+    package var maxRecordsPerBatch = 256
     /// Entries looked at in one batch, delivered or not, so a long run of entries no app wants
     /// still returns now and then with the cursors it moved.
-    public var maxEntriesPerBatch = 4096
+    package var maxEntriesPerBatch = 4096
     /// Body and attribute cuts.
-    public var record: Limits = .spec
+    package var record: Limits = .spec
 
-    public init() {}
+    package init() {}
 
-    public static let standard = JournalReadLimits()
+    package static let standard = JournalReadLimits()
 }

@@ -3,15 +3,15 @@ internal import Glibc
 #endif
 
 /// A failed sd-journal call, with what it was doing, so the message says what to check.
-public struct JournalError: Error, Equatable, CustomStringConvertible {
+package struct JournalError: Error, Equatable, CustomStringConvertible {
     /// The sd-journal function that failed, or the follower's own operation.
-    public let operation: String
+    package let operation: String
     /// The errno sd-journal returned (as a positive number), or 0 for the follower's own refusals.
-    public let errno: Int32
+    package let errno: Int32
     /// What it was applied to: the journal directory, the cursor, the match.
-    public let detail: String
+    package let detail: String
 
-    public init(_ operation: String, errno: Int32, detail: String = "") {
+    package init(_ operation: String, errno: Int32, detail: String = "") {
         self.operation = operation
         self.errno = errno
         self.detail = detail
@@ -23,10 +23,10 @@ public struct JournalError: Error, Equatable, CustomStringConvertible {
     }
 
     /// `next()` was called while another call was still waiting: a follower has one reader.
-    public static let concurrentRead = JournalError(
+    package static let concurrentRead = JournalError(
         "JournalFollower.next", errno: 0, detail: "called again while a previous call is still waiting; a follower has one reader")
 
-    public var description: String {
+    package var description: String {
         var text = operation
         if !detail.isEmpty { text += " (\(detail))" }
         if errno != 0 {

@@ -4,11 +4,11 @@ internal import Glibc
 #endif
 
 /// A journal file libsystemd cannot read, and why in words an operator can act on.
-public struct UnreadableJournalFile: Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
+package struct UnreadableJournalFile: Sendable, Equatable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
 
-    public var description: String { "the journal file \(path) cannot be read (\(reason)); it is skipped and the other files are read" }
+    package var description: String { "the journal file \(path) cannot be read (\(reason)); it is skipped and the other files are read" }
 }
 
 /// Finds the journal files of a source that libsystemd would skip without a word (truncated by a

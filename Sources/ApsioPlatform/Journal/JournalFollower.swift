@@ -14,11 +14,11 @@ internal import Glibc
 /// One task reads: a second `next()` while one waits is refused. Cancelling the reading task ends
 /// a wait at once; the follower can be read again afterwards. The journal is closed when the
 /// follower goes away.
-public actor JournalFollower {
+package actor JournalFollower {
     /// The apps whose saved cursor named an entry no longer there, found when the follower opened.
-    public nonisolated let gaps: [JournalGap]
+    package nonisolated let gaps: [JournalGap]
     /// Where each app's reading starts, by app id: what an app served for the first time saves.
-    public nonisolated let startPoints: [String: JournalStartPoint]
+    package nonisolated let startPoints: [String: JournalStartPoint]
 
     private var reader: JournalReader
     private let descriptor: Int32
@@ -30,7 +30,7 @@ public actor JournalFollower {
     /// `unreadableFile`: told of each journal file libsystemd cannot read, once a file, when the
     /// follower opens and whenever files come and go. One follower of the daemon's asks for it, so
     /// that a broken file is reported once, not once for every app.
-    public init(
+    package init(
         source: JournalSource, apps: [JournalApp], limits: JournalReadLimits = .standard,
         unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)? = nil
     ) throws(JournalError) {
@@ -57,7 +57,7 @@ public actor JournalFollower {
 
     /// The next records, waiting for the journal to grow when everything has been read. Never
     /// returns an empty batch; a batch may hold only cursors (entries below the apps' floors).
-    public func next() async throws -> JournalBatch {
+    package func next() async throws -> JournalBatch {
         guard !reading else { throw JournalError.concurrentRead }
         reading = true
         defer { reading = false }
@@ -75,7 +75,7 @@ public actor JournalFollower {
     }
 
     /// The next records already in the journal, or nil when everything has been read; never waits.
-    public func nextAvailable() throws(JournalError) -> JournalBatch? {
+    package func nextAvailable() throws(JournalError) -> JournalBatch? {
         guard !reading else { throw JournalError.concurrentRead }
         reading = true
         defer { reading = false }

@@ -7,12 +7,12 @@ internal import Glibc
 
 /// Writes the daemon's own log entries to the journal with structured fields (sd_journal_sendv(3)),
 /// so `journalctl MESSAGE_ID=…` finds every event of one kind.
-public struct JournalWriter: Sendable {
-    public init() {}
+package struct JournalWriter: Sendable {
+    package init() {}
 
     /// Whether stderr is connected to the journal (`JOURNAL_STREAM` names stderr's device and inode),
     /// which is how a service started by systemd tells that structured entries will be seen.
-    public static var stderrIsJournal: Bool {
+    package static var stderrIsJournal: Bool {
         guard let value = getenv("JOURNAL_STREAM") else { return false }
         let parts = String(cString: value).split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
@@ -23,7 +23,7 @@ public struct JournalWriter: Sendable {
     /// `fields` are `NAME=value` pairs; names must be journal field names (uppercase, digits, `_`,
     /// not starting with `_`). Returns false when the journal refused the entry.
     @discardableResult
-    public func send(_ fields: [(name: String, value: String)]) -> Bool {
+    package func send(_ fields: [(name: String, value: String)]) -> Bool {
         // One contiguous buffer for every assignment, so the iovecs point into memory that lives
         // for the whole call.
         var bytes: [UInt8] = []

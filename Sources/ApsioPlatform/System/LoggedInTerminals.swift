@@ -3,7 +3,7 @@ internal import Glibc
 #endif
 
 /// The terminals people are logged in on, from utmp (utmp(5)), as `wall` finds them.
-public enum LoggedInTerminals {
+package enum LoggedInTerminals {
     /// Glibc's `struct utmp` on 64-bit Linux: 384 bytes, `ut_type` at 0, `ut_line[32]` at 8.
     static let recordSize = 384
     static let lineOffset = 8
@@ -14,7 +14,7 @@ public enum LoggedInTerminals {
 
     /// The `ut_line` of every `USER_PROCESS` record (for example `pts/3`, `tty1`), without duplicates,
     /// skipping any that is not a plain device name below /dev.
-    public static func read(utmpPath: String = "/run/utmp") -> [String] {
+    package static func read(utmpPath: String = "/run/utmp") -> [String] {
         guard let bytes = try? SmallFile.bytes(utmpPath, limit: maxFileBytes) else { return [] }
         var lines: [String] = []
         var offset = 0

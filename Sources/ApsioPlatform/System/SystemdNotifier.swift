@@ -7,14 +7,14 @@ internal import Glibc
 /// Tells the service manager how the daemon is doing (sd_notify(3)): ready once its sockets are
 /// bound, a one-line status for `systemctl status`, the watchdog's keep-alive, and stopping.
 /// Outside systemd (no `NOTIFY_SOCKET`) every call does nothing, so the daemon runs the same by hand.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// Whether a service manager listens; false when started by hand or in tests.
-    public let isSupervised: Bool
+    package let isSupervised: Bool
     /// The keep-alive interval the manager asked for (`WatchdogSec=`) halved, as sd_watchdog_enabled(3)
     /// advises; nil when no watchdog is set for this process.
-    public let watchdogInterval: Duration?
+    package let watchdogInterval: Duration?
 
-    public init() {
+    package init() {
         isSupervised = getenv("NOTIFY_SOCKET") != nil
         var microseconds: UInt64 = 0
         if sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
@@ -24,18 +24,18 @@ public struct SystemdNotifier: Sendable {
         }
     }
 
-    public func ready(status: String) { send("READY=1\nSTATUS=" + Self.oneLine(status)) }
+    package func ready(status: String) { send("READY=1\nSTATUS=" + Self.oneLine(status)) }
 
-    public func status(_ text: String) { send("STATUS=" + Self.oneLine(text)) }
+    package func status(_ text: String) { send("STATUS=" + Self.oneLine(text)) }
 
-    public func watchdog() { send("WATCHDOG=1") }
+    package func watchdog() { send("WATCHDOG=1") }
 
     /// Reloading the configuration: the manager shows `reloading` until `ready(status:)` comes again.
-    public func reloading(monotonicMicroseconds: UInt64) {
+    package func reloading(monotonicMicroseconds: UInt64) {
         send("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicroseconds)")
     }
 
-    public func stopping(status: String) { send("STOPPING=1\nSTATUS=" + Self.oneLine(status)) }
+    package func stopping(status: String) { send("STOPPING=1\nSTATUS=" + Self.oneLine(status)) }
 
     private func send(_ state: String) {
         guard isSupervised else { return }

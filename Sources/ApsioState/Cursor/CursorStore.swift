@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 import ApsioPOSIX
 
 /// Each app's journal cursor (`apps/NAME/cursor`): where its ingest resumes after a restart.
@@ -11,9 +11,9 @@ import ApsioPOSIX
 /// batches (a backend drops them by `log.record.uid`); nothing is ever skipped.
 ///
 /// Not thread-safe: one owner calls it.
-public final class CursorStore {
-    public let layout: StateLayout
-    public let syncInterval: Duration
+package final class CursorStore {
+    package let layout: StateLayout
+    package let syncInterval: Duration
     private var pending: [AppName: String] = [:]
     private var files: [AppName: CursorFile] = [:]
     private var lastSync: MonotonicInstant?
@@ -21,28 +21,28 @@ public final class CursorStore {
     /// What an app's cursor is before any entry was accepted, when its reading starts from the
     /// oldest entry (`StartAt=head`, or a journal that held none of its entries when it was first
     /// served): not a journal cursor, which always starts `s=`.
-    public static let fromHead = "head"
+    package static let fromHead = "head"
 
-    public init(layout: StateLayout, syncInterval: Duration = .seconds(5)) {
+    package init(layout: StateLayout, syncInterval: Duration = .seconds(5)) {
         self.layout = layout
         self.syncInterval = syncInterval
     }
 
     /// The newest cursor: the one not yet written, else the one on disk, else nil.
-    public func cursor(for app: AppName) throws(StateStoreError) -> String? {
+    package func cursor(for app: AppName) throws(StateStoreError) -> String? {
         if let cursor = pending[app] { return cursor }
         return try file(for: app, creating: false)?.newest
     }
 
     /// Remembers the cursor of the last entry the backend accepted; written by the next flush.
-    public func update(_ cursor: String, for app: AppName) {
+    package func update(_ cursor: String, for app: AppName) {
         pending[app] = cursor
     }
 
-    public var hasPendingWrites: Bool { !pending.isEmpty || files.values.contains { $0.hasUnsyncedWrites } }
+    package var hasPendingWrites: Bool { !pending.isEmpty || files.values.contains { $0.hasUnsyncedWrites } }
 
     /// When the next `flushIfDue` has something to do, if anything waits: for a timer.
-    public var nextWriteDue: MonotonicInstant? {
+    package var nextWriteDue: MonotonicInstant? {
         if !pending.isEmpty { return .origin }
         guard files.values.contains(where: { $0.hasUnsyncedWrites }) else { return nil }
         return lastSync.map { $0 + syncInterval } ?? .origin
@@ -51,7 +51,7 @@ public final class CursorStore {
     /// Writes every changed cursor, and syncs them when the last sync was at least `syncInterval`
     /// before `now`. Returns whether it wrote or synced anything.
     @discardableResult
-    public func flushIfDue(now: MonotonicInstant) throws(StateStoreError) -> Bool {
+    package func flushIfDue(now: MonotonicInstant) throws(StateStoreError) -> Bool {
         guard nextWriteDue != nil else { return false }
         let syncDue = lastSync.map { now >= $0 + syncInterval } ?? true
         guard !pending.isEmpty || syncDue else { return false }
@@ -60,7 +60,7 @@ public final class CursorStore {
     }
 
     /// Writes and syncs every changed cursor now.
-    public func flush(now: MonotonicInstant) throws(StateStoreError) {
+    package func flush(now: MonotonicInstant) throws(StateStoreError) {
         try flush(now: now, sync: true)
     }
 
@@ -87,13 +87,13 @@ public final class CursorStore {
     }
 
     /// Closes every cursor file; pending cursors stay in memory for a later flush.
-    public func close() {
+    package func close() {
         for file in files.values { file.close() }
         files.removeAll()
     }
 
     /// Drops a cursor not yet written, and closes the file of an app whose state is being removed.
-    public func forget(_ app: AppName) {
+    package func forget(_ app: AppName) {
         pending[app] = nil
         files.removeValue(forKey: app)?.close()
     }

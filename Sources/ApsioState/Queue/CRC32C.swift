@@ -3,7 +3,7 @@
 /// Pure Swift and table-driven because this module may not import zlib. Castagnoli rather than
 /// zlib's CRC-32: it detects more of the short burst errors a torn or bit-rotted write leaves, and
 /// it is the checksum ext4, iSCSI and LevelDB-style logs use for the same job.
-public enum CRC32C {
+package enum CRC32C {
     private static let table: [UInt32] = (0..<256).map { index in
         var crc = UInt32(index)
         for _ in 0..<8 {
@@ -13,7 +13,7 @@ public enum CRC32C {
     }
 
     /// Extends a running checksum: `checksum(b, continuing: checksum(a))` is the checksum of a + b.
-    public static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>, continuing previous: UInt32 = 0) -> UInt32 {
         var crc = ~previous
         table.withUnsafeBufferPointer { table in
             for byte in bytes {

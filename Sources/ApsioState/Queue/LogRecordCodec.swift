@@ -1,4 +1,4 @@
-public import ApsioCore
+package import ApsioCore
 
 /// A log record as queue payload bytes and back: a compact binary form with a version byte, so a
 /// queue written by one release is read by the next or refused by name, never misread.
@@ -11,11 +11,11 @@ public import ApsioCore
 /// double's bits as u64; u8 0 or 1).
 ///
 /// Version 1 is version 2 without the flags byte: a queue an earlier release wrote is still read.
-public enum LogRecordCodec {
-    public static let version: UInt8 = 2
+package enum LogRecordCodec {
+    package static let version: UInt8 = 2
     static let releasedByCommandFlag: UInt8 = 1
 
-    public static func encode(_ record: LogRecord) -> [UInt8] {
+    package static func encode(_ record: LogRecord) -> [UInt8] {
         var writer = BinaryWriter(reservingCapacity: 64 + record.body.utf8.count)
         writer.u8(version)
         writer.u64(record.timeUnixNano)
@@ -47,7 +47,7 @@ public enum LogRecordCodec {
         return writer.bytes
     }
 
-    public static func decode(_ bytes: some Collection<UInt8>) throws(LogRecordCodecError) -> LogRecord {
+    package static func decode(_ bytes: some Collection<UInt8>) throws(LogRecordCodecError) -> LogRecord {
         var reader = BinaryReader(ArraySlice(bytes))
         guard let version = reader.u8() else { throw .malformed("empty payload") }
         guard version == 1 || version == Self.version else { throw .unsupportedVersion(version) }

@@ -1,9 +1,9 @@
 /// Queue bytes that are not a record this release can read.
-public enum LogRecordCodecError: Error, Equatable, CustomStringConvertible {
+package enum LogRecordCodecError: Error, Equatable, CustomStringConvertible {
     case unsupportedVersion(UInt8)
     case malformed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupportedVersion(let version):
             "queued record of format version \(version), which this apsiod cannot read (it reads \(LogRecordCodec.version))"

@@ -1,16 +1,16 @@
 /// How much one app's record queue may hold before the oldest records fall off (LINUX-PROFILE §4).
-public struct QueueBounds: Sendable, Equatable {
+package struct QueueBounds: Sendable, Equatable {
     /// Bytes on disk, entry headers included.
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// Records older than this (by the time they were queued with) are dropped from the front.
-    public var maxAge: Duration
+    package var maxAge: Duration
     /// The queue is kept in segment files of about this size; the byte bound drops whole segments,
     /// so it is held to at most a quarter of `maxBytes` to keep what one drop loses small.
-    public var segmentBytes: Int
+    package var segmentBytes: Int
     /// The largest payload `append` accepts.
-    public var maxEntryBytes: Int
+    package var maxEntryBytes: Int
 
-    public init(maxBytes: Int, maxAge: Duration, segmentBytes: Int = 4 << 20, maxEntryBytes: Int = 1 << 20) {
+    package init(maxBytes: Int, maxAge: Duration, segmentBytes: Int = 4 << 20, maxEntryBytes: Int = 1 << 20) {
         self.maxBytes = maxBytes
         self.maxAge = maxAge
         self.segmentBytes = segmentBytes
@@ -18,7 +18,7 @@ public struct QueueBounds: Sendable, Equatable {
     }
 
     /// 64 MiB and 7 days an app.
-    public static let standard = QueueBounds(maxBytes: 64 << 20, maxAge: .seconds(7 * 86_400))
+    package static let standard = QueueBounds(maxBytes: 64 << 20, maxAge: .seconds(7 * 86_400))
 
     var effectiveSegmentBytes: Int {
         max(QueueEntryFormat.headerSize + 1, min(segmentBytes, maxBytes / 4))

@@ -1,6 +1,6 @@
 /// A place in a record queue: just after one entry. Opaque to callers, who only hand back what
 /// `peek` gave them to `acknowledge`.
-public struct QueuePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct QueuePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Bumped when damage is cut out of a segment, which moves the offsets after it: a position
     /// taken before that no longer names the same entry and is not acknowledged.
     let epoch: UInt64
@@ -11,9 +11,9 @@ public struct QueuePosition: Sendable, Hashable, Comparable, CustomStringConvert
     let ordinal: Int
 
     /// Within one epoch, queue order; across epochs only `==` means anything to the queue.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.epoch, lhs.segment, lhs.offset) < (rhs.epoch, rhs.segment, rhs.offset)
     }
 
-    public var description: String { "segment \(segment) offset \(offset)" }
+    package var description: String { "segment \(segment) offset \(offset)" }
 }

@@ -22,9 +22,9 @@ internal import ApsioPOSIX
 /// touched. Damage found later while reading is treated the same way.
 ///
 /// Not thread-safe: one owner (the app's runtime) calls it.
-public final class RecordQueue {
-    public let directory: String
-    public let bounds: QueueBounds
+package final class RecordQueue {
+    package let directory: String
+    package let bounds: QueueBounds
     private let lock: FileLock
     private var segments: [QueueSegment] = []
     /// The first entry not acknowledged.
@@ -38,7 +38,7 @@ public final class RecordQueue {
     private var dropped = 0
 
     /// Opens the queue in `directory` (creating it, mode 0700), recovering what a crash left.
-    public init(directory: String, bounds: QueueBounds = .standard) throws(RecordQueueError) {
+    package init(directory: String, bounds: QueueBounds = .standard) throws(RecordQueueError) {
         self.directory = directory
         self.bounds = bounds
         head = QueuePosition(epoch: 0, segment: 1, offset: 0, ordinal: 0)
@@ -55,13 +55,13 @@ public final class RecordQueue {
     deinit { close() }
 
     /// Lets go of the segment being appended to and of the lock; the queue is not used after.
-    public func close() {
+    package func close() {
         writer?.close()
         writer = nil
         lock.release()
     }
 
-    public var counters: QueueCounters {
+    package var counters: QueueCounters {
         var counters = QueueCounters(records: 0, bytes: 0, dropped: dropped)
         for segment in segments {
             if segment.sequence > head.segment {
@@ -77,12 +77,12 @@ public final class RecordQueue {
 
     // MARK: Appending
 
-    public func append(_ payload: [UInt8], at unixMs: Int64) throws(RecordQueueError) {
+    package func append(_ payload: [UInt8], at unixMs: Int64) throws(RecordQueueError) {
         try append(contentsOf: [(payload, unixMs)])
     }
 
     /// Appends records in order with one sync for all. Nothing is written when one is too large.
-    public func append(contentsOf records: [(payload: [UInt8], unixMs: Int64)]) throws(RecordQueueError) {
+    package func append(contentsOf records: [(payload: [UInt8], unixMs: Int64)]) throws(RecordQueueError) {
         let limit = bounds.effectiveMaxEntryBytes
         if let large = records.first(where: { $0.payload.count > limit }) {
             throw .entryTooLarge(bytes: large.payload.count, limit: limit)
@@ -165,7 +165,7 @@ public final class RecordQueue {
     /// payload bytes than `maxBytes` except that the first entry is always given (else one large
     /// entry would block the queue). Entries at the front older than the age bound at `unixMs` are
     /// dropped first and counted. Peeking again without acknowledging gives the same entries.
-    public func peek(maxBytes: Int, maxCount: Int, now unixMs: Int64) throws(RecordQueueError) -> [QueuedEntry] {
+    package func peek(maxBytes: Int, maxCount: Int, now unixMs: Int64) throws(RecordQueueError) -> [QueuedEntry] {
         guard maxCount > 0 else { return [] }
         // Damage found while reading is cut out and the read tried again; a disk that returns
         // different bytes every time is not worth looping on.
@@ -243,7 +243,7 @@ public final class RecordQueue {
     /// Marks everything up to and including the entry `position` came with as accepted, durably.
     /// A position from before damage was cut out of the queue is ignored (its entries will be
     /// peeked again), as is one already acknowledged.
-    public func acknowledge(through position: QueuePosition) throws(RecordQueueError) {
+    package func acknowledge(through position: QueuePosition) throws(RecordQueueError) {
         guard position.epoch == epoch, position > head else { return }
         guard let segment = segments.first(where: { $0.sequence == position.segment }), position.offset <= segment.bytes
         else { throw .unknownPosition(position) }
@@ -255,7 +255,7 @@ public final class RecordQueue {
 
     /// Removes every entry (consent withdrawn, kill switch) and returns how many there were.
     @discardableResult
-    public func dropAll() throws(RecordQueueError) -> Int {
+    package func dropAll() throws(RecordQueueError) -> Int {
         let count = counters.records
         writer?.close()
         writer = nil

@@ -1,7 +1,7 @@
-public import ApsioPOSIX
+package import ApsioPOSIX
 
 /// Why a record queue could not do what was asked.
-public enum RecordQueueError: Error, Equatable, CustomStringConvertible {
+package enum RecordQueueError: Error, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// Another process holds the queue's lock: two daemons on one state directory.
     case busy(directory: String)
@@ -9,7 +9,7 @@ public enum RecordQueueError: Error, Equatable, CustomStringConvertible {
     /// A position past the end of the queue: not one `peek` gave.
     case unknownPosition(QueuePosition)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): "record queue: \(error)"
         case .busy(let directory):

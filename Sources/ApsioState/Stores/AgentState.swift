@@ -1,20 +1,20 @@
-public import ApsioCore
+package import ApsioCore
 
 /// The state directory as a whole: the operator's settings (shared with `apsioctl`) and each app's
 /// own state. The one place that knows removing an app touches both.
-public struct AgentState: Sendable {
-    public let layout: StateLayout
-    public let settings: SettingsStore
-    public let apps: AppStateStore
+package struct AgentState: Sendable {
+    package let layout: StateLayout
+    package let settings: SettingsStore
+    package let apps: AppStateStore
 
-    public init(root: String, settingsLockTimeout: Duration = .seconds(5)) {
+    package init(root: String, settingsLockTimeout: Duration = .seconds(5)) {
         layout = StateLayout(root: root)
         settings = SettingsStore(layout: layout, lockTimeout: settingsLockTimeout)
         apps = AppStateStore(layout: layout)
     }
 
     /// Opens the app's record queue (`apps/NAME/queue`), making its directories when missing.
-    public func openQueue(for app: AppName, bounds: QueueBounds = .standard) throws(RecordQueueError) -> RecordQueue {
+    package func openQueue(for app: AppName, bounds: QueueBounds = .standard) throws(RecordQueueError) -> RecordQueue {
         let layout = layout
         do {
             try layout.makeAppDirectory(app)
@@ -30,14 +30,14 @@ public struct AgentState: Sendable {
     /// live inspection off, as a reinstalled app starts.
     ///
     /// The caller closes the app's `RecordQueue` first and calls `CursorStore.forget`.
-    public func forget(_ app: AppName) throws(StateStoreError) {
+    package func forget(_ app: AppName) throws(StateStoreError) {
         try settings.update { $0.forget(app) }
         try apps.removeState(of: app)
     }
 
     /// Forgets every app with state here that is not in `configured`; returns those forgotten.
     @discardableResult
-    public func forgetApps(notIn configured: Set<AppName>) throws(StateStoreError) -> [AppName] {
+    package func forgetApps(notIn configured: Set<AppName>) throws(StateStoreError) -> [AppName] {
         let removed = try apps.knownApps().filter { !configured.contains($0) }
         for app in removed { try forget(app) }
         return removed

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioCore
+package import ApsioCore
 internal import ApsioPOSIX
 internal import FoundationEssentials
 
@@ -10,10 +10,10 @@ internal import FoundationEssentials
 /// the group `apsio` can read them (`apsioctl apps` shows the installation id) and only the
 /// daemon writes them. None of them holds a secret: a policy carries only the hashes of tester
 /// proofs, and proofs, device tokens and app keys are never written by any store.
-public struct AppStateStore: Sendable {
-    public let layout: StateLayout
+package struct AppStateStore: Sendable {
+    package let layout: StateLayout
 
-    public init(layout: StateLayout) {
+    package init(layout: StateLayout) {
         self.layout = layout
     }
 
@@ -22,7 +22,7 @@ public struct AppStateStore: Sendable {
     /// The app's installation id, made and kept the first time it is asked for. A file that does
     /// not hold one we wrote is replaced by a new id: the install starts over, as a reinstalled
     /// app would.
-    public func installationID(for app: AppName) throws(StateStoreError) -> String {
+    package func installationID(for app: AppName) throws(StateStoreError) -> String {
         if let existing = try existingInstallationID(for: app) { return existing }
         let made = InstallationID.generate()
         try write(Array((made + "\n").utf8), to: layout.installationIDFile(app), for: app)
@@ -30,7 +30,7 @@ public struct AppStateStore: Sendable {
     }
 
     /// The id if one was made, without making one: what `apsioctl` reads.
-    public func existingInstallationID(for app: AppName) throws(StateStoreError) -> String? {
+    package func existingInstallationID(for app: AppName) throws(StateStoreError) -> String? {
         guard let bytes = try read(layout.installationIDFile(app), maxBytes: 128) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
         let id = text.hasSuffix("\n") ? String(text.dropLast()) : text
@@ -39,7 +39,7 @@ public struct AppStateStore: Sendable {
 
     // MARK: The day's live bytes (16.3)
 
-    public func dayBytes(for app: AppName) throws(StateStoreError) -> DayBytes? {
+    package func dayBytes(for app: AppName) throws(StateStoreError) -> DayBytes? {
         let path = layout.dayBytesFile(app)
         guard let bytes = try read(path, maxBytes: 4096) else { return nil }
         do {
@@ -51,7 +51,7 @@ public struct AppStateStore: Sendable {
 
     /// Written as each live body is counted; `durable` syncs it too (a power cut can lose what was
     /// counted since the last durable write, a crash of apsiod nothing).
-    public func saveDayBytes(_ dayBytes: DayBytes, for app: AppName, durable: Bool = true) throws(StateStoreError) {
+    package func saveDayBytes(_ dayBytes: DayBytes, for app: AppName, durable: Bool = true) throws(StateStoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes: [UInt8]
@@ -66,17 +66,17 @@ public struct AppStateStore: Sendable {
     // MARK: The last good policy (LINUX-PROFILE §12)
 
     /// The body of the last policy that parsed, as the backend sent it.
-    public func lastPolicy(for app: AppName) throws(StateStoreError) -> [UInt8]? {
+    package func lastPolicy(for app: AppName) throws(StateStoreError) -> [UInt8]? {
         try read(layout.policyFile(app), maxBytes: Self.maxPolicyBytes)
     }
 
-    public func saveLastPolicy(_ body: [UInt8], for app: AppName) throws(StateStoreError) {
+    package func saveLastPolicy(_ body: [UInt8], for app: AppName) throws(StateStoreError) {
         try write(body, to: layout.policyFile(app), for: app)
     }
 
     /// The `ETag` that came with the stored policy, nil when none was kept or the file is not one
     /// we wrote (the next request then simply asks for the whole body).
-    public func lastPolicyETag(for app: AppName) throws(StateStoreError) -> PolicyETag? {
+    package func lastPolicyETag(for app: AppName) throws(StateStoreError) -> PolicyETag? {
         guard let bytes = try read(layout.policyETagFile(app), maxBytes: PolicyETag.maxBytes + 1) else { return nil }
         guard bytes.last == 0x0A else { return nil }
         return PolicyETag(String(decoding: bytes.dropLast(), as: UTF8.self))
@@ -85,7 +85,7 @@ public struct AppStateStore: Sendable {
     /// Keeps `etag` beside the stored policy, or removes the file for nil. The caller removes the
     /// old one before replacing the body and writes the new one after: a crash in between leaves
     /// no `ETag`, never one that names a body other than the stored one.
-    public func saveLastPolicyETag(_ etag: PolicyETag?, for app: AppName) throws(StateStoreError) {
+    package func saveLastPolicyETag(_ etag: PolicyETag?, for app: AppName) throws(StateStoreError) {
         guard let etag else {
             let path = layout.policyETagFile(app)
             try StateStoreError.io { () throws(SystemError) in try FileSystem.removeFile(path) }
@@ -95,12 +95,12 @@ public struct AppStateStore: Sendable {
     }
 
     /// A policy is a few hundred bytes and its tester list is bounded; a larger file is not ours.
-    public static let maxPolicyBytes = 1 << 20
+    package static let maxPolicyBytes = 1 << 20
 
     // MARK: Apps
 
     /// The apps that have state here, whether or not they are still configured.
-    public func knownApps() throws(StateStoreError) -> [AppName] {
+    package func knownApps() throws(StateStoreError) -> [AppName] {
         let path = layout.appsDirectory
         let names = try StateStoreError.io { () throws(SystemError) in try FileSystem.names(in: path) } ?? []
         return names.compactMap { try? AppName($0) }
@@ -108,7 +108,7 @@ public struct AppStateStore: Sendable {
 
     /// Removes everything kept for the app (installation id, day bytes, policy, journal cursor,
     /// record queue), so that an app added again is a new install (2.3).
-    public func removeState(of app: AppName) throws(StateStoreError) {
+    package func removeState(of app: AppName) throws(StateStoreError) {
         let path = layout.appDirectory(app)
         try StateStoreError.io { () throws(SystemError) in try FileSystem.removeTree(path) }
     }

@@ -3,9 +3,9 @@
 ///
 /// Random and nothing else: never derived from `/etc/machine-id`, DMI or a MAC address, and never
 /// shared across apps.
-public enum InstallationID {
+package enum InstallationID {
     /// From the system's cryptographic generator (getrandom(2) underneath) unless a test gives one.
-    public static func generate<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
+    package static func generate<Generator: RandomNumberGenerator>(using generator: inout Generator) -> String {
         var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
         bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
@@ -21,13 +21,13 @@ public enum InstallationID {
         return groups.joined(separator: "-")
     }
 
-    public static func generate() -> String {
+    package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         return generate(using: &generator)
     }
 
     /// Lowercase 8-4-4-4-12 hex: the only shape we write, so anything else on disk is damage.
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {

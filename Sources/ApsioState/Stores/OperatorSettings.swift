@@ -1,37 +1,37 @@
-public import ApsioCore
+package import ApsioCore
 
 /// What the operator set with `apsioctl` (LINUX-PROFILE §13): kept in `settings.json`, read by the
 /// daemon at start and on every change, written by either program.
 ///
 /// Every default is the cautious one: live inspection off, no consent override (the app file's
 /// `Consent=` decides, and absent means nothing leaves), Data Saver off.
-public struct OperatorSettings: Sendable, Equatable {
-    public var dataSaver: Bool
+package struct OperatorSettings: Sendable, Equatable {
+    package var dataSaver: Bool
     private var apps: [AppName: AppSettings]
 
-    public init(dataSaver: Bool = false) {
+    package init(dataSaver: Bool = false) {
         self.dataSaver = dataSaver
         apps = [:]
     }
 
-    public func allowsLive(_ app: AppName) -> Bool { apps[app]?.allowLive ?? false }
-    public func consentOverride(_ app: AppName) -> ConsentOverride? { apps[app]?.consent }
+    package func allowsLive(_ app: AppName) -> Bool { apps[app]?.allowLive ?? false }
+    package func consentOverride(_ app: AppName) -> ConsentOverride? { apps[app]?.consent }
 
-    public mutating func setAllowsLive(_ allowed: Bool, for app: AppName) {
+    package mutating func setAllowsLive(_ allowed: Bool, for app: AppName) {
         change(app) { $0.allowLive = allowed }
     }
 
-    public mutating func setConsentOverride(_ consent: ConsentOverride?, for app: AppName) {
+    package mutating func setConsentOverride(_ consent: ConsentOverride?, for app: AppName) {
         change(app) { $0.consent = consent }
     }
 
     /// The app was removed: a name added again starts from the defaults, as a reinstalled app does.
-    public mutating func forget(_ app: AppName) {
+    package mutating func forget(_ app: AppName) {
         apps[app] = nil
     }
 
     /// The apps with a setting that differs from the defaults.
-    public var appsWithSettings: [AppName] { apps.keys.sorted() }
+    package var appsWithSettings: [AppName] { apps.keys.sorted() }
 
     private mutating func change(_ app: AppName, _ body: (inout AppSettings) -> Void) {
         var settings = apps[app] ?? AppSettings()
@@ -70,7 +70,7 @@ extension OperatorSettings: Codable {
         case apps
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decodeIfPresent(Int.self, forKey: .version) ?? Self.formatVersion
         guard version <= Self.formatVersion else {
@@ -87,7 +87,7 @@ extension OperatorSettings: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.formatVersion, forKey: .version)
         try container.encode(dataSaver, forKey: .dataSaver)

@@ -11,18 +11,18 @@ internal import FoundationEssentials
 /// a read-modify-write under an flock on `settings.lock`, so two writers (an `apsioctl` and the
 /// daemon forgetting a removed app) never lose each other's change. Both files are mode 0660 and
 /// take the state directory's group (see `FileOwner`).
-public struct SettingsStore: Sendable {
-    public let layout: StateLayout
+package struct SettingsStore: Sendable {
+    package let layout: StateLayout
     /// How long a change waits for another writer before giving up with `.locked`.
-    public var lockTimeout: Duration
+    package var lockTimeout: Duration
 
-    public init(layout: StateLayout, lockTimeout: Duration = .seconds(5)) {
+    package init(layout: StateLayout, lockTimeout: Duration = .seconds(5)) {
         self.layout = layout
         self.lockTimeout = lockTimeout
     }
 
     /// The settings, or the defaults when none were ever written.
-    public func load() throws(StateStoreError) -> OperatorSettings {
+    package func load() throws(StateStoreError) -> OperatorSettings {
         let path = layout.settingsFile
         guard let bytes = try StateStoreError.io({ () throws(SystemError) in try AtomicFile.read(path, maxBytes: 1 << 20) })
         else { return OperatorSettings() }
@@ -35,7 +35,7 @@ public struct SettingsStore: Sendable {
 
     /// Applies `change` to the current settings and writes the result; returns it.
     @discardableResult
-    public func update(_ change: (inout OperatorSettings) -> Void) throws(StateStoreError) -> OperatorSettings {
+    package func update(_ change: (inout OperatorSettings) -> Void) throws(StateStoreError) -> OperatorSettings {
         let layout = layout
         let owner = try StateStoreError.io { () throws(SystemError) in try FileOwner.matching(directory: layout.root) }
         guard let lock = try StateStoreError.io({ () throws(SystemError) in

@@ -1,14 +1,14 @@
-public import ApsioPOSIX
+package import ApsioPOSIX
 
 /// Why a state file could not be read or written, in words an operator can act on.
-public enum StateStoreError: Error, Equatable, CustomStringConvertible {
+package enum StateStoreError: Error, Equatable, CustomStringConvertible {
     case system(SystemError)
     /// The file is there but is not what we write: fix it or remove it.
     case unreadable(path: String, reason: String)
     /// Another `apsioctl` or `apsiod` held the settings lock for longer than we wait.
     case locked(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): "state: \(error)"
         case .unreadable(let path, let reason): "\(path) is damaged (\(reason)); fix it or remove it"

@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// `send` throws `HTTPClientError`, or `CancellationError` when its task is cancelled: the socket
 /// is closed at once, so the server sees the connection end. That is how the live channel stops.
-public final class HTTPClient: Sendable {
-    public let options: Options
+package final class HTTPClient: Sendable {
+    package let options: Options
     /// Made at the first https connection when the system's trust store is used: parsing its
     /// bundle costs tens of milliseconds of CPU and holds about a megabyte, which a client that
     /// only ever speaks plain HTTP to loopback (a development backend) never needs. A CA file
@@ -23,7 +23,7 @@ public final class HTTPClient: Sendable {
 
     typealias Resolve = @Sendable (_ host: String, _ port: Int, _ timeout: Duration) async throws -> [SocketAddress]
 
-    public convenience init(options: Options = Options()) throws(HTTPClientError) {
+    package convenience init(options: Options = Options()) throws(HTTPClientError) {
         try self.init(options: options, resolve: DNSResolver.resolve)
     }
 
@@ -58,7 +58,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Closes every idle connection (on shutdown, or when the network changed).
-    public func closeIdleConnections() {
+    package func closeIdleConnections() {
         pool.closeAll()
     }
 
@@ -69,7 +69,7 @@ public final class HTTPClient: Sendable {
     /// A connection taken from the pool that turns out closed is replaced by a fresh one, once,
     /// when no byte of a response arrived and either the request was not fully written (so the
     /// server cannot have acted on it) or `request.isIdempotent`.
-    public func send(_ request: HTTPRequest, to endpoint: HTTPEndpoint) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest, to endpoint: HTTPEndpoint) async throws -> HTTPResponse {
         let timeout = request.timeout ?? options.limits.exchangeTimeout
         let deadline = ContinuousClock.now + timeout
         let bytes = try encode(request, for: endpoint)

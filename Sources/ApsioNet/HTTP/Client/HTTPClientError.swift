@@ -2,8 +2,8 @@
 /// carries a header value or a body, so none can leak a key or a token into a log.
 ///
 /// Cancellation is not one of these: a cancelled `send` throws `CancellationError`.
-public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Phase: String, Sendable {
+package enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Phase: String, Sendable {
         case connect = "connecting (DNS and TCP)"
         case tlsHandshake = "the TLS handshake"
         case exchange = "the exchange"
@@ -39,7 +39,7 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
     case unsupportedContentEncoding(String)
     case corruptGzipBody(GzipError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidEndpoint(let why): "invalid endpoint: \(why)"
         case .plainHTTPRefused(let host):

@@ -1,28 +1,28 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioCore
+package import ApsioCore
 
 /// Where requests go: a scheme, a host, a port, and for ingest an optional base path. Plain `http`
 /// exists only for the loopback hosts of spec 16.4; anything else is refused here, before any
 /// connection is made.
-public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public enum Scheme: String, Sendable {
+package struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
+    package enum Scheme: String, Sendable {
         case https
         /// Loopback only (`127.0.0.1`, `[::1]`, `localhost`).
         case http
     }
 
-    public let scheme: Scheme
+    package let scheme: Scheme
     /// Without brackets: `ingest.example.com`, `127.0.0.1`, `::1`.
-    public let host: String
-    public let port: Int
+    package let host: String
+    package let port: Int
     /// Empty, or a path such as `/collector` that every request path is appended to.
-    public let basePath: String
+    package let basePath: String
 
-    public static let loopbackHosts: Set<String> = ["127.0.0.1", "::1", "localhost"]
+    package static let loopbackHosts: Set<String> = ["127.0.0.1", "::1", "localhost"]
 
-    public init(scheme: Scheme, host: String, port: Int? = nil, basePath: String = "") throws(HTTPClientError) {
+    package init(scheme: Scheme, host: String, port: Int? = nil, basePath: String = "") throws(HTTPClientError) {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard Self.isValidHost(bare) else {
             throw .invalidEndpoint("\"\(host)\" is not a lowercase host name or an IP address")
@@ -43,7 +43,7 @@ public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The live channel's endpoint; `LiveOrigin` already holds only the forms 16.4 allows.
-    public init(origin: LiveOrigin) {
+    package init(origin: LiveOrigin) {
         self.scheme = origin.scheme == .https ? .https : .http
         self.host = origin.connectHost
         self.port = origin.port
@@ -53,7 +53,7 @@ public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// An ingest `Backend=` value: `https://host[:port][/base/path]`, or `http://` to a loopback
     /// host. Userinfo, a query, a fragment, upper case in the scheme or host, `.`/`..` or empty
     /// path segments are refused rather than interpreted: the operator sees why and fixes the line.
-    public init(baseURL text: String) throws(HTTPClientError) {
+    package init(baseURL text: String) throws(HTTPClientError) {
         let scheme: Scheme
         let rest: Substring
         if text.hasPrefix("https://") {
@@ -104,18 +104,18 @@ public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         try self.init(scheme: scheme, host: String(host), port: port, basePath: path)
     }
 
-    public var isLoopback: Bool { Self.loopbackHosts.contains(host) }
+    package var isLoopback: Bool { Self.loopbackHosts.contains(host) }
 
-    public var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
+    package var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
 
     /// The `Host` field: brackets around an IPv6 address, the port only when it is not the default.
-    public var hostField: String {
+    package var hostField: String {
         let name = host.contains(":") ? "[\(host)]" : host
         let isDefaultPort = (scheme == .https && port == 443) || (scheme == .http && port == 80)
         return isDefaultPort ? name : "\(name):\(port)"
     }
 
-    public var description: String { "\(scheme.rawValue)://\(hostField)\(basePath)" }
+    package var description: String { "\(scheme.rawValue)://\(hostField)\(basePath)" }
 
     private static func isValidHost(_ host: String) -> Bool {
         if isIPv6Literal(host) { return true }

@@ -2,7 +2,7 @@
 /// followed by CRLF, a zero-size chunk, then trailer fields up to a blank line. Extensions are
 /// skipped, trailers parsed under the head limits and dropped. The running total is checked
 /// against the body limit before a chunk's bytes are accepted, so a lying size fails at once.
-public struct ChunkedDecoder: Sendable {
+package struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size(value: Int, digits: Int)
         case extensionBytes
@@ -18,20 +18,20 @@ public struct ChunkedDecoder: Sendable {
     private var state: State = .size(value: 0, digits: 0)
     private var lineBytes = 0
     private var pendingSize = 0
-    public private(set) var decodedCount = 0
+    package private(set) var decodedCount = 0
 
-    public init(limits: HTTPLimits) {
+    package init(limits: HTTPLimits) {
         self.limits = limits
     }
 
-    public var isDone: Bool {
+    package var isDone: Bool {
         if case .done = state { return true }
         return false
     }
 
     /// Decodes from `bytes`, appending body bytes to `body`. Returns the index after the last byte
     /// it took: `bytes.endIndex` unless the coding ended within them.
-    public mutating func decode(
+    package mutating func decode(
         _ bytes: ArraySlice<UInt8>, into body: inout [UInt8]
     ) throws(HTTPParseError) -> ArraySlice<UInt8>.Index {
         var index = bytes.startIndex

@@ -1,12 +1,12 @@
 /// HTTP-date (RFC 9110 5.6.7) read into Unix seconds: the IMF-fixdate every current server writes,
 /// and the two obsolete forms a recipient must still accept (RFC 850 and asctime). Pure: it reads
 /// no clock, and a date that is not one of these forms is nil, never a guess.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    public static func unixSeconds(_ text: String) -> Int? {
+    package static func unixSeconds(_ text: String) -> Int? {
         imfFixdate(text) ?? rfc850(text) ?? asctime(text)
     }
 

@@ -1,61 +1,61 @@
 /// Header fields in the order they came, looked up without regard to case (RFC 9110 5.1).
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
-    public typealias Field = (name: String, value: String)
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    package typealias Field = (name: String, value: String)
 
     private var fields: [Field] = []
 
-    public init() {}
+    package init() {}
 
-    public init(_ fields: [(String, String)]) {
+    package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    package var count: Int { fields.count }
+    package var isEmpty: Bool { fields.isEmpty }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The first value of `name`, or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value of `name`, in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         fields.contains { Self.sameName($0.name, name) }
     }
 
     /// Adds a field, keeping any field of the same name.
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }
 
     /// Replaces every field of that name with one.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         remove(name)
         add(name, value)
     }
 
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
     /// Whether a comma-separated field (`Connection`, `Transfer-Encoding`, `Accept-Encoding`)
     /// lists `token`, ignoring case, spaces and parameters.
-    public func hasToken(_ token: String, in name: String) -> Bool {
+    package func hasToken(_ token: String, in name: String) -> Bool {
         tokens(name).contains { Self.sameName($0, token) }
     }
 
     /// The comma-separated elements of every `name` field, trimmed, without parameters.
-    public func tokens(_ name: String) -> [String] {
+    package func tokens(_ name: String) -> [String] {
         values(name).flatMap { value in
             value.split(separator: ",").compactMap { element -> String? in
                 let bare = element.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -65,7 +65,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }

@@ -3,27 +3,27 @@
 ///
 /// This file and the other parser files import nothing, so the fuzz entry points can compile them
 /// on their own (see docs/fuzzing.md).
-public struct HTTPLimits: Sendable, Equatable {
+package struct HTTPLimits: Sendable, Equatable {
     /// The status line of a response, or the request line of a request, CRLF included.
-    public var maxStartLineBytes: Int
+    package var maxStartLineBytes: Int
     /// The whole head (start line, every header line and the blank line), and separately the
     /// trailer section of a chunked body.
-    public var maxHeaderBytes: Int
+    package var maxHeaderBytes: Int
     /// Header fields in one head, and trailer fields in one chunked body.
-    public var maxHeaderCount: Int
+    package var maxHeaderCount: Int
     /// A chunk-size line, extensions included.
-    public var maxChunkLineBytes: Int
+    package var maxChunkLineBytes: Int
     /// The body as it travels, and again once gzip is undone: a small body cannot expand past it.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// DNS resolution and the TCP connect together.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// The TLS handshake, certificate verification included.
-    public var tlsHandshakeTimeout: Duration
+    package var tlsHandshakeTimeout: Duration
     /// One exchange from the call to the last byte of the response, connecting included. A
     /// request may set a longer one (a long poll).
-    public var exchangeTimeout: Duration
+    package var exchangeTimeout: Duration
 
-    public init(
+    package init(
         maxStartLineBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 64 * 1024,
         maxHeaderCount: Int = 100,
@@ -45,5 +45,5 @@ public struct HTTPLimits: Sendable, Equatable {
 
     /// 8 KiB start line, 64 KiB of head in at most 100 fields, 1 MiB of body; 10 s to connect,
     /// 10 s to shake hands, 60 s for an exchange (more than the 25 s a long poll is held).
-    public static let `default` = HTTPLimits()
+    package static let `default` = HTTPLimits()
 }

@@ -1,7 +1,7 @@
 /// Why bytes from a peer are not an HTTP/1.1 message we accept. The parsers throw these; the
 /// client wraps them in `HTTPClientError.malformedResponse`, and the server answers them with the
 /// status `suggestedStatus` names and closes the connection.
-public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The status line (or the request line) is not `HTTP/1.x NNN reason` (`METHOD /target HTTP/1.x`).
     case invalidStartLine
     /// A version other than HTTP/1.0 or HTTP/1.1.
@@ -32,7 +32,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
     /// An HTTP/1.1 request without exactly one `Host` field.
     case invalidHost
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidStartLine: "the first line of the message is not valid HTTP/1.1"
         case .unsupportedVersion: "the peer speaks an HTTP version other than 1.0 or 1.1"
@@ -55,7 +55,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     /// The status a server answers this with before closing the connection.
-    public var suggestedStatus: Int {
+    package var suggestedStatus: Int {
         switch self {
         case .startLineTooLong: 414
         case .headersTooLarge, .tooManyHeaders: 431

@@ -1,23 +1,23 @@
 /// One request for `HTTPClient.send`. The client adds `Host`, `Content-Length`, `Connection`,
 /// `Accept-Encoding: gzip`, `User-Agent` and, with `gzipBody`, `Content-Encoding: gzip`; the
 /// caller adds its own (`Apsio-App-Key`, `Apsio-Live-Token`, `Content-Type`).
-public struct HTTPRequest: Sendable {
-    public var method: String
+package struct HTTPRequest: Sendable {
+    package var method: String
     /// The path and query, starting with `/`: `/v1/live/next?install=…`. The endpoint's base path
     /// goes in front of it.
-    public var path: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    package var path: String
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
     /// Compress the body with gzip and say so in `Content-Encoding` (spec 1.1).
-    public var gzipBody: Bool
+    package var gzipBody: Bool
     /// Longer (or shorter) than the client's exchange deadline: a long poll sets 25 s plus margin.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Whether sending it twice does no harm. Only such a request is sent again when a reused
     /// connection turns out closed after the request went out (see docs/http.md); `GET` is, by
     /// default, and a `POST` whose receiver drops duplicates may say so.
-    public var isIdempotent: Bool
+    package var isIdempotent: Bool
 
-    public init(
+    package init(
         method: String, path: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
         gzipBody: Bool = false, timeout: Duration? = nil, isIdempotent: Bool? = nil
     ) {
@@ -30,12 +30,12 @@ public struct HTTPRequest: Sendable {
         self.isIdempotent = isIdempotent ?? ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"].contains(method)
     }
 
-    public static func get(_ path: String, headers: HTTPHeaders = [:], timeout: Duration? = nil) -> HTTPRequest {
+    package static func get(_ path: String, headers: HTTPHeaders = [:], timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(method: "GET", path: path, headers: headers, timeout: timeout)
     }
 
     /// A JSON body, gzip-compressed as spec 1.1 sends ingest's and the live channel's.
-    public static func postJSON(
+    package static func postJSON(
         _ path: String, json: [UInt8], headers: HTTPHeaders = [:], gzip: Bool = true, timeout: Duration? = nil,
         isIdempotent: Bool = false
     ) -> HTTPRequest {

@@ -1,12 +1,12 @@
 /// A request's line and header fields, as the server parsed them.
-public struct HTTPRequestHead: Sendable, Equatable {
-    public var method: String
+package struct HTTPRequestHead: Sendable, Equatable {
+    package var method: String
     /// The target as sent: the path and, after `?`, the query.
-    public var target: String
-    public var minorVersion: Int
-    public var headers: HTTPHeaders
+    package var target: String
+    package var minorVersion: Int
+    package var headers: HTTPHeaders
 
-    public init(method: String, target: String, minorVersion: Int = 1, headers: HTTPHeaders) {
+    package init(method: String, target: String, minorVersion: Int = 1, headers: HTTPHeaders) {
         self.method = method
         self.target = target
         self.minorVersion = minorVersion
@@ -14,18 +14,18 @@ public struct HTTPRequestHead: Sendable, Equatable {
     }
 
     /// The target without its query.
-    public var path: String {
+    package var path: String {
         String(target.prefix { $0 != "?" })
     }
 
     /// The raw query after `?`, or nil.
-    public var rawQuery: String? {
+    package var rawQuery: String? {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         return String(target[target.index(after: mark)...])
     }
 
     /// Whether the client lets the connection carry another request.
-    public var keepsAlive: Bool {
+    package var keepsAlive: Bool {
         if headers.hasToken("close", in: "Connection") { return false }
         return minorVersion == 1 || headers.hasToken("keep-alive", in: "Connection")
     }

@@ -1,8 +1,8 @@
 /// An HTTP/1.1 request, parsed incrementally, for the server: same line rules and limits as the
 /// response parser, a body framed by `Content-Length` or chunks (none without either), and it
 /// stops at the end of the message so that a pipelined next request stays with the caller.
-public struct HTTPRequestParser: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct HTTPRequestParser: Sendable {
+    package enum Event: Sendable, Equatable {
         case head(HTTPRequestHead)
         case body([UInt8])
         case end
@@ -10,9 +10,9 @@ public struct HTTPRequestParser: Sendable {
 
     /// What one `feed` produced, and how many of its bytes it took: fewer than given only when the
     /// request ended, and the rest belongs to the next one.
-    public struct Step: Sendable, Equatable {
-        public var events: [Event]
-        public var consumed: Int
+    package struct Step: Sendable, Equatable {
+        package var events: [Event]
+        package var consumed: Int
     }
 
     private enum State: Sendable {
@@ -24,29 +24,29 @@ public struct HTTPRequestParser: Sendable {
     private let limits: HTTPLimits
     private var state: State
     private var failure: HTTPParseError?
-    public private(set) var head: HTTPRequestHead?
+    package private(set) var head: HTTPRequestHead?
 
-    public init(limits: HTTPLimits = .default) {
+    package init(limits: HTTPLimits = .default) {
         self.limits = limits
         self.state = .head(HTTPHeadParser(.request, limits: limits, skipsLeadingBlankLines: true))
     }
 
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .complete = state { return true }
         return false
     }
 
     /// Whether any byte of this request arrived (an idle keep-alive connection has none).
-    public var hasStarted: Bool {
+    package var hasStarted: Bool {
         if case .head(let parser) = state { return parser.hasStarted }
         return true
     }
 
-    public mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> Step {
+    package mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> Step {
         try feed(bytes[...])
     }
 
-    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Step {
+    package mutating func feed(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Step {
         if let failure { throw failure }
         do {
             return try run(bytes)

@@ -1,12 +1,12 @@
 /// A response's status line and header fields, as parsed.
-public struct HTTPResponseHead: Sendable, Equatable {
+package struct HTTPResponseHead: Sendable, Equatable {
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    public var minorVersion: Int
-    public var status: Int
-    public var reason: String
-    public var headers: HTTPHeaders
+    package var minorVersion: Int
+    package var status: Int
+    package var reason: String
+    package var headers: HTTPHeaders
 
-    public init(minorVersion: Int = 1, status: Int, reason: String, headers: HTTPHeaders) {
+    package init(minorVersion: Int = 1, status: Int, reason: String, headers: HTTPHeaders) {
         self.minorVersion = minorVersion
         self.status = status
         self.reason = reason
@@ -14,7 +14,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 
     /// Whether the connection may carry another exchange after this response.
-    public var allowsReuse: Bool {
+    package var allowsReuse: Bool {
         if headers.hasToken("close", in: "Connection") { return false }
         return minorVersion == 1 || headers.hasToken("keep-alive", in: "Connection")
     }

@@ -6,8 +6,8 @@
 /// error, since the client never asks to switch. After `.end`, the parser takes no more bytes:
 /// `excessByteCount` counts what a server sent past the message, which makes its connection unfit
 /// for reuse.
-public struct HTTPResponseParser: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct HTTPResponseParser: Sendable {
+    package enum Event: Sendable, Equatable {
         case head(HTTPResponseHead)
         case body([UInt8])
         case end
@@ -25,37 +25,37 @@ public struct HTTPResponseParser: Sendable {
     private var state: State
     private var failure: HTTPParseError?
     private var headBytesUsed = 0
-    public private(set) var head: HTTPResponseHead?
+    package private(set) var head: HTTPResponseHead?
     /// Whether any byte arrived: a connection closed before that never answered at all.
-    public private(set) var hasReceivedBytes = false
-    public private(set) var excessByteCount = 0
+    package private(set) var hasReceivedBytes = false
+    package private(set) var excessByteCount = 0
 
     /// `isResponseToHead`: the request was `HEAD`, so the response has no body whatever it says.
-    public init(limits: HTTPLimits = .default, isResponseToHead: Bool = false) {
+    package init(limits: HTTPLimits = .default, isResponseToHead: Bool = false) {
         self.limits = limits
         self.isResponseToHead = isResponseToHead
         self.state = .head(HTTPHeadParser(.status, limits: limits))
     }
 
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .complete = state { return true }
         return false
     }
 
     /// Whether the connection may carry another exchange: a complete message, framed by its length
     /// or chunks (not by the close), that the server did not ask to close, with nothing after it.
-    public var connectionReusable: Bool {
+    package var connectionReusable: Bool {
         guard isComplete, excessByteCount == 0, let head else { return false }
         return head.allowsReuse && !readsUntilClose
     }
 
     private var readsUntilClose = false
 
-    public mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> [Event] {
+    package mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> [Event] {
         try feed(bytes[...])
     }
 
-    public mutating func feed(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> [Event] {
+    package mutating func feed(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> [Event] {
         if let failure { throw failure }
         if !bytes.isEmpty { hasReceivedBytes = true }
         do {
@@ -67,7 +67,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// The connection closed: ends a body read until the close, and is an error anywhere else.
-    public mutating func finish() throws(HTTPParseError) -> [Event] {
+    package mutating func finish() throws(HTTPParseError) -> [Event] {
         if let failure { throw failure }
         var events: [Event] = []
         switch state {

@@ -1,7 +1,7 @@
 /// `application/x-www-form-urlencoded` query strings (`install=abc&x=1`): `+` is a space, `%XX` a
 /// byte; a malformed escape stays as written rather than failing the request.
-public enum QueryString {
-    public static func parse(_ query: String) -> [(name: String, value: String)] {
+package enum QueryString {
+    package static func parse(_ query: String) -> [(name: String, value: String)] {
         query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (name: decode(parts[0]), value: parts.count > 1 ? decode(parts[1]) : "")

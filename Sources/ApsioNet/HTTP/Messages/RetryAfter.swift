@@ -1,11 +1,11 @@
 /// `Retry-After` (RFC 9110 10.2.3) as a wait: delta seconds, or an HTTP-date read against the wall
 /// clock the caller passes (the only clock this module's pure parts ever see).
-public enum RetryAfter {
+package enum RetryAfter {
     /// Waits longer than this are cut to it: a server cannot overflow a deadline with 20 digits.
-    public static let longest: Duration = .seconds(365 * 86_400)
+    package static let longest: Duration = .seconds(365 * 86_400)
 
     /// The wait the value asks for, `.zero` for a date already past, nil when it is neither form.
-    public static func parse(_ value: String, nowUnixSeconds: Int) -> Duration? {
+    package static func parse(_ value: String, nowUnixSeconds: Int) -> Duration? {
         let trimmed = Substring(value).trimmingASCIISpaces()
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             guard trimmed.count <= 9, let seconds = Int(trimmed) else { return longest }

@@ -1,27 +1,27 @@
 /// Routes by method and exact path. An unknown path is 404; a known path with another method is
 /// 405 with `Allow` (spec 16.4 names both). A prefix route takes every path under it that has no
 /// exact route, whatever the method, for handlers that read parameters from the path themselves.
-public struct HTTPRouter: Sendable {
-    public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
+package struct HTTPRouter: Sendable {
+    package typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
 
     private var routes: [String: [String: Handler]] = [:]
     private var prefixes: [(prefix: String, handler: Handler)] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
+    package mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
         routes[path, default: [:]][method] = handler
     }
 
     /// Routes every path that starts with `prefix` (which should end with `/`) and has no exact
     /// route to `handler`, for any method: the handler answers 404 and 405 itself. The longest
     /// matching prefix wins.
-    public mutating func addPrefix(_ prefix: String, _ handler: @escaping Handler) {
+    package mutating func addPrefix(_ prefix: String, _ handler: @escaping Handler) {
         prefixes.append((prefix: prefix, handler: handler))
         prefixes.sort { $0.prefix.utf8.count > $1.prefix.utf8.count }
     }
 
-    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    package func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard let byMethod = routes[request.path] else {
             if let route = prefixes.first(where: { request.path.hasPrefix($0.prefix) }) { return await route.handler(request) }
             return .text("no such route\n", status: 404)

@@ -1,19 +1,19 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-public import ApsioPOSIX
+package import ApsioPOSIX
 import Synchronization
 
 /// A small HTTP/1.1 server for the development backend and the tests: loopback by default, TLS
 /// optional, keep-alive, handlers that may hold a request (a 25 s long poll) and are cancelled
 /// when the client goes, and a limit on everything a client controls (`HTTPServerLimits`).
 /// A malformed request gets its 4xx and the connection is closed; it never takes the server down.
-public final class HTTPServer: Sendable {
-    public struct TLSFiles: Sendable {
-        public var certificateFile: String
-        public var privateKeyFile: String
+package final class HTTPServer: Sendable {
+    package struct TLSFiles: Sendable {
+        package var certificateFile: String
+        package var privateKeyFile: String
 
-        public init(certificateFile: String, privateKeyFile: String) {
+        package init(certificateFile: String, privateKeyFile: String) {
             self.certificateFile = certificateFile
             self.privateKeyFile = privateKeyFile
         }
@@ -33,7 +33,7 @@ public final class HTTPServer: Sendable {
     private let running = Mutex<Running?>(nil)
     private let openConnections = Atomic<Int>(0)
 
-    public init(
+    package init(
         bind address: String = "127.0.0.1", port: Int = 0, tls: TLSFiles? = nil,
         limits: HTTPServerLimits = .default, router: HTTPRouter, clock: any AgentClock = SystemAgentClock()
     ) {
@@ -46,10 +46,10 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections open now (the tests wait on it).
-    public var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+    package var connectionCount: Int { openConnections.load(ordering: .relaxed) }
 
     /// Binds, listens and starts accepting; returns the port (the kernel's choice for port 0).
-    public func start() async throws(HTTPServerError) -> Int {
+    package func start() async throws(HTTPServerError) -> Int {
         var tls: TLSContext?
         if let tlsFiles {
             do {
@@ -75,7 +75,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting, cancels every connection and handler, and returns once they are closed.
-    public func stop() async {
+    package func stop() async {
         guard let state = running.withLock({ state -> Running? in
             defer { state = nil }
             return state

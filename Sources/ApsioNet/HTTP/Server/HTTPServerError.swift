@@ -1,11 +1,11 @@
 /// Why the server could not start.
-public enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidBindAddress(String)
     case bindFailed(address: String, port: Int, reason: String)
     case tlsConfiguration(String)
     case alreadyStarted
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidBindAddress(let address): "cannot listen on \"\(address)\": give an IPv4 or IPv6 address"
         case .bindFailed(let address, let port, let reason):

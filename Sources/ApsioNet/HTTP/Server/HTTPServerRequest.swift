@@ -1,13 +1,13 @@
 /// A request as a handler sees it: the body is complete, and gzip is already undone.
-public struct HTTPServerRequest: Sendable {
-    public var method: String
+package struct HTTPServerRequest: Sendable {
+    package var method: String
     /// The path without the query, as sent (not percent-decoded).
-    public var path: String
-    public var queryItems: [(name: String, value: String)]
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    package var path: String
+    package var queryItems: [(name: String, value: String)]
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
 
-    public init(
+    package init(
         method: String, path: String, queryItems: [(name: String, value: String)] = [], headers: HTTPHeaders = [:],
         body: [UInt8] = []
     ) {
@@ -19,7 +19,7 @@ public struct HTTPServerRequest: Sendable {
     }
 
     /// The first value of query parameter `name`, decoded.
-    public func query(_ name: String) -> String? {
+    package func query(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
     }
 }

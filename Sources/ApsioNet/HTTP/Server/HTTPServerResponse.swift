@@ -1,23 +1,23 @@
 /// What a handler answers. The server writes `Content-Length` and `Connection` itself, and may
 /// gzip the body when the client accepts it.
-public struct HTTPServerResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+package struct HTTPServerResponse: Sendable, Equatable {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public static func json(_ body: [UInt8], status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPServerResponse {
+    package static func json(_ body: [UInt8], status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPServerResponse {
         var headers = headers
         headers.set("Content-Type", "application/json")
         return HTTPServerResponse(status: status, headers: headers, body: body)
     }
 
-    public static func text(_ text: String, status: Int = 200) -> HTTPServerResponse {
+    package static func text(_ text: String, status: Int = 200) -> HTTPServerResponse {
         HTTPServerResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
     }
 
