@@ -1,6 +1,10 @@
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
+// SOCK_CLOEXEC and SOCK_NONBLOCK, and the socket types the calls take: Glibc alone does not bring
+// the flags into every build of the module (the fuzzers' whole-module build does not find them),
+// CLinux's <sys/socket.h> does.
+package import CLinux
 
 /// The socket calls of the package, on the descriptor that owns the socket: every socket made
 /// close-on-exec from its first instant, every send without SIGPIPE, EINTR retried, and a
