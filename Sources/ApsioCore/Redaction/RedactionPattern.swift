@@ -40,8 +40,8 @@ package struct RedactionPattern: @unchecked Sendable {
     }
 
     /// The run of plain characters a pattern starts with. Conservative: any alternation
-    /// anywhere, an escape, or a group gives none, and a character a quantifier follows is not
-    /// required. Only ASCII letters, digits and a few punctuation marks count, leaving out `K`,
+    /// anywhere, an escape, or a group gives none, and a character a quantifier or a non-ASCII character
+    /// follows is not required. Only ASCII letters, digits and a few punctuation marks count, leaving out `K`,
     /// `;` and `` ` ``: each has a non-ASCII character canonically equal to it (KELVIN SIGN, GREEK
     /// QUESTION MARK, GREEK VARIA), which the regular expression would match and a byte search
     /// would not.
@@ -51,7 +51,13 @@ package struct RedactionPattern: @unchecked Sendable {
         var prefix: [UInt8] = []
         for byte in bytes {
             guard isPlain(byte) else {
-                if [UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "{")].contains(byte) { _ = prefix.popLast() }
+                // A quantifier may make the character before it optional. So may a non-ASCII
+                // character: a combining mark joins the letter before it into one character
+                // (`e\u{301}?` makes the whole é optional), which the text may also hold
+                // precomposed, without the letter's byte.
+                if [UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "{")].contains(byte) || byte >= 0x80 {
+                    _ = prefix.popLast()
+                }
                 // `+` needs its character at least once: it stays required.
                 break
             }
