@@ -12,10 +12,44 @@ struct SocketAddress: Sendable, Equatable {
         self.bytes = Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
     }
 
-    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
-        bytes.withUnsafeBytes { raw in
-            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+    /// The address of an IPv4 or IPv6 literal (no name is looked up) and a port; nil for any other
+    /// text. The family's structure is filled as the kernel reads it: family, port in network
+    /// order, address.
+    static func literal(_ text: String, port: UInt16) -> SocketAddress? {
+        func filled<Address>(_ empty: Address, _ family: Int32, _ fill: (inout Address) -> Int32) -> SocketAddress? {
+            var address = empty
+            guard fill(&address) == 1 else { return nil }
+            return withUnsafeBytes(of: &address) { raw in
+                SocketAddress(family: family, pointer: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
+                              length: socklen_t(raw.count))
+            }
         }
+        if HTTPEndpoint.isIPv4Literal(text) {
+            return filled(sockaddr_in(), AF_INET) { address in
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(port.bigEndian)
+                return inet_pton(AF_INET, text, &address.sin_addr)
+            }
+        }
+        if HTTPEndpoint.isIPv6Literal(text) {
+            return filled(sockaddr_in6(), AF_INET6) { address in
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_port = in_port_t(port.bigEndian)
+                return inet_pton(AF_INET6, text, &address.sin6_addr)
+            }
+        }
+        return nil
+    }
+
+    func withSockaddr<T, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> T) throws(E) -> T {
+        let result: Result<T, E> = bytes.withUnsafeBytes { raw in
+            do throws(E) {
+                return .success(try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// The address without family or port: 4 bytes for IPv4, 16 for IPv6, none for another family.

@@ -86,28 +86,7 @@ package final class HTTPServer: Sendable {
     }
 
     private func listen() throws(HTTPServerError) -> (OwnedFileDescriptor, Int) {
-        var storage = sockaddr_storage()
-        let family: Int32
-        let length: socklen_t
-        if HTTPEndpoint.isIPv4Literal(address) {
-            family = AF_INET
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutableBytes(of: &storage) { raw in
-                let address4 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
-                address4.pointee.sin_family = sa_family_t(AF_INET)
-                address4.pointee.sin_port = in_port_t(UInt16(requestedPort).bigEndian)
-                _ = inet_pton(AF_INET, address, &address4.pointee.sin_addr)
-            }
-        } else if HTTPEndpoint.isIPv6Literal(address) {
-            family = AF_INET6
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutableBytes(of: &storage) { raw in
-                let address6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
-                address6.pointee.sin6_family = sa_family_t(AF_INET6)
-                address6.pointee.sin6_port = in_port_t(UInt16(requestedPort).bigEndian)
-                _ = inet_pton(AF_INET6, address, &address6.pointee.sin6_addr)
-            }
-        } else {
+        guard let bindAddress = SocketAddress.literal(address, port: UInt16(truncatingIfNeeded: requestedPort)) else {
             throw .invalidBindAddress(address)
         }
         guard (0...65535).contains(requestedPort) else { throw .invalidBindAddress("\(address) port \(requestedPort)") }
@@ -115,20 +94,16 @@ package final class HTTPServer: Sendable {
         let listener: OwnedFileDescriptor
         var actual = sockaddr_storage()
         do throws(SystemError) {
-            listener = try OwnedFileDescriptor.socket(family: family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
+            listener = try OwnedFileDescriptor.socket(family: bindAddress.family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
             try? listener.setOption(level: SOL_SOCKET, name: SO_REUSEADDR, to: 1)
-            try withUnsafePointer(to: &storage) { (pointer) throws(SystemError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (raw) throws(SystemError) in
-                    try listener.bind(raw, length: length, name: address)
-                }
-            }
+            try bindAddress.withSockaddr { (raw, length) throws(SystemError) in try listener.bind(raw, length: length, name: address) }
             try listener.listen(backlog: 128, name: address)
             _ = try? listener.localAddress(into: &actual)
         } catch {
             throw .bindFailed(address: self.address, port: self.requestedPort, reason: error.withoutArguments.description)
         }
         let port = withUnsafeBytes(of: &actual) { raw -> Int in
-            family == AF_INET
+            bindAddress.family == AF_INET
                 ? Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
                 : Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port))
         }
