@@ -1,10 +1,6 @@
 #if canImport(Glibc)
-internal import Glibc
+package import Glibc
 #endif
-// SOCK_CLOEXEC and SOCK_NONBLOCK, and the socket types the calls take: Glibc alone does not bring
-// the flags into every build of the module (the fuzzers' whole-module build does not find them),
-// CLinux's <sys/socket.h> does.
-package import CLinux
 
 /// The socket calls of the package, on the descriptor that owns the socket: every socket made
 /// close-on-exec from its first instant, every send without SIGPIPE, EINTR retried, and a
@@ -14,7 +10,7 @@ extension OwnedFileDescriptor {
     package static func socket(
         family: Int32, type: Int32, protocol: Int32 = 0, nonBlocking: Bool, name: String = "socket"
     ) throws(SystemError) -> OwnedFileDescriptor {
-        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let flags = SocketFlags.closeOnExec | (nonBlocking ? SocketFlags.nonBlocking : 0)
         let raw = try retryingInterrupts(name) { Glibc.socket(family, type | flags, `protocol`) }
         return OwnedFileDescriptor(taking: raw)
     }
@@ -22,7 +18,7 @@ extension OwnedFileDescriptor {
     /// A connected pair of unix sockets (a wake-up channel within the process).
     package static func socketPair(type: Int32, nonBlocking: Bool) throws(SystemError) -> (OwnedFileDescriptor, OwnedFileDescriptor) {
         var fds: [Int32] = [-1, -1]
-        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let flags = SocketFlags.closeOnExec | (nonBlocking ? SocketFlags.nonBlocking : 0)
         try retryingInterrupts("socketpair") { Glibc.socketpair(AF_UNIX, type | flags, 0, &fds) }
         return (OwnedFileDescriptor(taking: fds[0]), OwnedFileDescriptor(taking: fds[1]))
     }
