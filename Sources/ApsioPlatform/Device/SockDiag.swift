@@ -1,10 +1,6 @@
 package import ApsioCore
 internal import ApsioPOSIX
 internal import Glibc
-// SOCK_RAW and SOCK_CLOEXEC: <sys/socket.h> is in CSystemd's headers and CLinux's as well as
-// Glibc's, and a release build (whole-module) may give its constants to the one this file does
-// not import, which then hides them; importing CSystemd here, as SystemBus does, finds them.
-internal import CSystemd
 
 /// A unit's listening sockets, from the kernel's sock_diag netlink interface: each socket's dump
 /// carries the cgroup v2 id of the cgroup that created it (`INET_DIAG_CGROUP_ID`, Linux 5.7 on),
@@ -99,7 +95,7 @@ package struct SockDiag: Sendable {
         let fd: OwnedFileDescriptor
         do throws(SystemError) {
             fd = try OwnedFileDescriptor.socket(
-                family: AF_NETLINK, type: Int32(Glibc.SOCK_RAW.rawValue), protocol: Self.netlinkSockDiag, nonBlocking: false)
+                family: AF_NETLINK, type: SocketFlags.raw, protocol: Self.netlinkSockDiag, nonBlocking: false)
         } catch {
             return .failure(DumpError(message: "sock_diag netlink: \(Self.errorText(error.errno))"))
         }
