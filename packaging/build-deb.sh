@@ -18,7 +18,7 @@ packaging="$repo/packaging"
 
 # The version is the one the binaries report; the changelog must have an entry for it, so that a
 # version bump without a word about it fails here rather than shipping a stale changelog.
-version=$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/ApsioCore/Basics/ApsioVersion.swift)
+version=$(sed -n 's/^ *package static let current = "\([^"]*\)".*/\1/p' Sources/ApsioCore/Basics/ApsioVersion.swift)
 [ -n "$version" ] || fail "no version found in Sources/ApsioCore/Basics/ApsioVersion.swift"
 changelog_version=$(dpkg-parsechangelog -l "$packaging/debian/changelog" -S Version)
 [ "$version" = "$changelog_version" ] \
