@@ -123,7 +123,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ApsioCtlTests",
-            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioState", "ApsioTestSupport"],
+            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),

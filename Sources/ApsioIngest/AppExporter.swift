@@ -71,6 +71,9 @@ package actor AppExporter {
     private var started = false
     private var stopped = false
     private var counters = AppExporterCounters()
+    /// Bumped each time the exporter has taken in entries or acted on the delivery's decisions:
+    /// who waits for its status to move re-checks then.
+    private nonisolated let activity = ChangeSignal()
 
     package init(
         configuration: AppExporterConfiguration, state: StateLayout, clock: any AgentClock,
@@ -388,6 +391,7 @@ package actor AppExporter {
             writeCursor(force: false)
         }
         reportQueue()
+        activity.notify()
         guard windowHasRoom else {
             reader = nil
             return false
@@ -435,6 +439,7 @@ package actor AppExporter {
             }
         }
         armTimer()
+        activity.notify()
     }
 
     private func send(_ id: IngestRequestID, limit: IngestBatchLimit) {
@@ -610,4 +615,8 @@ package actor AppExporter {
         writeCursor(force: false)
         perform(delivery.handle(.tick, now: clock.now()))
     }
+}
+
+extension AppExporter: ChangeSource {
+    package nonisolated func markChange() -> @Sendable () async throws -> Void { activity.markChange() }
 }

@@ -36,13 +36,13 @@ import ApsioState
         var sentBodies: [String] { sink.accepted.flatMap(SentRecord.all(in:)).map(\.body) }
 
         func waitQueued(_ records: Int) async throws {
-            try await waitUntil("\(records) records queued") { await self.exporter.status.queuedRecords == records }
+            try await until("\(records) records queued", on: [self.exporter, self.clock]) { await self.exporter.status.queuedRecords == records }
         }
 
         /// Moves the clock past the batch age and waits for what the backend then receives.
         func deliver(_ count: Int) async throws {
             clock.advance(by: .seconds(5))
-            try await waitUntil("\(count) records accepted") { self.sentBodies.count >= count }
+            try await until("\(count) records accepted", on: [self.exporter, self.clock]) { self.sentBodies.count >= count }
         }
 
         /// Where a daemon starting now would resume.
@@ -156,7 +156,7 @@ import ApsioState
         #expect(await host.exporter.status.lastFailure != nil)
 
         host.clock.advance(by: .seconds(16))
-        try await waitUntil("the batch accepted") { host.sentBodies.count == 50 }
+        try await until("the batch accepted", on: [host.exporter, host.clock]) { host.sentBodies.count == 50 }
         #expect(host.sink.attempts == 6)
         #expect(host.sentBodies == (0..<50).map { "line \($0)" })
         #expect(await host.exporter.status.queuedRecords == 0)
@@ -178,7 +178,7 @@ import ApsioState
         try await host.lines(["one", "two"])
         try await host.waitQueued(2)
         host.clock.advance(by: .seconds(5))
-        try await waitUntil("the 401") { await host.exporter.status.stopped == .appKeyUnknown }
+        try await until("the 401", on: [host.exporter, host.clock]) { await host.exporter.status.stopped == .appKeyUnknown }
         host.clock.advance(by: .seconds(3600))
         #expect(host.clock.earliestDeadline == nil)
         #expect(host.sink.attempts == 1)
@@ -268,11 +268,11 @@ import ApsioState
         await exporter.policyChanged(Policy())
         try await exporter.start()
         host.clock.advance(by: .seconds(5))
-        try await waitUntil("the diagnostics record") { host.sentBodies == ["apsio.diagnostics"] }
+        try await until("the diagnostics record", on: [exporter, host.clock]) { host.sentBodies == ["apsio.diagnostics"] }
         let sent = try #require(host.sink.accepted.flatMap(SentRecord.all(in:)).first)
         #expect(sent.attributes["note"]?["stringValue"]?.stringValue == "password=[REDACTED:password]")
         #expect(sent.uid?.count == 32)
-        try await waitUntil("the queue empty") { await exporter.status.queuedRecords == 0 }
+        try await until("the queue empty", on: [exporter, host.clock]) { await exporter.status.queuedRecords == 0 }
         await exporter.stop()
     }
 }

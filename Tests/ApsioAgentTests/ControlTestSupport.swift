@@ -1,5 +1,6 @@
 import ApsioCore
 import Foundation
+import ApsioTestSupport
 
 /// Polls `condition` until it holds, failing after a generous deadline (a loaded 2-core machine).
 func waitFor(_ what: String, within seconds: Double = 30, _ condition: () async -> Bool) async throws {
@@ -8,7 +9,7 @@ func waitFor(_ what: String, within seconds: Double = 30, _ condition: () async 
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(10))
     }
-    throw WaitError.timedOut(what)
+    throw WaitTimedOut(what: what)
 }
 
 /// The apsioctl binary of this build, run as a separate process the way an operator runs it.
@@ -62,7 +63,7 @@ enum Apsioctl {
                 }
                 group.addTask {
                     try await Task.sleep(for: .seconds(60))
-                    throw WaitError.timedOut("apsioctl \(arguments.joined(separator: " "))")
+                    throw WaitTimedOut(what: "apsioctl \(arguments.joined(separator: " "))")
                 }
                 defer { group.cancelAll() }
                 return try await group.next()!

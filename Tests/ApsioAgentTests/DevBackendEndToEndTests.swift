@@ -47,7 +47,7 @@ import Testing
                 // The device says hello; a person signs in and watches it.
                 let login = try await api("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
                 let ann = try #require(login.1["token"]?.stringValue)
-                try await eventually("the device present") {
+                try await host.until("the device present") {
                     let devices = try? await api("GET", "/api/devices", ann)
                     return devices?.1["devices"]?.arrayValue?.contains { $0["install"]?.stringValue == install } ?? false
                 }
@@ -55,13 +55,13 @@ import Testing
 
                 // The next hello finds a viewer and starts the session.
                 host.clock.advance(by: .seconds(30))
-                try await eventually("the session started") { (try? await host.live.isInSession) ?? false }
+                try await host.until("the session started") { (try? await host.live.isInSession) ?? false }
 
                 // The unit writes; the person's stream shows the lines.
                 try await host.journal.write([host.journal.entry(unit: LiveIntegrationTests.unit, message: "order 1234 shipped")])
                 // The stream hands each event once: keep all of them.
                 let seen = Mutex<[JSONValue]>([])
-                try await eventually("the line in the stream") {
+                try await host.until("the line in the stream") {
                     host.clock.advance(by: .seconds(1))
                     guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
                     let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
@@ -74,13 +74,13 @@ import Testing
                 // A screenshot: the device runs it, shows a notice, and the result reaches the stream.
                 let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
                 #expect((200..<300).contains(command.0))
-                try await eventually("the screenshot's result in the stream") {
+                try await host.until("the screenshot's result in the stream") {
                     host.clock.advance(by: .milliseconds(300))
                     guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
                     let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
                     return events.contains { $0["type"] == .string("result") }
                 }
-                try await eventually("the notice on the machine") { host.notices.contains(.screenshot) }
+                try await host.until("the notice on the machine") { host.notices.contains(.screenshot) }
             }
         } catch {
             await started.withLock { $0 }?.stop()

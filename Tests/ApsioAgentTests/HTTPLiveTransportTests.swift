@@ -124,10 +124,10 @@ import Testing
         defer { Task { await server.stop() } }
         let live = try transport(port: port)
         let task = Task { try await live.send(LiveHTTPRequest(method: .get, path: "/v1/live/next?install=x", gzipBody: nil, token: nil)) }
-        try await eventually("the server holding next") { server.connectionCount == 1 }
+        try await waitUntil("the server holding next") { server.connectionCount == 1 }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        try await eventually("the connection closed") { server.connectionCount == 0 }
+        try await waitUntil("the connection closed") { server.connectionCount == 0 }
     }
 
     @Test func theAppKeyNeverPrints() {

@@ -72,9 +72,9 @@ import ApsioState
             await exporter.policyChanged(Policy(capture: CapturePolicy(logsMinSeverity: 1)))
             try await exporter.start()
             let expected = severities.count + cuts.count + 2
-            try await waitUntil("\(expected) records queued") { await exporter.status.queuedRecords == expected }
+            try await until("\(expected) records queued", on: [exporter, clock]) { await exporter.status.queuedRecords == expected }
             clock.advance(by: .seconds(5))
-            try await waitUntil("the batch accepted") { await exporter.status.sentRecords == expected }
+            try await until("the batch accepted", on: [exporter, clock]) { await exporter.status.sentRecords == expected }
             await exporter.stop()
 
             let requests = await backend.service.ingested().requests
@@ -155,9 +155,9 @@ import ApsioState
             await exporter.consent(granted: true)
             await exporter.policyChanged(Policy())
             try await exporter.start()
-            try await waitUntil("queued") { await exporter.status.queuedRecords == 1 }
+            try await until("queued", on: [exporter, clock]) { await exporter.status.queuedRecords == 1 }
             clock.advance(by: .seconds(5))
-            try await waitUntil("the 401") { await exporter.status.stopped == .appKeyUnknown }
+            try await until("the 401", on: [exporter, clock]) { await exporter.status.stopped == .appKeyUnknown }
             await exporter.stop()
             #expect(log.all.contains { $0.contains("401") })
             #expect(await backend.service.ingested().total == 0)

@@ -56,7 +56,7 @@ import ApsioLive
         await exporter.policyChanged(Policy())
         try await exporter.start()
         try await journal.write((0..<50).map { journal.entry(unit: IngestFixture.unit, message: "line \($0)") })
-        try await waitUntil("50 records queued") { await exporter.status.queuedRecords == 50 }
+        try await until("50 records queued", on: [exporter, clock]) { await exporter.status.queuedRecords == 50 }
 
         /// After a failed attempt the exporter's next deadline is `wait` away, and no attempt goes before it.
         @Sendable func waits(_ wait: Duration, _ what: String) async throws {
@@ -87,10 +87,10 @@ import ApsioLive
         server = HTTPServer(bind: "127.0.0.1", port: port, router: sink.router())
         _ = try await server.start()
         clock.advance(by: .seconds(8))
-        try await waitUntil("the batch accepted") { sink.accepted.withLock { $0.count } == 50 }
+        try await until("the batch accepted", on: [exporter, clock]) { sink.accepted.withLock { $0.count } == 50 }
         #expect(sink.accepted.withLock { $0 } == (0..<50).map { "line \($0)" })
         #expect(sink.attempts.load(ordering: .relaxed) == 3, "two 503s and the accepted batch reached the server")
-        try await waitUntil("the queue empty") { await exporter.status.queuedRecords == 0 }
+        try await until("the queue empty", on: [exporter, clock]) { await exporter.status.queuedRecords == 0 }
         await exporter.stop()
         await server.stop()
     }

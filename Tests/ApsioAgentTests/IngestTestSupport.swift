@@ -127,5 +127,5 @@ func waitUntil(_ what: String, seconds: Double = 120, _ condition: @Sendable () 
         try await Task.sleep(for: .milliseconds(5))
     }
     if try await condition() { return }
-    throw WaitError.timedOut(what)
+    throw WaitTimedOut(what: what)
 }

@@ -38,6 +38,7 @@ import Testing
         let state: AgentState
         private final class Watched: Sendable {
             let events = Mutex<[ControlEvent]>([])
+            let changes = ChangeSignal()
         }
         private let watched = Watched()
         private var tasks: [Task<Void, Never>] = []
@@ -94,8 +95,13 @@ import Testing
             await daemon.start()
             let events = try await daemon.watch(apps: [])
             let watched = self.watched
-            tasks.append(Task { for await event in events { watched.events.withLock { $0.append(event) } } })
-            if external == nil { try await eventually("the policy fetched") { self.server.policyRequests >= 1 } }
+            tasks.append(Task {
+                for await event in events {
+                    watched.events.withLock { $0.append(event) }
+                    watched.changes.notify()
+                }
+            })
+            if external == nil { try await until("the policy fetched") { self.server.policyRequests >= 1 } }
         }
 
         /// What `apsioctl watch` has shown so far.
@@ -129,19 +135,34 @@ import Testing
             bus.stopAll()
         }
 
-        /// Waits until `condition` holds, moving the clock by `step` whenever the runtime has
+        /// Waits until `condition` holds, re-checked whenever the backend, the machine's indicator,
+        /// the live runtime or the clock's sleepers change.
+        func until(_ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+            let live: LiveRuntime? = await daemon.runtime(of: LiveIntegrationTests.app)?.live
+            let sources: [any ChangeSource] = [backend.changes, watched.changes, clock] + (live.map { [$0] } ?? [])
+            try await ApsioTestSupport.until(what, on: sources, condition)
+        }
+
+        /// Waits until `condition` holds, moving the clock on by `step` whenever the runtime has
         /// nothing in flight but held `next`s: fake time runs no faster than the network answers,
-        /// so it cannot race past a session's end while a body is still on the wire.
+        /// so it cannot race past a session's end while a body is still on the wire. Time moves
+        /// until some task wakes; what that task does next is the change waited for.
         func eventuallyAdvancing(
             _ what: String, by step: Duration, _ condition: @escaping @Sendable () async -> Bool
         ) async throws {
             let live: LiveRuntime = try await self.live
-            let backend = backend
-            let clock = clock
-            try await eventually(what) {
-                if await condition() { return true }
-                if await live.requestsInFlight <= backend.heldNextCount { clock.advance(by: step) }
-                return false
+            let deadline = waitDeadline(seconds: 60)
+            while true {
+                var waits = ([backend.changes, watched.changes, live] as [any ChangeSource]).map { $0.markChange() }
+                if await condition() { return }
+                if await live.requestsInFlight <= backend.heldNextCount {
+                    var advance = clock.advance(by: step)
+                    while advance.woken == 0 && !advance.asleep.isEmpty { advance = clock.advance(by: step) }
+                    waits.append(clock.changed(since: advance.asleep))
+                } else {
+                    waits.append(clock.markChange())
+                }
+                try await anyChange(what, waits, before: deadline)
             }
         }
 
@@ -151,8 +172,8 @@ import Testing
         func settle() async throws {
             let client = await daemon.client
             // A request answered after one sweep parks its connection in the pool: sweep until the
-            // server sees none, not once.
-            try await eventually("every connection closed") {
+            // server sees none, not once. The sockets close in the kernel's time: polled.
+            try await waitUntil("every connection closed") {
                 client.closeIdleConnections()
                 return self.server.server.connectionCount == 0
             }
@@ -166,7 +187,7 @@ import Testing
             ]), retryAfter: nil))
             try await setUnit([["ActiveState", "s", "active"], ["SubState", "s", "running"]])
             _ = try await daemon.setAllowLive(true, apps: [LiveIntegrationTests.app])
-            try await eventually("the session started, next held") {
+            try await until("the session started, next held") {
                 self.backend.heldNextCount == 1 && self.backend.requests(to: "/v1/live/frames").count == 1
             }
         }
@@ -207,7 +228,7 @@ import Testing
 
         // Frozen: interrupted, so one paused body with its reason.
         try await host.setUnit([["FreezerState", "s", "frozen"]])
-        try await eventually("a paused body") {
+        try await host.until("a paused body") {
             host.backend.requests(to: "/v1/live/frames").contains { $0.body?["state"] == .string("paused") }
         }
         let paused = host.backend.requests(to: "/v1/live/frames").first { $0.body?["state"] == .string("paused") }
@@ -215,11 +236,11 @@ import Testing
 
         // Stopped: the channel closes, and no ended body goes out.
         try await host.setUnit([["FreezerState", "s", "running"], ["ActiveState", "s", "inactive"]])
-        try await eventually("the session closed") {
+        try await host.until("the session closed") {
             host.endings.contains("closed")
         }
         #expect(!host.backend.requests(to: "/v1/live/frames").contains { $0.body?["state"] == .string("ended") })
-        try await eventually("the indicator gone") { host.viewers == 0 }
+        try await host.until("the indicator gone") { host.viewers == 0 }
         }
     }
 
@@ -235,15 +256,15 @@ import Testing
         host.backend.answerResults(.status(409, body: nil, retryAfter: nil))
         host.backend.releaseNext(screenshot)
         // The 409 reached the runtime once nothing is in flight: `next` waits for the clock.
-        try await eventually("the first result answered") {
+        try await host.until("the first result answered") {
             let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.requests(to: "/v1/live/results").count == 1 && inFlight == 0
         }
-        try await eventually("the notice shown") { host.notices.contains(.screenshot) }
+        try await host.until("the notice shown") { host.notices.contains(.screenshot) }
         host.clock.advance(by: .milliseconds(300))
-        try await eventually("next asked again") { host.backend.heldNextCount == 1 }
+        try await host.until("next asked again") { host.backend.heldNextCount == 1 }
         host.backend.releaseNext(screenshot)
-        try await eventually("the kept result sent again and answered") {
+        try await host.until("the kept result sent again and answered") {
             let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.requests(to: "/v1/live/results").count == 2 && inFlight == 0
         }
@@ -251,7 +272,7 @@ import Testing
         #expect(results[0].body == results[1].body)
         // The 409 is taken as done: nothing is resent after any backoff (well within the hello interval).
         host.clock.advance(by: .seconds(10))
-        try await eventually("next asked again, and nothing else in flight") {
+        try await host.until("next asked again, and nothing else in flight") {
             let inFlight = (try? await host.live.requestsInFlight) ?? -1
             return host.backend.heldNextCount == 1 && inFlight == 1
         }
@@ -262,10 +283,10 @@ import Testing
         host.backend.answerHellos(.status(200, body: .object(["viewers": .number(0)]), retryAfter: nil))
         host.backend.releaseNext(.status(401, body: nil, retryAfter: nil))
         // No clock moves: the hello that follows is the immediate one, and it carries no token.
-        try await eventually("an immediate hello without the token") {
+        try await host.until("an immediate hello without the token") {
             host.backend.requests(to: "/v1/live/hello").dropFirst(hellosBefore).contains { $0.request.token == nil }
         }
-        try await eventually("the session ended for the token") { host.endings.contains("token_lost") }
+        try await host.until("the session ended for the token") { host.endings.contains("token_lost") }
         #expect(!host.backend.requests(to: "/v1/live/frames").contains { $0.body?["state"] == .string("ended") })
 
         // Allow-live off: nothing more leaves, whatever the clock does.
@@ -324,12 +345,12 @@ import Testing
             @Sendable func raisedUntil() async -> Int64? {
                 (try? await host.daemon.status(apps: [Self.app]))?.apps.first?.logLevelRaisedUntilUnixMs
             }
-            try await eventually("the level raised") { await raisedUntil() != nil }
+            try await host.until("the level raised") { await raisedUntil() != nil }
             let until = try #require(await raisedUntil())
             #expect(until == host.clock.now().wallUnixMs + 1_800_000)
-            try await eventually("the notice on the machine") { host.notices.contains(.raiseLogLevel) }
+            try await host.until("the notice on the machine") { host.notices.contains(.raiseLogLevel) }
             _ = try await host.daemon.setConsent(.denied, apps: [Self.app])
-            try await eventually("the level restored") { await raisedUntil() == nil }
+            try await host.until("the level restored") { await raisedUntil() == nil }
         }
     }
 
@@ -349,7 +370,7 @@ import Testing
             // 29 minutes of monotonic time later the session still runs...
             for _ in 0..<58 {
                 host.clock.advance(by: .seconds(30))
-                try await eventually("the runtime settled") { (try? await host.live.requestsInFlight) ?? 0 <= host.backend.heldNextCount }
+                try await host.until("the runtime settled") { (try? await host.live.requestsInFlight) ?? 0 <= host.backend.heldNextCount }
             }
             #expect(host.endings.isEmpty, "ended early: \(host.endings)")
             #expect(try await host.live.isInSession)
@@ -364,8 +385,8 @@ import Testing
         try await host.startSession()
         host.backend.answerHellos(.status(200, body: .object(["viewers": .number(1)]), retryAfter: nil))
         host.clock.advance(by: .seconds(30))
-        try await eventually("the session ended by the renewing hello") { host.endings.contains("token_lost") }
-        try await eventually("the held next cancelled") { host.backend.cancelledNext >= 1 }
+        try await host.until("the session ended by the renewing hello") { host.endings.contains("token_lost") }
+        try await host.until("the held next cancelled") { host.backend.cancelledNext >= 1 }
         }
     }
 }

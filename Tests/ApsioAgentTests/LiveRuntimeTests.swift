@@ -4,6 +4,7 @@ import ApsioCore
 import ApsioNet
 import Testing
 import ApsioLive
+import ApsioTestSupport
 
 @Suite struct LiveRuntimeTests {
     static let install = "6f1c2a4e-8b7d-4c1e-9a53-2d0f7e6b1c90"
@@ -35,7 +36,7 @@ import ApsioLive
         await Task.yield()
         #expect(backend.seen.isEmpty)
         await runtime.send(.allowed(true))
-        try await eventually("a hello") { backend.seen.count == 1 }
+        try await until("a hello", on: [backend.changes, clock]) { backend.seen.count == 1 }
         #expect(backend.seen[0].request.path == "/v1/live/hello")
         #expect(backend.seen[0].body?["proof"]?.stringValue?.count == 64)
         await runtime.stop()
@@ -51,7 +52,7 @@ import ApsioLive
         let clock = ManualAgentClock()
         let runtime = await makeRuntime(backend, host, clock)
         await runtime.send(.allowed(true))
-        try await eventually("the session's first frames and next") {
+        try await until("the session's first frames and next", on: [backend.changes, clock]) {
             backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
         }
         let frames = try #require(backend.seen.first { $0.request.path == "/v1/live/frames" })
@@ -66,17 +67,17 @@ import ApsioLive
             "commands": .array([.object(["id": .string("s1"), "name": .string("screenshot"), "args": .object([:])])]),
             "viewers": .number(1), "remaining_ms": .number(1_800_000),
         ]), retryAfter: nil))
-        try await eventually("the screenshot's result") { backend.seen.contains { $0.request.path == "/v1/live/results" } }
+        try await until("the screenshot's result", on: [backend.changes, clock]) { backend.seen.contains { $0.request.path == "/v1/live/results" } }
         let result = try #require(backend.seen.first { $0.request.path == "/v1/live/results" })
         #expect(result.body?["id"] == .string("s1"))
         #expect(result.body?["result"]?["wireframe"]?["processes"] != nil)
         #expect(host.received.contains(.notice(.screenshot)))
 
         clock.advance(by: .milliseconds(300))
-        try await eventually("next asked again") { backend.heldNextCount == 1 }
+        try await until("next asked again", on: [backend.changes, clock]) { backend.heldNextCount == 1 }
         let before = backend.seen.count
         await runtime.send(.allowed(false))
-        try await eventually("the held next cancelled") { backend.cancelledNext == 1 }
+        try await until("the held next cancelled", on: [backend.changes, clock]) { backend.cancelledNext == 1 }
         #expect(await runtime.requestsInFlight == 0)
         #expect(host.received.contains(.viewers(0)))
         clock.advance(by: .seconds(600))
@@ -90,11 +91,11 @@ import ApsioLive
         let clock = ManualAgentClock()
         let runtime = await makeRuntime(backend, RecordingLiveHost(), clock)
         await runtime.send(.allowed(true))
-        try await eventually("the first hello") { backend.seen.count == 1 }
+        try await until("the first hello", on: [backend.changes, clock]) { backend.seen.count == 1 }
         for count in 2...4 {
             try await clock.waitAsleep("the runtime asleep until the next hello") { !$0.isEmpty }
             clock.advance(by: .seconds(30))
-            try await eventually("hello \(count)") { backend.seen.count == count }
+            try await until("hello \(count)", on: [backend.changes, clock]) { backend.seen.count == count }
         }
         await runtime.stop()
     }

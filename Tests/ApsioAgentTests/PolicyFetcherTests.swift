@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import ApsioPolicy
 import ApsioState
+import ApsioTestSupport
 
 /// The policy fetcher against a real server on loopback, with time on a manual clock.
 @Suite struct PolicyFetcherTests {
@@ -29,11 +30,14 @@ import ApsioState
         }
 
         private let shared = Shared()
+        /// Bumped whenever a request arrives, is held, or goes on: what a test waits on.
+        let changes = ChangeSignal()
         let server: HTTPServer
         let port: Int
 
         init() async throws {
             let shared = self.shared
+            let changes = changes
             var router = HTTPRouter()
             router.add("GET", "/v1/policy") { request in
                 let number = shared.state.withLock { state -> Int? in
@@ -42,6 +46,7 @@ import ApsioState
                     state.nextHeld += 1
                     return state.nextHeld
                 }
+                changes.notify()
                 if let number {
                     await withTaskCancellationHandler {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -51,9 +56,11 @@ import ApsioState
                                 return false
                             }
                             if goNow { continuation.resume() }
+                            changes.notify()
                         }
                     } onCancel: {
                         shared.state.withLock { $0.held.removeValue(forKey: number) }?.resume()
+                        changes.notify()
                     }
                 }
                 return shared.state.withLock { $0.answer }
@@ -79,23 +86,32 @@ import ApsioState
                 return Array(state.held.values)
             }
             for continuation in held { continuation.resume() }
+            changes.notify()
         }
     }
 
     /// What the fetcher reported and delivered.
     final class Recorder: Sendable {
         private let state = Mutex<(events: [PolicyFetchEvent], policies: [Policy], finished: Bool)>(([], [], false))
+        let changes = ChangeSignal()
 
         var events: [PolicyFetchEvent] { state.withLock { $0.events } }
         var policies: [Policy] { state.withLock { $0.policies } }
         var finished: Bool { state.withLock { $0.finished } }
 
-        func record(_ event: PolicyFetchEvent) { state.withLock { $0.events.append(event) } }
+        func record(_ event: PolicyFetchEvent) {
+            state.withLock { $0.events.append(event) }
+            changes.notify()
+        }
 
         func follow(_ stream: AsyncStream<Policy>) -> Task<Void, Never> {
             Task {
-                for await policy in stream { state.withLock { $0.policies.append(policy) } }
+                for await policy in stream {
+                    state.withLock { $0.policies.append(policy) }
+                    changes.notify()
+                }
                 state.withLock { $0.finished = true }
+                changes.notify()
             }
         }
 
@@ -135,6 +151,12 @@ import ApsioState
             try await clock.waitAsleep("asleep until \(after)") { $0 == [MonotonicInstant(after)] }
         }
 
+        /// Waits until `condition` holds, checked whenever the backend, the fetcher's reports or
+        /// the clock's sleepers change.
+        func until(_ what: String, _ condition: @Sendable () async throws -> Bool) async throws {
+            try await ApsioTestSupport.until(what, on: [backend.changes, recorder.changes, clock], condition)
+        }
+
         func close() async {
             await fetcher.stop()
             await follower.value
@@ -170,13 +192,13 @@ import ApsioState
             h.backend.answer(200, Self.body(refresh: 60), headers: ["ETag": #""v1""#])
             await h.fetcher.start()
             try await h.asleep(until: .seconds(60))
-            try await eventually("the first policy") { h.recorder.policies == [Self.policy(refresh: 60)] }
+            try await h.until("the first policy") { h.recorder.policies == [Self.policy(refresh: 60)] }
             #expect(h.backend.requests.first?.headers["If-None-Match"] == nil)
             #expect(h.recorder.events == [.fetched(changed: true, ignoredLive: nil)])
 
             h.backend.answer(304)
             h.clock.advance(by: .seconds(60))
-            try await eventually("the second request answered") { h.recorder.events.last == .notModified }
+            try await h.until("the second request answered") { h.recorder.events.last == .notModified }
             #expect(h.backend.requests.count == 2)
             #expect(h.backend.requests.last?.headers["If-None-Match"] == #""v1""#)
             #expect(await h.fetcher.current == Self.policy(refresh: 60))
@@ -198,13 +220,13 @@ import ApsioState
 
             h.backend.answer(200, Self.body(refresh: 3600))
             h.clock.advance(by: .seconds(1))
-            try await eventually("the second request") { h.backend.requests.count == 2 }
+            try await h.until("the second request") { h.backend.requests.count == 2 }
             try await h.asleep(until: .seconds(120 + 3600))
             #expect(h.recorder.policies == [Self.policy(refresh: 120), Self.policy(refresh: 3600)])
 
             // The same body again: applied already, so not delivered twice, and not rewritten.
             h.clock.advance(by: .seconds(3600))
-            try await eventually("the third request") { h.backend.requests.count == 3 }
+            try await h.until("the third request") { h.backend.requests.count == 3 }
             try await h.asleep(until: .seconds(120 + 7200))
             #expect(h.recorder.policies.count == 2)
             #expect(h.recorder.events.last == .fetched(changed: false, ignoredLive: nil))
@@ -230,14 +252,14 @@ import ApsioState
             h.backend.hold()
             h.backend.answer(503)
             await h.fetcher.start()
-            try await eventually("the request held") { h.backend.heldCount == 1 }
+            try await h.until("the request held") { h.backend.heldCount == 1 }
             #expect(h.recorder.events == [.loadedFromDisk])
-            try await eventually("the kept policy delivered") { h.recorder.policies == [Self.policy(refresh: 600, killSwitch: true)] }
+            try await h.until("the kept policy delivered") { h.recorder.policies == [Self.policy(refresh: 600, killSwitch: true)] }
             #expect(h.backend.requests.first?.headers["If-None-Match"] == #"W/"seven""#)
 
             // The backend is down: the kept policy stays in use.
             h.backend.release()
-            try await eventually("the failure reported") {
+            try await h.until("the failure reported") {
                 h.recorder.events.last == .failed(.status(503), retryIn: .seconds(1))
             }
             #expect(await h.fetcher.current == Self.policy(refresh: 600, killSwitch: true))
@@ -249,7 +271,7 @@ import ApsioState
         await stopped.server.stop()
         try await Self.withHarness(directory: directory, backend: stopped) { h in
             await h.fetcher.start()
-            try await eventually("the refused connection reported") {
+            try await h.until("the refused connection reported") {
                 h.recorder.events.contains { if case .failed(.network(.connectionRefused), _) = $0 { true } else { false } }
             }
             #expect(h.recorder.events.first == .loadedFromDisk)
@@ -396,7 +418,7 @@ import ApsioState
 
             h.backend.answer(200, Self.body(refresh: 3600, killSwitch: true))
             await h.fetcher.fetchNow()
-            try await eventually("the kill switch applied without the clock moving") {
+            try await h.until("the kill switch applied without the clock moving") {
                 h.recorder.policies.last == Self.policy(refresh: 3600, killSwitch: true)
             }
             try await h.asleep(until: .seconds(3600))
@@ -405,11 +427,11 @@ import ApsioState
             // Asked while a request is on its way: once it is answered, another goes.
             h.backend.hold()
             await h.fetcher.fetchNow()
-            try await eventually("the request held") { h.backend.heldCount == 1 }
+            try await h.until("the request held") { h.backend.heldCount == 1 }
             await h.fetcher.fetchNow()
             h.backend.answer(200, Self.body(refresh: 3600))
             h.backend.release()
-            try await eventually("a request after the one in flight") { h.backend.requests.count == 4 }
+            try await h.until("a request after the one in flight") { h.backend.requests.count == 4 }
             try await h.asleep(until: .seconds(3600))
             #expect(h.recorder.policies.last == Self.policy(refresh: 3600))
         }
@@ -420,9 +442,9 @@ import ApsioState
         let harness = try await Harness(backend: backend)
         backend.hold()
         await harness.fetcher.start()
-        try await eventually("the request held") { backend.heldCount == 1 }
+        try await harness.until("the request held") { backend.heldCount == 1 }
         await harness.fetcher.stop()
-        try await eventually("the connection closed") { backend.server.connectionCount == 0 }
+        try await waitUntil("the connection closed") { backend.server.connectionCount == 0 }
         await harness.follower.value
         #expect(harness.recorder.finished)
         #expect(harness.recorder.events.isEmpty)

@@ -55,6 +55,7 @@ final class ScriptedBackendServer: Sendable {
         router.add("GET", "/v1/policy") { request in
             state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
             state.policyRequests.add(1, ordering: .relaxed)
+            defer { script.changes.notify() }
             guard let policy = state.policy.withLock({ $0 }) else { return HTTPServerResponse(status: 503) }
             return .json(JSONWriter.encode(policy))
         }
@@ -66,6 +67,7 @@ final class ScriptedBackendServer: Sendable {
                 return (sink.requests.count, sink.script.isEmpty ? 200 : sink.script.removeFirst())
             }
             state.onLogs.withLock { $0 }?(number)
+            script.changes.notify()
             return HTTPServerResponse(status: status)
         }
         server = HTTPServer(

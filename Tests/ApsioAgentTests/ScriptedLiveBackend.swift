@@ -1,9 +1,11 @@
 import ApsioAgent
 import ApsioCore
 import ApsioNet
+import ApsioPOSIX
 import Foundation
 import Synchronization
 import ApsioLive
+import ApsioTestSupport
 
 /// A live backend in memory: records every request, answers hellos from a script, holds `next`
 /// (and, when asked, `results`) until the test releases it or the runtime cancels it.
@@ -27,6 +29,8 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     }
 
     private let state = Mutex(State())
+    /// Bumped whenever a request arrives, is held, or is let go: what a test waits on.
+    let changes = ChangeSignal()
 
     var seen: [Seen] { state.withLock { $0.seen } }
     var cancelledNext: Int { state.withLock { $0.cancelledNext } }
@@ -49,6 +53,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
             return Array(state.heldNext.values)
         }
         for continuation in held { continuation.resume(returning: response) }
+        changes.notify()
     }
 
     /// Answers every held `results` with `response`, and answers the next ones at once again.
@@ -61,6 +66,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
             return Array(state.heldResults.values)
         }
         for continuation in held { continuation.resume(returning: response) }
+        changes.notify()
     }
 
     /// In memory: the request as the runtime handed it to the network.
@@ -78,6 +84,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     /// cancelled. `LoopbackLiveBackend` calls this with what arrived over the socket.
     func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
         state.withLock { $0.seen.append(Seen(request: request, body: body)) }
+        changes.notify()
         if request.path.hasPrefix("/v1/live/hello") {
             return state.withLock { $0.helloScript.isEmpty ? $0.helloAnswer : $0.helloScript.removeFirst() }
         }
@@ -109,6 +116,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
                     return false
                 }
                 if cancelledAlready { continuation.resume(returning: .failed) }
+                changes.notify()
             }
         } onCancel: {
             let held = state.withLock { state -> CheckedContinuation<LiveResponse, Never>? in
@@ -122,6 +130,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
                 }
             }
             held?.resume(returning: .failed)
+            changes.notify()
         }
         if Task.isCancelled { throw CancellationError() }
         return response
@@ -131,26 +140,17 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
 /// Records what the runtime told the daemon, and answers commands.
 final class RecordingLiveHost: LiveHost, Sendable {
     private let events = Mutex<[LiveHostEvent]>([])
+    let changes = ChangeSignal()
     let frame: JSONValue = .object(["processes": .array([.object(["pid": .number(42), "comm": .string("nginx")])])])
 
     var received: [LiveHostEvent] { events.withLock { $0 } }
 
-    func live(_ event: LiveHostEvent) { events.withLock { $0.append(event) } }
+    func live(_ event: LiveHostEvent) {
+        events.withLock { $0.append(event) }
+        changes.notify()
+    }
     func screenshot() async -> JSONValue? { frame }
     func diagnostics(commandID: String) async -> JSONValue? {
         .object(["apsio.live.command.id": .string(commandID), "apsio.queue.records": .number(0)])
     }
 }
-
-/// Waits until `condition` holds, letting the runtime's tasks run; fails after a generous bound.
-func eventually(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    for _ in 0..<20_000 {
-        if await condition() { return }
-        await Task.yield()
-        if Task.isCancelled { break }
-        try await Task.sleep(for: .microseconds(200))
-    }
-    throw WaitError.timedOut(what)
-}
-
-enum WaitError: Error { case timedOut(String) }

@@ -13,14 +13,14 @@ import Testing
         // 14:02:09 UTC is 15:02:09 an hour east.
         let clock = FixedCtlClock(offsetSeconds: 3600)
         let watch = Task { await CtlRun.run(["--runtime-dir", fixture.directory.path, "watch", "nginx"], clock: clock, output: output) }
-        try await waitUntil("the status in the watch") { output.stdout.contains("Nobody is viewing nginx live") }
+        try await until("the status in the watch", on: [output]) { output.stdout.contains("Nobody is viewing nginx live") }
         #expect(output.stdout == """
             [15:02:09] nginx (nginx.service): active, live inspection off, consent not asked
             [15:02:09]   Nobody is viewing nginx live
 
             """)
         fixture.handler.emit(.dataSaver(true))
-        try await waitUntil("the change in the watch") { output.stdout.contains("Data Saver is now on") }
+        try await until("the change in the watch", on: [output]) { output.stdout.contains("Data Saver is now on") }
         #expect(output.stdout.hasSuffix("[15:02:09] Data Saver is now on\n"))
 
         await fixture.server.stop()
@@ -33,9 +33,9 @@ import Testing
         let fixture = try ControlFixture()
         let output = CapturedOutput()
         let watch = Task { await CtlRun.run(["--runtime-dir", fixture.directory.path, "--json", "watch", "api"], output: output) }
-        try await waitUntil("the status in the watch") { output.stdout.split(separator: "\n").count == 2 }
+        try await until("the status in the watch", on: [output]) { output.stdout.split(separator: "\n").count == 2 }
         fixture.handler.emit(.dataSaver(true))
-        try await waitUntil("the change in the watch") { output.stdout.split(separator: "\n").count == 3 }
+        try await until("the change in the watch", on: [output]) { output.stdout.split(separator: "\n").count == 3 }
         await fixture.server.stop()
         let result = await watch.value
         #expect(result.status == 1)
@@ -56,16 +56,4 @@ import Testing
             #expect(fixture.handler.watcherCount == 0)
         }
     }
-}
-
-/// Polls `condition` until it holds, failing after a generous deadline: on a loaded 2-core
-/// machine the whole suite's first tasks can wait most of a minute for a thread.
-func waitUntil(_ what: String, within seconds: Double = 120, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("timed out waiting for \(what)")
-    throw CancellationError()
 }

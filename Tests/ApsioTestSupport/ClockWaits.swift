@@ -1,11 +1,6 @@
 package import ApsioPOSIX
 package import ApsioCore
 
-package struct ClockWaitTimedOut: Error, CustomStringConvertible {
-    package let what: String
-    package var description: String { "timed out waiting for \(what)" }
-}
-
 extension ManualAgentClock {
     /// `asleep(condition)`, given up after `seconds` of real time with an error naming `what`:
     /// a bound for a test that would otherwise hang, not a measure of how long anything takes.
@@ -24,7 +19,7 @@ extension ManualAgentClock {
             }
             let settled = try await group.next() ?? false
             group.cancelAll()
-            if !settled { throw ClockWaitTimedOut(what: what) }
+            if !settled { throw WaitTimedOut(what: what) }
         }
     }
 }

@@ -26,6 +26,9 @@ package actor LiveRuntime {
     private var timer: Task<Void, Never>?
     private var timerDeadline: MonotonicInstant?
     private var stopped = false
+    /// Bumped each time the runtime has taken in an event and acted on it (requests started,
+    /// answers handled, timers set): who waits for it to settle re-checks then.
+    private nonisolated let activity = ChangeSignal()
 
     package init(
         installationID: String, limits: Limits = .spec, dayBytes: DayBytes, clock: any AgentClock,
@@ -75,6 +78,7 @@ package actor LiveRuntime {
         inFlight.removeAll()
         for task in commandTasks.values { task.cancel() }
         commandTasks.removeAll()
+        activity.notify()
     }
 
     // MARK: - What the daemon may read
@@ -136,6 +140,7 @@ package actor LiveRuntime {
             }
         }
         reschedule(now: now, madeProgress: !actions.isEmpty)
+        activity.notify()
     }
 
     private func start(_ id: LiveRequestID, _ request: LiveHTTPRequest) {
@@ -242,4 +247,10 @@ package actor LiveRuntime {
         }
         return out
     }
+}
+
+extension LiveRuntime: ChangeSource {
+    /// The runtime changes each time it has acted on an event (a request started or answered, a
+    /// timer set): a test waiting for it to settle re-checks then.
+    package nonisolated func markChange() -> @Sendable () async throws -> Void { activity.markChange() }
 }

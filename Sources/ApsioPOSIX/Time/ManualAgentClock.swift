@@ -46,6 +46,9 @@ package final class ManualAgentClock: AgentClock {
 
     package var earliestDeadline: MonotonicInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
+    /// The deadlines of the tasks asleep on this clock, in order.
+    package var deadlines: [MonotonicInstant] { state.withLock { $0.deadlines } }
+
     /// Returns once the deadlines of the tasks asleep on this clock, in order, meet `condition`:
     /// how a test waits for the code under it to be idle on the clock (everything it does next
     /// waits for time to pass) instead of polling. Checked now and whenever a task falls asleep
@@ -77,15 +80,24 @@ package final class ManualAgentClock: AgentClock {
         try await asleep { $0.count >= count }
     }
 
-    package func advance(by duration: Duration) {
-        let (woken, satisfied) = state.withLock { state -> ([Sleeper], [Watcher]) in
+    /// What one `advance` did: how many sleepers it woke, and the deadlines of those still asleep
+    /// right after, before any woken task could sleep again.
+    package struct Advance: Sendable {
+        package let woken: Int
+        package let asleep: [MonotonicInstant]
+    }
+
+    @discardableResult
+    package func advance(by duration: Duration) -> Advance {
+        let (woken, satisfied, asleep) = state.withLock { state -> ([Sleeper], [Watcher], [MonotonicInstant]) in
             state.now = state.now.advanced(by: duration)
             let due = state.sleepers.filter { $0.value.deadline <= state.now.mono }
             for id in due.keys { state.sleepers[id] = nil }
-            return (Array(due.values), due.isEmpty ? [] : state.satisfiedWatchers())
+            return (Array(due.values), due.isEmpty ? [] : state.satisfiedWatchers(), state.deadlines)
         }
         for sleeper in woken { sleeper.continuation.resume() }
         for watcher in satisfied { watcher.continuation.resume() }
+        return Advance(woken: woken.count, asleep: asleep)
     }
 
     /// Moves the wall clock alone, as an operator or an NTP step does: no sleeper wakes, since

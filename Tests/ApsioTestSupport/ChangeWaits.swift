@@ -1,0 +1,65 @@
+package import ApsioPOSIX
+package import ApsioCore
+
+extension ManualAgentClock: ChangeSource {
+    /// The clock changes for a test when a task falls asleep on it, wakes, or is cancelled: the
+    /// code under test has done what it could without time passing, or has started again.
+    package func markChange() -> @Sendable () async throws -> Void {
+        changed(since: deadlines)
+    }
+
+    /// Returns once the sleepers' deadlines differ from `asleep`: after an `advance`, from what it
+    /// left asleep, so a woken task that sleeps again before the test looks is not missed.
+    package func changed(since asleep: [MonotonicInstant]) -> @Sendable () async throws -> Void {
+        { try await self.asleep { $0 != asleep } }
+    }
+}
+
+package struct WaitTimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package init(what: String) { self.what = what }
+    package var description: String { "timed out waiting for \(what)" }
+}
+
+/// A bound for a test that would otherwise hang, in real time: not a measure of how long
+/// anything takes.
+package func waitDeadline(seconds: Double) -> ContinuousClock.Instant {
+    ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+}
+
+/// Returns once one of `waits` returns (something changed); throws, naming `what`, at `deadline`.
+package func anyChange(
+    _ what: String, _ waits: [@Sendable () async throws -> Void], before deadline: ContinuousClock.Instant
+) async throws {
+    let changed = try await withThrowingTaskGroup(of: Bool.self) { group in
+        for wait in waits {
+            group.addTask {
+                try await wait()
+                return true
+            }
+        }
+        group.addTask {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            return false
+        }
+        let changed = try await group.next() ?? false
+        group.cancelAll()
+        return changed
+    }
+    if !changed { throw WaitTimedOut(what: what) }
+}
+
+/// Returns once `condition` holds, checking it now and after each change of `sources`; throws,
+/// naming `what`, if it still does not after `seconds`.
+package func until(
+    _ what: String, seconds: Double = 60, on sources: [any ChangeSource],
+    _ condition: @Sendable () async throws -> Bool
+) async throws {
+    let deadline = waitDeadline(seconds: seconds)
+    while true {
+        // Marked before the check, so a change while checking is not missed.
+        let waits = sources.map { $0.markChange() }
+        if try await condition() { return }
+        try await anyChange(what, waits, before: deadline)
+    }
+}
