@@ -52,6 +52,9 @@ let package = Package(
             swiftSettings: strict),
         // The control socket's server and client: peer credentials, framing, limits.
         .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        // The backend's Redis client: RESP, one pipelined connection with deadlines, reconnects,
+        // and a connection of its own for pub/sub.
+        .target(name: "ApsioRedis", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet"], swiftSettings: strict),
         // apsioctl's commands, with its streams, caller and clock passed in: the binary is main.swift
         // alone, and the tests run every command in their own process.
         .target(name: "ApsioCtl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
@@ -128,6 +131,9 @@ let package = Package(
         .testTarget(
             name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioRedisTests", dependencies: ["ApsioRedis", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],

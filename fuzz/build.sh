@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh
 
-all_targets=(response request json control config gzip queue cursor redact pattern)
+all_targets=(response request json control config gzip queue cursor redact pattern resp)
 
 # The entry point of each target, and the package modules it imports ("" for none).
 entry_of() {
@@ -21,12 +21,13 @@ entry_of() {
         cursor) echo fuzz/CursorFuzz.swift ;;
         redact) echo fuzz/RedactorFuzz.swift ;;
         pattern) echo fuzz/RedactionPatternFuzz.swift ;;
+        resp) echo fuzz/RESPFuzz.swift ;;
         *) return 1 ;;
     esac
 }
 modules_of() {
     case "$1" in
-        response | request) echo "" ;;
+        response | request | resp) echo "" ;;
         json | control | redact | pattern) echo "ApsioCore" ;;
         gzip) echo "ApsioCore ApsioNet" ;;
         config) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
@@ -113,6 +114,8 @@ build_target() {
             sources+=(fuzz/HTTPFuzzLimits.swift)
             for name in "${http_parsers[@]}"; do sources+=("Sources/ApsioNet/HTTP/Messages/$name.swift"); done ;;
         queue | cursor) sources+=(fuzz/FuzzFiles.swift) ;;
+        # The RESP parser imports nothing either.
+        resp) for name in RESPValue RESPLimits RESPReplyParser; do sources+=("Sources/ApsioRedis/RESP/$name.swift"); done ;;
     esac
     for module in $(modules_of "$target"); do
         build_module "$module"

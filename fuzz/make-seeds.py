@@ -115,3 +115,16 @@ for name, pattern, text in [
     ("empty-match", "a*", "aaa"),
 ]:
     write("pattern", name, bytes([len(pattern.encode())]) + pattern.encode() + text.encode())
+
+# RESP: a byte picking the piece size, then what a Redis server sends back.
+for name, reply in [
+    ("simple", b"+OK\r\n"),
+    ("error", b"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"),
+    ("integers", b":0\r\n:-1\r\n:9223372036854775807\r\n"),
+    ("bulk", b"$5\r\nhello\r\n$0\r\n\r\n$-1\r\n"),
+    ("exec", b"*3\r\n+OK\r\n:7\r\n*2\r\n$1\r\na\r\n$-1\r\n*-1\r\n"),
+    ("message", b"*3\r\n$7\r\nmessage\r\n$14\r\napsio:frames:1\r\n$4\r\n\x00\x01\r\n\r\n"),
+    ("subscribe", b"*3\r\n$9\r\nsubscribe\r\n$3\r\none\r\n:1\r\n*2\r\n$4\r\npong\r\n$0\r\n\r\n"),
+    ("torn", b"*2\r\n$3\r\nab"),
+]:
+    write("resp", name, b"\x03" + reply)

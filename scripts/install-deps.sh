@@ -19,6 +19,8 @@ packages=(
     systemd                                           # systemd-analyze for the unit checks (never started)
     util-linux                                        # setpriv: a control client run as nobody, a daemon without CAP_SYS_NICE
     python3-seccomp                                   # the unit's system call filter, applied to a test's daemon
+    redis-server                                      # the fleet backend's shared state (started by the tests, on a private socket)
+    nginx                                             # the load balancer in front of several backend instances
 )
 
 missing=()
@@ -31,8 +33,20 @@ if [ ${#missing[@]} -gt 0 ]; then
     sudo=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
     echo "Installing: ${missing[*]}"
+    # redis-server and nginx would start as services on their default ports on installation; the
+    # tests start their own, on private sockets and ports. Without an init that refuses, say no.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=no
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+        "${sudo[@]}" chmod +x "$policy"
+        made_policy=yes
+    fi
     "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    status=0
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" || status=$?
+    [ "$made_policy" = no ] || "${sudo[@]}" rm -f "$policy"
+    [ "$status" -eq 0 ] || exit "$status"
 fi
 
 # The OTLP encoder's tests parse its output with the OpenTelemetry protobuf definitions

@@ -121,11 +121,5 @@ final class LogLines: LogSink {
 /// Polls `condition` until it holds, for at most `seconds` of wall time: for what a real journal, a
 /// real socket or another process do in their own time.
 func waitUntil(_ what: String, seconds: Double = 120, _ condition: @Sendable () async throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-    if try await condition() { return }
-    throw WaitTimedOut(what: what)
+    try await poll(what, seconds: seconds, condition)
 }

@@ -63,3 +63,16 @@ package func until(
         try await anyChange(what, waits, before: deadline)
     }
 }
+
+/// Checks `condition` every few milliseconds until it holds, for at most `seconds`: only for what
+/// another process or the kernel does in its own time (a server's state, a socket closed), which
+/// no change source can signal.
+package func poll(_ what: String, seconds: Double = 120, _ condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = waitDeadline(seconds: seconds)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    if try await condition() { return }
+    throw WaitTimedOut(what: what)
+}

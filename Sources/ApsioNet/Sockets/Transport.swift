@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-import ApsioPOSIX
+package import ApsioPOSIX
 
 /// A connected stream socket, plain or with TLS over it, read and written with deadlines. Waiting
 /// goes through `Readiness.wait`, so a cancelled task stops waiting at once and the caller closes
@@ -9,8 +9,8 @@ import ApsioPOSIX
 ///
 /// One task uses a transport at a time (the client hands it from the pool to one request, the
 /// server's connection loop to its disconnect watcher and back), hence `@unchecked Sendable`.
-final class Transport: @unchecked Sendable {
-    let fd: OwnedFileDescriptor
+package final class Transport: @unchecked Sendable {
+    package let fd: OwnedFileDescriptor
     private var tls: TLSSession?
 
     init(fd: OwnedFileDescriptor) {
@@ -19,7 +19,7 @@ final class Transport: @unchecked Sendable {
 
     var isTLS: Bool { tls != nil }
 
-    func close() {
+    package func close() {
         tls = nil
         fd.close()
     }
@@ -57,6 +57,26 @@ final class Transport: @unchecked Sendable {
         throw lastError
     }
 
+    /// Resolves `host` (a name or an address literal) and connects to the first address that
+    /// accepts, within the deadline.
+    package static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) async throws -> Transport {
+        let addresses = try await DNSResolver.resolve(host: host, port: port, timeout: max(deadline - .now, .zero))
+        return try await connect(to: addresses, deadline: deadline)
+    }
+
+    /// Connects to a unix socket. A local socket accepts at once or not at all: no deadline.
+    package static func connect(unix address: UnixSocketAddress) throws -> Transport {
+        let transport: Transport
+        do throws(SystemError) {
+            transport = Transport(fd: try OwnedFileDescriptor.socket(family: AF_UNIX, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true))
+            _ = try transport.fd.connect(address)
+        } catch {
+            throw error.errno == ECONNREFUSED || error.errno == ENOENT
+                ? TransportError.reset("\(address.path): \(error.reason)") : TransportError.system(error.description)
+        }
+        return transport
+    }
+
     /// Shakes hands as the client or the server of `session`, within the deadline.
     func startTLS(_ session: TLSSession, deadline: ContinuousClock.Instant) async throws {
         tls = session
@@ -75,7 +95,7 @@ final class Transport: @unchecked Sendable {
 
     /// Reads what is there, up to `maxCount` bytes, waiting until the deadline for at least one.
     /// An empty result is the end of the stream.
-    func read(maxCount: Int = 16 * 1024, until deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+    package func read(maxCount: Int = 16 * 1024, until deadline: ContinuousClock.Instant) async throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maxCount)
         while true {
             let step: TLSSession.Step = buffer.withUnsafeMutableBytes { raw in
@@ -99,7 +119,7 @@ final class Transport: @unchecked Sendable {
         }
     }
 
-    func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) async throws {
+    package func write(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) async throws {
         var offset = 0
         while offset < bytes.count {
             let step: TLSSession.Step = bytes.withUnsafeBytes { raw in

@@ -1,6 +1,6 @@
 /// What went wrong under HTTP: the client turns these into `HTTPClientError` with the phase it
 /// was in, the server into closing the connection.
-enum TransportError: Error, Equatable {
+package enum TransportError: Error, Equatable {
     case timedOut
     /// The peer reset the connection or it broke while writing.
     case reset(String)

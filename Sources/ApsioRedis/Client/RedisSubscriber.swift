@@ -1,0 +1,237 @@
+import ApsioCore
+import ApsioNet
+package import ApsioPOSIX
+import Synchronization
+
+/// A connection of its own for pub/sub: on RESP2 a subscribed connection carries nothing else.
+///
+/// Pub/sub keeps nothing and delivers at most once: a message published while this connection
+/// was down is gone. So every (re)subscription is reported (`onSubscribed`), and its owner treats
+/// messages as hints and reads the state again then. The subscriber reconnects by itself, with
+/// `RedisBackoff`, and subscribes again to every channel it had; it pings when the connection is
+/// quiet, so a Redis that vanished without a reset is noticed within `silence`.
+package final class RedisSubscriber: Sendable {
+    package struct Message: Sendable, Equatable {
+        package let channel: String
+        package let payload: [UInt8]
+    }
+
+    private struct State {
+        var channels: Set<String> = []
+        var transport: Transport?
+        var outbox: [UInt8] = []
+        var writing = false
+        var writer: Task<Void, Never>?
+        var task: Task<Void, Never>?
+        var stopped = false
+        var connected = false
+    }
+
+    package let endpoint: RedisEndpoint
+    private let clock: any AgentClock
+    private let backoff: RedisBackoff
+    private let silence: Duration
+    private let limits: RESPLimits
+    private let onMessage: @Sendable (Message) -> Void
+    private let onSubscribed: @Sendable () -> Void
+    private let state = Mutex(State())
+
+    /// `onMessage` runs on the subscriber's reading task: it must not block (queue, then return).
+    package init(
+        endpoint: RedisEndpoint, clock: any AgentClock, backoff: RedisBackoff = RedisBackoff(),
+        silence: Duration = .seconds(30), limits: RESPLimits = RESPLimits(maxBufferedBytes: 8 << 20, maxBulkBytes: 4 << 20),
+        onMessage: @escaping @Sendable (Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {}
+    ) {
+        self.endpoint = endpoint
+        self.clock = clock
+        self.backoff = backoff
+        self.silence = silence
+        self.limits = limits
+        self.onMessage = onMessage
+        self.onSubscribed = onSubscribed
+    }
+
+    /// Whether the subscriptions are in place now.
+    package var isConnected: Bool { state.withLock { $0.connected } }
+
+    package func start() {
+        state.withLock { state in
+            guard state.task == nil, !state.stopped else { return }
+            state.task = Task { await self.run() }
+        }
+    }
+
+    package func stop() {
+        let (task, transport) = state.withLock { state -> (Task<Void, Never>?, Transport?) in
+            state.stopped = true
+            return (state.task, state.transport)
+        }
+        task?.cancel()
+        transport?.fd.shutdown()
+    }
+
+    /// Waits until the subscriber has ended after `stop`.
+    package func stopped() async {
+        await state.withLock { $0.task }?.value
+    }
+
+    package func subscribe(_ channels: [String]) {
+        let added = state.withLock { state -> [String] in
+            let added = channels.filter { state.channels.insert($0).inserted }
+            return added
+        }
+        if !added.isEmpty { write(RESPCommand("SUBSCRIBE", added)) }
+    }
+
+    package func unsubscribe(_ channels: [String]) {
+        let removed = state.withLock { state -> [String] in
+            channels.filter { state.channels.remove($0) != nil }
+        }
+        if !removed.isEmpty { write(RESPCommand("UNSUBSCRIBE", removed)) }
+    }
+
+    // MARK: - The connection's life
+
+    private func run() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await session()
+                failures = 0
+            } catch {
+                failures += 1
+            }
+            if Task.isCancelled || state.withLock({ $0.stopped }) { break }
+            let delay = backoff.delay(afterFailures: max(failures, 1), unit: Double.random(in: 0..<1))
+            do {
+                try await clock.sleep(until: clock.now().mono + delay)
+            } catch {
+                break
+            }
+        }
+    }
+
+    /// One connection: subscribe to every channel, then read until it fails.
+    private func session() async throws {
+        let transport: Transport
+        switch endpoint.address {
+        case .tcp(let host, let port):
+            transport = try await Transport.connect(host: host, port: port, deadline: .now + .seconds(5))
+        case .unix(let path):
+            guard let address = UnixSocketAddress(path: path) else { throw RedisError.closed }
+            transport = try Transport.connect(unix: address)
+        }
+        let channels = state.withLock { state -> [String]? in
+            guard !state.stopped else { return nil }
+            state.transport = transport
+            return state.channels.sorted()
+        }
+        guard let channels else {
+            transport.close()
+            return
+        }
+        do {
+            try await subscribed(on: transport, to: channels)
+        } catch {
+            await end(transport)
+            throw error
+        }
+        await end(transport)
+    }
+
+    /// Lets the connection go: no more writes are queued to it, the writer is woken and waited
+    /// for, and only then is the socket closed (never while a wait on it may be in the reactor).
+    private func end(_ transport: Transport) async {
+        let writer = state.withLock { state -> Task<Void, Never>? in
+            state.connected = false
+            state.transport = nil
+            state.outbox = []
+            return state.writer
+        }
+        transport.fd.shutdown()
+        await writer?.value
+        transport.close()
+    }
+
+    private func subscribed(on transport: Transport, to channels: [String]) async throws {
+        // Pub/sub channels are not per database: no SELECT. An empty set still pings, so the
+        // connection is known good before it is reported.
+        var first: [UInt8] = []
+        if !channels.isEmpty { RESPCommand("SUBSCRIBE", channels).encode(into: &first) }
+        RESPCommand("PING").encode(into: &first)
+        try await transport.write(first, until: .now + .seconds(5))
+        var parser = RESPReplyParser(limits: limits)
+        var reported = false
+        var pinged = false
+        while !Task.isCancelled {
+            let bytes: [UInt8]
+            do {
+                bytes = try await transport.read(maxCount: 64 << 10, until: .now + silence / 2)
+            } catch TransportError.timedOut {
+                // Quiet for half the allowed silence: ask, and give up if the answer does not come.
+                guard !pinged else { throw RedisError.timedOut }
+                pinged = true
+                write(RESPCommand("PING"))
+                continue
+            }
+            guard !bytes.isEmpty else { throw RedisError.unavailable(reason: "\(endpoint) closed the connection", retryIn: .zero) }
+            pinged = false
+            try parser.append(bytes)
+            while let reply = try parser.next() {
+                guard let elements = reply.elements, let kind = elements.first?.text?.lowercased() else {
+                    if case .error(let message) = reply { throw RedisError.unavailable(reason: message, retryIn: .zero) }
+                    continue
+                }
+                switch kind {
+                case "message" where elements.count == 3:
+                    if let channel = elements[1].text, let payload = elements[2].bytes {
+                        onMessage(Message(channel: channel, payload: payload))
+                    }
+                case "pong":
+                    if !reported {
+                        reported = true
+                        state.withLock { $0.connected = true }
+                        onSubscribed()
+                    }
+                default:
+                    break  // subscribe and unsubscribe confirmations
+                }
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Queues `command` for the connection in place; dropped when there is none (the next one
+    /// subscribes to the whole set anyway).
+    private func write(_ command: RESPCommand) {
+        state.withLock { state in
+            guard let transport = state.transport else { return }
+            command.encode(into: &state.outbox)
+            guard !state.writing else { return }
+            state.writing = true
+            // Made under the lock, so `end` always finds the writer it must wait for.
+            state.writer = Task { await self.flush(transport) }
+        }
+    }
+
+    /// Writes the outbox until it is empty, or the connection changed.
+    private func flush(_ transport: Transport) async {
+        while true {
+            let bytes = state.withLock { state -> [UInt8] in
+                guard !state.outbox.isEmpty, state.transport === transport else {
+                    state.writing = false
+                    return []
+                }
+                defer { state.outbox = [] }
+                return state.outbox
+            }
+            guard !bytes.isEmpty else { return }
+            do {
+                try await transport.write(bytes, until: .now + .seconds(5))
+            } catch {
+                transport.fd.shutdown()  // the reader sees it end, and connects again
+            }
+        }
+    }
+}
