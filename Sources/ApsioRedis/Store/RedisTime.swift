@@ -1,0 +1,12 @@
+/// The one clock every instance judges expiry by (a token's, `until`, the 60 s of silence): Redis's
+/// own `TIME`, so instances whose clocks disagree still agree on what has expired.
+package enum RedisTime {
+    /// Unix milliseconds, as Redis's clock reads now.
+    package static func now(_ client: RedisClient) async throws -> Int64 {
+        let reply = try await client.send(RESPCommand("TIME"))
+        guard let parts = reply.elements, parts.count == 2,
+              let seconds = parts[0].text.flatMap({ Int64($0) }), let micros = parts[1].text.flatMap({ Int64($0) })
+        else { throw RedisDocuments.UpdateError.unexpectedReply("\(reply)") }
+        return seconds * 1000 + micros / 1000
+    }
+}
