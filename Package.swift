@@ -108,6 +108,10 @@ let package = Package(
             dependencies: ["ApsioCore", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
 
+        // bench/fleet/run.sh: devices, live sessions, viewers and policy fetches against a backend.
+        .executableTarget(
+            name: "apsio-bench-fleet", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
+
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
         // control server with a fake daemon behind it.
         .target(

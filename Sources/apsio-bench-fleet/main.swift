@@ -1,0 +1,372 @@
+// The fleet load generator for bench/fleet/run.sh: devices, live sessions, viewers and policy
+// fetches against a running backend, as a fleet makes them, with the figures a run reports.
+//
+//   apsio-bench-fleet --backend URL --apps N --devices-per-app N --live N --viewers-per-live N
+//                     --user USER:PASSWORD [--interval S] [--seconds S] [--policy-per-second N]
+//                     [--lines N]
+//
+// Device i of app a is install fleet-a-i, tester t-i of app bench-a with app key bench-key-a
+// (bench/fleet/run.sh lists the same testers on the backend's command line). The first --live
+// devices of app 0 hold `next` and post `frames` once a second with --lines lines, each line
+// stamped with when it was posted; --viewers-per-live people watch each of them, and the time
+// from the post to the viewer's event is the fan-out. Prints key=value figures on stdout.
+import ApsioCore
+import ApsioNet
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ text: String) -> Never {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+struct Options {
+    var backend = ""
+    var apps = 1
+    var devicesPerApp = 100
+    var live = 10
+    var viewersPerLive = 1
+    var user = ""
+    var password = ""
+    var interval = 30
+    var seconds = 60
+    var policyPerSecond = 0.0
+    var lines = 50
+}
+
+func parseOptions() -> Options {
+    var options = Options()
+    var arguments = CommandLine.arguments.dropFirst()
+    func value(_ name: String) -> String {
+        guard let value = arguments.popFirst() else { fail("\(name) needs a value") }
+        return value
+    }
+    func number(_ name: String) -> Int {
+        guard let number = Int(value(name)), number >= 0 else { fail("\(name) needs a number") }
+        return number
+    }
+    while let argument = arguments.popFirst() {
+        switch argument {
+        case "--backend": options.backend = value(argument)
+        case "--apps": options.apps = max(1, number(argument))
+        case "--devices-per-app": options.devicesPerApp = number(argument)
+        case "--live": options.live = number(argument)
+        case "--viewers-per-live": options.viewersPerLive = number(argument)
+        case "--interval": options.interval = max(1, number(argument))
+        case "--seconds": options.seconds = max(1, number(argument))
+        case "--policy-per-second": options.policyPerSecond = Double(number(argument))
+        case "--lines": options.lines = number(argument)
+        case "--user":
+            let parts = value(argument).split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { fail("--user needs USER:PASSWORD") }
+            (options.user, options.password) = (parts[0], parts[1])
+        default: fail("unknown option \(argument)")
+        }
+    }
+    guard !options.backend.isEmpty, !options.user.isEmpty else { fail("--backend and --user are needed") }
+    options.live = min(options.live, options.devicesPerApp)
+    return options
+}
+
+/// Counts and latencies from every task, read once at the end.
+final class Tally: Sendable {
+    private struct State {
+        var hellos = 0
+        var helloFailures = 0
+        var framesPosted = 0
+        var frameFailures = 0
+        var policies = 0
+        var notModified = 0
+        var policyFailures = 0
+        var fanOutMs: [Double] = []
+        var viewerEvents = 0
+        var sessionsStarted = 0
+    }
+
+    private let state = Mutex(State())
+    let measuring = Atomic<Bool>(false)
+
+    func hello(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.hellos += 1) : ($0.helloFailures += 1) } } }
+    func frames(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.framesPosted += 1) : ($0.frameFailures += 1) } } }
+    func policy(status: Int) {
+        guard measuring.load(ordering: .relaxed) else { return }
+        state.withLock {
+            switch status {
+            case 200: $0.policies += 1
+            case 304: $0.policies += 1; $0.notModified += 1
+            default: $0.policyFailures += 1
+            }
+        }
+    }
+    func fanOut(_ milliseconds: Double) { if measuring.load(ordering: .relaxed) { state.withLock { $0.fanOutMs.append(milliseconds); $0.viewerEvents += 1 } } }
+    func sessionStarted() { state.withLock { $0.sessionsStarted += 1 } }
+
+    func report(seconds: Double) -> [String] {
+        state.withLock { state in
+            let sorted = state.fanOutMs.sorted()
+            func percentile(_ p: Double) -> String {
+                guard !sorted.isEmpty else { return "none" }
+                return decimal(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))], places: 1)
+            }
+            return [
+                "measured_seconds=\(decimal(seconds, places: 1))",
+                "hellos=\(state.hellos)", "hello_failures=\(state.helloFailures)",
+                "frames=\(state.framesPosted)", "frame_failures=\(state.frameFailures)",
+                "policies=\(state.policies)", "policy_304=\(state.notModified)", "policy_failures=\(state.policyFailures)",
+                "sessions=\(state.sessionsStarted)", "fanout_events=\(sorted.count)",
+                "fanout_p50_ms=\(percentile(0.5))", "fanout_p99_ms=\(percentile(0.99))",
+            ]
+        }
+    }
+}
+
+/// `value` with `places` decimals, without Foundation.
+func decimal(_ value: Double, places: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    let scaled = Int64((value * scale).rounded())
+    let whole = scaled / Int64(scale)
+    let fraction = String(abs(scaled % Int64(scale)))
+    let sign = scaled < 0 && whole == 0 ? "-" : ""
+    guard places > 0 else { return String(whole) }
+    return sign + String(whole) + "." + String(repeating: "0", count: places - fraction.count) + fraction
+}
+
+func say(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+func nowMs() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1_000_000
+}
+
+let options = parseOptions()
+let endpoint: HTTPEndpoint
+do { endpoint = try HTTPEndpoint(baseURL: options.backend) } catch { fail("--backend: \(error)") }
+let hashing = OpenSSLSHA256()
+let tally = Tally()
+// Keep-alive past the hello interval, so a device's hellos reuse their connection.
+let clientOptions = HTTPClient.Options(maxIdleConnectionsPerOrigin: 4, idleTimeout: .seconds(Int64(options.interval) + 30))
+func makeClient() -> HTTPClient {
+    do { return try HTTPClient(options: clientOptions) } catch { fail("client: \(error)") }
+}
+/// The quiet devices share a few connections (the backend allows a few hundred at once); each
+/// live device and viewer has its own, since it holds a request.
+let sharedClients = (0..<8).map { _ in makeClient() }
+
+struct Device: Sendable {
+    let app: Int
+    let index: Int
+    var install: String { "fleet-\(app)-\(index)" }
+    var appKey: String { "bench-key-\(app)" }
+    var tester: String { "t-\(index)" }
+}
+
+func helloBody(_ device: Device) -> [UInt8] {
+    let proof = TesterProof(entryID: device.tester, installationID: device.install, hashing: hashing)
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("install"); writer.string(device.install)
+    writer.key("model"); writer.string("bench")
+    writer.key("os"); writer.string("Debian GNU/Linux 12")
+    writer.key("release"); writer.string("1.0")
+    writer.key("tester"); writer.string(device.tester)
+    writer.key("proof"); writer.string(proof.secretHex)
+    writer.endObject()
+    return writer.bytes
+}
+
+/// One hello; returns the token and the viewers count it was answered.
+func hello(_ device: Device, token: String?, client: HTTPClient) async -> (token: String?, viewers: Int) {
+    var headers: HTTPHeaders = ["Apsio-App-Key": device.appKey]
+    if let token { headers.set("Apsio-Live-Token", token) }
+    do {
+        let response = try await client.send(.postJSON("/v1/live/hello", json: helloBody(device), headers: headers), to: endpoint)
+        let body = try? JSONParser().parse(response.body)
+        tally.hello(ok: response.status == 200)
+        return (body?["device_token"]?.stringValue ?? token, Int(body?["viewers"]?.numberValue ?? 0))
+    } catch {
+        tally.hello(ok: false)
+        return (token, 0)
+    }
+}
+
+/// A quiet device: a hello every interval, from a random start within the first interval.
+func quietDevice(_ device: Device, client: HTTPClient, until end: ContinuousClock.Instant) async {
+    try? await Task.sleep(for: .milliseconds(Int.random(in: 0..<(options.interval * 1000))))
+    var token: String?
+    while ContinuousClock.now < end {
+        token = await hello(device, token: token, client: client).token
+        try? await Task.sleep(for: .seconds(options.interval))
+    }
+}
+
+func framesBody(_ device: Device, number: Int) -> [UInt8] {
+    let stamp = nowMs()
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("install"); writer.string(device.install)
+    writer.key("state"); writer.string("live")
+    writer.key("lines")
+    writer.beginArray()
+    for line in 0..<options.lines {
+        writer.beginObject()
+        writer.key("t"); writer.double(stamp)
+        writer.key("severity"); writer.int(9)
+        writer.key("body"); writer.string("posted=\(decimal(stamp, places: 3)) frame=\(number) line=\(line) GET /api/orders 200")
+        writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+    return writer.bytes
+}
+
+/// A live device: hellos until a viewer is there, then `next` held in a loop and `frames` every
+/// second, with hellos at the interval alongside.
+func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
+    let client = makeClient()
+    let poller = makeClient()
+    var token: String?
+    var viewers = 0
+    while viewers == 0, ContinuousClock.now < end {
+        (token, viewers) = await hello(device, token: token, client: client)
+        if viewers == 0 { try? await Task.sleep(for: .milliseconds(500)) }
+    }
+    guard let token else { return }
+    tally.sessionStarted()
+    let headers: HTTPHeaders = ["Apsio-App-Key": device.appKey, "Apsio-Live-Token": token]
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            while ContinuousClock.now < end {
+                let request = HTTPRequest.get("/v1/live/next?install=\(device.install)", headers: headers, timeout: .seconds(40))
+                if (try? await poller.send(request, to: endpoint)) == nil { try? await Task.sleep(for: .seconds(1)) }
+            }
+        }
+        group.addTask {
+            var number = 0
+            var lastHello = ContinuousClock.now
+            while ContinuousClock.now < end {
+                number += 1
+                let posted = try? await client.send(.postJSON("/v1/live/frames", json: framesBody(device, number: number), headers: headers), to: endpoint)
+                tally.frames(ok: posted?.isSuccess ?? false)
+                if ContinuousClock.now - lastHello >= .seconds(options.interval) {
+                    lastHello = .now
+                    _ = await hello(device, token: token, client: client)
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}
+
+/// A person watching one device: signed in, then the stream polled until the end; each frames
+/// event's first line says when it was posted.
+func viewer(of device: Device, until end: ContinuousClock.Instant) async {
+    let client = makeClient()
+    let login = JSONValue.object(["user": .string(options.user), "password": .string(options.password)])
+    guard let signedIn = try? await client.send(.postJSON("/api/login", json: JSONWriter.encode(login), gzip: false), to: endpoint),
+          let token = (try? JSONParser().parse(signedIn.body))?["token"]?.stringValue
+    else { fail("cannot sign in as \(options.user)") }
+    let headers: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+    let query = "?app=bench-\(device.app)"
+    guard let watched = try? await client.send(
+        HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: headers), to: endpoint),
+        watched.isSuccess
+    else { fail("cannot watch \(device.install)") }
+    var after: UInt64 = 0
+    while ContinuousClock.now < end {
+        let request = HTTPRequest.get("/api/devices/\(device.install)/stream\(query)&after=\(after)", headers: headers, timeout: .seconds(40))
+        guard let answer = try? await client.send(request, to: endpoint),
+              let body = try? JSONParser().parse(answer.body) else {
+            try? await Task.sleep(for: .seconds(1))
+            continue
+        }
+        let received = nowMs()
+        for event in body["events"]?.arrayValue ?? [] where event["type"]?.stringValue == "frames" {
+            if let stamp = event["frames"]?["lines"]?.arrayValue?.first?["t"]?.numberValue {
+                tally.fanOut(received - stamp)
+            }
+        }
+        if let last = body["last_seq"]?.numberValue, last > 0 { after = UInt64(last) }
+    }
+}
+
+/// Policy fetches of every box of every app, spread evenly: a conditional GET with the ETag the
+/// app's last answer gave, as the daemon sends, so most are 304.
+func policyFetches(until end: ContinuousClock.Instant) async {
+    guard options.policyPerSecond > 0 else { return }
+    let clients = (0..<8).map { _ in makeClient() }
+    let gap = Duration.seconds(1.0 / options.policyPerSecond)
+    final class ETags: Sendable { let byApp = Mutex<[Int: String]>([:]) }
+    let etags = ETags()
+    await withTaskGroup(of: Void.self) { group in
+        var number = 0
+        var next = ContinuousClock.now
+        while ContinuousClock.now < end {
+            number += 1
+            let app = number % options.apps
+            let client = clients[number % clients.count]
+            group.addTask {
+                var headers: HTTPHeaders = ["Apsio-App-Key": "bench-key-\(app)"]
+                if let etag = etags.byApp.withLock({ $0[app] }) { headers.set("If-None-Match", etag) }
+                guard let response = try? await client.send(.get("/v1/policy", headers: headers), to: endpoint) else {
+                    tally.policy(status: 0)
+                    return
+                }
+                if let etag = response.headers["ETag"] { etags.byApp.withLock { $0[app] = etag } }
+                tally.policy(status: response.status)
+            }
+            next = next + gap
+            try? await Task.sleep(until: next, clock: .continuous)
+        }
+    }
+}
+
+let start = ContinuousClock.now
+let warmUp = Duration.seconds(options.interval)
+let end = start + warmUp + .seconds(options.seconds)
+let done = DispatchSemaphore(value: 0)
+// Detached: top-level code runs on the main actor, whose thread waits on `done` below.
+Task.detached {
+    await withTaskGroup(of: Void.self) { group in
+        for app in 0..<options.apps {
+            for index in 0..<options.devicesPerApp {
+                let device = Device(app: app, index: index)
+                if app == 0 && index < options.live {
+                    group.addTask { await liveDevice(device, until: end) }
+                } else {
+                    group.addTask { await quietDevice(device, client: sharedClients[index % sharedClients.count], until: end) }
+                }
+            }
+        }
+        // Viewers watch once every device has said hello once (after the first interval).
+        group.addTask {
+            try? await Task.sleep(until: start + warmUp / 2, clock: .continuous)
+            await withTaskGroup(of: Void.self) { viewers in
+                for index in 0..<options.live {
+                    for _ in 0..<options.viewersPerLive {
+                        viewers.addTask { await viewer(of: Device(app: 0, index: index), until: end) }
+                    }
+                }
+            }
+        }
+        group.addTask { await policyFetches(until: end) }
+        group.addTask {
+            // Measured from the end of the warm-up: every device is present, every session started.
+            try? await Task.sleep(until: start + warmUp, clock: .continuous)
+            tally.measuring.store(true, ordering: .relaxed)
+            say("measuring=1")
+        }
+    }
+    done.signal()
+}
+done.wait()
+let measured = Double((end - (start + warmUp)).components.seconds)
+say(tally.report(seconds: measured).joined(separator: "\n"))
