@@ -110,7 +110,7 @@ let package = Package(
 
         // bench/fleet/run.sh: devices, live sessions, viewers and policy fetches against a backend.
         .executableTarget(
-            name: "apsio-bench-fleet", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
+            name: "apsio-bench-fleet", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
         // control server with a fake daemon behind it.

@@ -12,6 +12,7 @@
 // from the post to the viewer's event is the fan-out. Prints key=value figures on stdout.
 import ApsioCore
 import ApsioNet
+import ApsioPOSIX
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -19,8 +20,7 @@ import Glibc
 #endif
 
 func fail(_ text: String) -> Never {
-    let line = Array((text + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    StandardStream.error.write(text + "\n")
     exit(2)
 }
 
@@ -137,8 +137,7 @@ func decimal(_ value: Double, places: Int) -> String {
 }
 
 func say(_ text: String) {
-    let line = Array((text + "\n").utf8)
-    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    StandardStream.output.write(text + "\n")
 }
 
 func nowMs() -> Double {

@@ -10,7 +10,7 @@ import Testing
 /// heals by itself, and a server that is not Redis.
 @Suite struct RedisClientTests {
     static func client(
-        _ server: RedisServerFixture, clock: any AgentClock = SystemAgentClock(), timeout: Duration = .seconds(5),
+        _ server: RedisServerFixture, clock: any AgentClock = SystemAgentClock(), timeout: Duration = .seconds(60),
         limits: RedisConnection.Limits = .init()
     ) throws -> RedisClient {
         RedisClient(endpoint: try RedisEndpoint(parsing: server.endpoint), clock: clock, timeout: timeout, limits: limits)
@@ -55,11 +55,13 @@ import Testing
     /// next request"
     @Test func aRequestPastItsDeadlineClosesTheConnectionSoItsLateReplyAnswersNothing() async throws {
         let server = try RedisServerFixture()
-        let client = try Self.client(server, timeout: .milliseconds(300))
+        let client = try Self.client(server)
         defer { client.close() }
         _ = try await client.send(RESPCommand("SET", "k", "before"))
         let first = try #require(try await client.send(RESPCommand("CLIENT", "ID")).integer)
-        await #expect(throws: RedisError.timedOut) { try await client.send(RESPCommand("DEBUG", "SLEEP", "0.6")) }
+        await #expect(throws: RedisError.timedOut) {
+            try await client.send(RESPCommand("DEBUG", "SLEEP", "2"), timeout: .milliseconds(300))
+        }
         // Redis is busy until the sleep ends (redis-cli waits for that), and its +OK is written
         // then: the next request goes on a new connection and gets its own reply, not that one.
         #expect(try server.cli("PING") == "PONG")
@@ -74,12 +76,13 @@ import Testing
         defer { client.close() }
         _ = try await client.send(RESPCommand("SET", "k", "kept"))
         let first = try #require(try await client.send(RESPCommand("CLIENT", "ID")).integer)
-        let slow = Task { try await client.send(RESPCommand("DEBUG", "SLEEP", "0.3")) }
-        try await poll("the sleep under way") {
-            (try? server.cli("CLIENT", "LIST").contains("cmd=debug")) ?? false
-        }
+        // Held by a stopped server, so the cancel surely comes before the reply.
+        server.pause()
+        let slow = Task { try await client.send(RESPCommand("GET", "k")) }
+        try await until("the request waiting", on: [client]) { client.waitingRequests == 1 }
         slow.cancel()
         await #expect(throws: CancellationError.self) { try await slow.value }
+        server.resume()
         let reply = try await client.send([RESPCommand("GET", "k"), RESPCommand("CLIENT", "ID")])
         #expect(reply[0].text == "kept")
         #expect(reply[1].integer == first)
@@ -114,11 +117,11 @@ import Testing
 
     @Test func aServerThatHoldsItsRepliesTimesOutAndIsUsedAgainOnceItAnswers() async throws {
         let server = try RedisServerFixture()
-        let client = try Self.client(server, timeout: .milliseconds(300))
+        let client = try Self.client(server)
         defer { client.close() }
         _ = try await client.send(RESPCommand("SET", "k", "v"))
         server.pause()
-        await #expect(throws: RedisError.timedOut) { try await client.send(RESPCommand("GET", "k")) }
+        await #expect(throws: RedisError.timedOut) { try await client.send(RESPCommand("GET", "k"), timeout: .milliseconds(300)) }
         server.resume()
         #expect(try await client.send(RESPCommand("GET", "k")).text == "v")
     }
@@ -139,7 +142,7 @@ import Testing
 
     @Test func theDatabaseOfTheEndpointIsSelectedOnEveryConnection() async throws {
         let server = try RedisServerFixture()
-        let client = RedisClient(endpoint: try RedisEndpoint(parsing: server.endpoint + "?db=3"), clock: SystemAgentClock())
+        let client = RedisClient(endpoint: try RedisEndpoint(parsing: server.endpoint + "?db=3"), clock: SystemAgentClock(), timeout: .seconds(60))
         defer { client.close() }
         _ = try await client.send(RESPCommand("SET", "in-three", "yes"))
         #expect(try server.cli("-n", "3", "GET", "in-three") == "yes")
@@ -148,7 +151,7 @@ import Testing
 
     @Test func overTCPOnLoopback() async throws {
         let server = try RedisServerFixture(tcp: true)
-        let client = RedisClient(endpoint: try RedisEndpoint(parsing: "redis://127.0.0.1:\(try #require(server.port))/0"), clock: SystemAgentClock())
+        let client = RedisClient(endpoint: try RedisEndpoint(parsing: "redis://127.0.0.1:\(try #require(server.port))/0"), clock: SystemAgentClock(), timeout: .seconds(60))
         defer { client.close() }
         #expect(try await client.send(RESPCommand("ECHO", "over tcp")).text == "over tcp")
     }
@@ -163,7 +166,7 @@ import Testing
         ] {
             let hostile = try HostileRedis(answer: Array(answer.utf8))
             defer { hostile.close() }
-            let client = RedisClient(endpoint: RedisEndpoint(.unix(path: hostile.path)), clock: SystemAgentClock())
+            let client = RedisClient(endpoint: RedisEndpoint(.unix(path: hostile.path)), clock: SystemAgentClock(), timeout: .seconds(60))
             defer { client.close() }
             await #expect(throws: RedisError.protocolViolation(expected)) { try await client.send(RESPCommand("GET", "k")) }
         }

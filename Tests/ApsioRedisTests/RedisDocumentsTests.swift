@@ -10,7 +10,8 @@ import Testing
 @Suite struct RedisDocumentsTests {
     static func documents(_ server: RedisServerFixture, maxTries: Int = 64) throws -> (RedisClient, RedisDocuments) {
         let client = RedisClient(
-            endpoint: try RedisEndpoint(parsing: server.endpoint), clock: SystemAgentClock(), prepare: RedisDocuments.prepare)
+            endpoint: try RedisEndpoint(parsing: server.endpoint), clock: SystemAgentClock(), timeout: .seconds(60),
+            prepare: RedisDocuments.prepare)
         return (client, RedisDocuments(client: client, maxTries: maxTries))
     }
 
@@ -91,7 +92,8 @@ import Testing
     @Test func theFunctionIsLoadedAgainAfterARestartThatLostIt() async throws {
         let server = try RedisServerFixture()
         let clock = ManualAgentClock()
-        let client = RedisClient(endpoint: try RedisEndpoint(parsing: server.endpoint), clock: clock, prepare: RedisDocuments.prepare)
+        let client = RedisClient(
+            endpoint: try RedisEndpoint(parsing: server.endpoint), clock: clock, timeout: .seconds(60), prepare: RedisDocuments.prepare)
         defer { client.close() }
         let documents = RedisDocuments(client: client)
         #expect(try await documents.update("doc", Self.increment) == 1)

@@ -49,15 +49,16 @@ package final class RedisClient: Sendable {
     package var isConnected: Bool { state.withLock { $0.connection.map { !$0.isFailed } ?? false } }
 
     /// One command's reply.
-    package func send(_ command: RESPCommand) async throws -> RESPValue {
-        try await send([command])[0]
+    package func send(_ command: RESPCommand, timeout: Duration? = nil) async throws -> RESPValue {
+        try await send([command], timeout: timeout)[0]
     }
 
-    /// The commands pipelined in one write, and their replies in order.
-    package func send(_ commands: [RESPCommand]) async throws -> [RESPValue] {
+    /// The commands pipelined in one write, and their replies in order, within `timeout` (the
+    /// client's by default).
+    package func send(_ commands: [RESPCommand], timeout: Duration? = nil) async throws -> [RESPValue] {
         let connection = try await connection()
         do {
-            return try await connection.send(commands, deadline: .now + timeout)
+            return try await connection.send(commands, deadline: .now + (timeout ?? self.timeout))
         } catch let error as RedisError {
             forget(connection, because: error)
             throw error
