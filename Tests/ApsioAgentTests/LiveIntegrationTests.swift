@@ -158,7 +158,7 @@ import Testing
                 if await live.requestsInFlight <= backend.heldNextCount {
                     var advance = clock.advance(by: step)
                     while advance.woken == 0 && !advance.asleep.isEmpty { advance = clock.advance(by: step) }
-                    waits.append(clock.changed(since: advance.asleep))
+                    waits.append(advance.changed)
                 } else {
                     waits.append(clock.markChange())
                 }

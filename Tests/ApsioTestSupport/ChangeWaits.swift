@@ -1,19 +1,4 @@
 package import ApsioPOSIX
-package import ApsioCore
-
-extension ManualAgentClock: ChangeSource {
-    /// The clock changes for a test when a task falls asleep on it, wakes, or is cancelled: the
-    /// code under test has done what it could without time passing, or has started again.
-    package func markChange() -> @Sendable () async throws -> Void {
-        changed(since: deadlines)
-    }
-
-    /// Returns once the sleepers' deadlines differ from `asleep`: after an `advance`, from what it
-    /// left asleep, so a woken task that sleeps again before the test looks is not missed.
-    package func changed(since asleep: [MonotonicInstant]) -> @Sendable () async throws -> Void {
-        { try await self.asleep { $0 != asleep } }
-    }
-}
 
 package struct WaitTimedOut: Error, CustomStringConvertible {
     package let what: String
