@@ -29,7 +29,7 @@ struct BackendReloader {
         }
         let loaded = BackendFilesLoader(directory: directory).load()
         var log = loaded.problems.map(\.description)
-        if loaded.settingsBroken, !lastGood.settingsBroken || loaded.settings != lastGood.settings {
+        if loaded.settingsBroken {
             log.append("\(directory)/backend.conf has problems: its last good settings stay")
         }
         let files = loaded.keepingLastGood(of: lastGood)

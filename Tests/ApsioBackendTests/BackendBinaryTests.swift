@@ -111,6 +111,13 @@ import Testing
         try await poll("the third reload", seconds: 120) { child.count("configuration read again") >= 3 }
         #expect(try await policy(Self.apiKey).status == 401)
 
+        // A malformed backend.conf and SIGHUP: the last good settings stay.
+        try directory.write("backend.conf", "[Backend]\nListen=127.0.0.1:0\nLiveOrigin=http://127.0.0.1:8787\nInterval=5\nAccountsFile=\(accounts)\n")
+        child.signal(SIGHUP)
+        try await poll("the fourth reload", seconds: 120) { child.count("configuration read again") >= 4 }
+        #expect(try await policy(Self.webKey).body["live"]?["interval_s"]?.numberValue == 45)
+        #expect(child.stderr.contains("\(directory.path)/backend.conf:4: Interval=5 is not a number of seconds from 15 to 120"))
+
         child.signal(SIGTERM)
         try await poll("the backend stopped", seconds: 120) { !child.process.isRunning }
         #expect(child.process.terminationStatus == 0)
