@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "apsiod", targets: ["apsiod"]),
         .executable(name: "apsioctl", targets: ["apsioctl"]),
+        .executable(name: "apsio-backend", targets: ["apsio-backend"]),
     ],
     targets: [
         // Each C library is imported by exactly one Swift module:
@@ -84,7 +85,7 @@ let package = Package(
         // viewer's pages: plain files in Sources/ApsioBackend/Viewer, compiled into the binary by
         // the EmbedViewerAssets plugin so that `apsio-devbackend` alone serves them.
         .target(
-            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], exclude: ["Viewer"],
+            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration"], exclude: ["Viewer"],
             swiftSettings: strict, plugins: ["EmbedViewerAssets"]),
         .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
@@ -96,8 +97,10 @@ let package = Package(
             name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "CThreadPriority"],
             swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCtl"], swiftSettings: strict),
-        .executableTarget(
-            name: "apsio-devbackend", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
+        // Both backends are one program in ApsioBackend (BackendMain); the binaries differ only in
+        // their name and in the configuration directory read without --config.
+        .executableTarget(name: "apsio-devbackend", dependencies: ["ApsioBackend"], swiftSettings: strict),
+        .executableTarget(name: "apsio-backend", dependencies: ["ApsioBackend"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
@@ -133,7 +136,9 @@ let package = Package(
             dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioBackendTests", dependencies: ["ApsioBackend", "ApsioCore", "ApsioNet"], swiftSettings: strict),
+            name: "ApsioBackendTests",
+            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioRedisTests", dependencies: ["ApsioRedis", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],

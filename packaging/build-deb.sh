@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds apsio_VERSION_ARCH.deb with dpkg-deb, doing by hand what debhelper would: stripped
-# binaries, compressed man pages and changelog, conffiles, md5sums, Installed-Size, and Depends
-# computed from the libraries the binaries need.
+# Builds apsio_VERSION_ARCH.deb (apsiod, apsioctl) and apsio-backend_VERSION_ARCH.deb with
+# dpkg-deb, doing by hand what debhelper would: stripped binaries, compressed man pages and
+# changelog, conffiles, md5sums, Installed-Size, and Depends computed from the libraries the
+# binaries need.
 #
 # Usage: packaging/build-deb.sh [OUTPUT_DIR]     (default .build/deb)
-# Prints the path of the package on its last line. Needs dpkg-dev (dpkg-shlibdeps,
+# Prints the path of the backend's package, then the agent's on the last line. Needs dpkg-dev (dpkg-shlibdeps,
 # dpkg-parsechangelog) and binutils (strip); scripts/install-deps.sh installs both.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,18 +30,87 @@ arch=$(dpkg --print-architecture)
 SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$packaging/debian/changelog" -S Timestamp)}"
 export SOURCE_DATE_EPOCH
 
-for file in "$packaging/etc/apsio/apsiod.conf" "$packaging/etc/apsio/apps.d/example.conf.example"; do
+for file in "$packaging/etc/apsio/apsiod.conf" "$packaging/etc/apsio/apps.d/example.conf.example" \
+    "$packaging/etc/apsio-backend/backend.conf" "$packaging/etc/apsio-backend/apps.d/example.conf.example"; do
     [ -f "$file" ] || fail "missing ${file#"$repo"/}"
 done
 
 swift build -c release --static-swift-stdlib --product apsiod
 swift build -c release --static-swift-stdlib --product apsioctl
+swift build -c release --static-swift-stdlib --product apsio-backend
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 
 work="$out_dir/work"
 root="$work/debian/apsio"
 rm -rf "$work"
 mkdir -p "$root/DEBIAN"
+
+install_man() { # SOURCE SECTION [ROOT]
+    local into="${3:-$root}"
+    install -d -m 0755 "$into/usr/share/man/man$2"
+    gzip -9n -c "$1" > "$into/usr/share/man/man$2/$(basename "$1").gz"
+}
+
+# What every package gets once its files are in place: conffiles, Depends, Installed-Size, the
+# control file, md5sums, the dates, and the archive, held to its size budget.
+finish_package() { # ROOT TEMPLATE EXTRA_DEPENDS MAX_BYTES BINARY...
+    local root="$1" template="$2" extra="$3" max_bytes="$4"
+    shift 4
+    local name
+    name=$(sed -n 's/^Package: //p' "$template")
+    # Every file under /etc is a conffile: dpkg keeps the operator's changes across upgrades.
+    (cd "$root" && find etc -type f -printf '/%p\n' | LC_ALL=C sort) > "$root/DEBIAN/conffiles"
+    chmod 0644 "$root/DEBIAN/conffiles"
+
+    # Depends: the Debian packages holding the libraries the binaries are linked against, with the
+    # versions their symbols need. dpkg-shlibdeps fails on a library no Debian package provides,
+    # which is the check that the release build links only Debian's libraries.
+    rm -rf "$work/debian/control"
+    printf 'Source: apsio\n\nPackage: %s\nArchitecture: any\n' "$name" > "$work/debian/control"
+    local binaries=() binary shlibs
+    for binary in "$@"; do binaries+=(-e "$root$binary"); done
+    # dpkg 1.21 warns that the binaries are not in their package's directory even when they are (it
+    # tests a variable it has emptied by then); that one line is dropped, any other warning shown.
+    shlibs=$(cd "$work" && dpkg-shlibdeps -O "${binaries[@]}" \
+        2> >(grep -v "binaries to analyze should already be installed in their package's directory" >&2) \
+        | sed -n 's/^shlibs:Depends=//p')
+    [ -n "$shlibs" ] || fail "dpkg-shlibdeps found no library dependencies for $name"
+
+    # Installed-Size as dpkg-gencontrol counts it: KiB per file, rounded up, and one per other entry.
+    local installed_size
+    installed_size=$(cd "$root" && find . -path ./DEBIAN -prune -o ! -path . -printf '%y %s\n' \
+        | awk '{ if ($1 == "f") total += int(($2 + 1023) / 1024); else total += 1 } END { print total }')
+    {
+        grep '^Package:' "$template"
+        [ "$name" = apsio ] || echo "Source: apsio"
+        echo "Version: $version"
+        echo "Architecture: $arch"
+        grep -E '^(Maintainer|Section|Priority):' "$template"
+        echo "Installed-Size: $installed_size"
+        echo "Depends: $shlibs, $extra"
+        sed -n '/^Description:/,$p' "$template"
+    } > "$root/DEBIAN/control"
+
+    # md5sums of every file but the conffiles, as dh_md5sums writes it (dpkg records those apart).
+    (cd "$root" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' \
+        | LC_ALL=C sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
+    chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+
+    find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+
+    local deb="$out_dir/${name}_${version}_${arch}.deb"
+    rm -f "$deb"
+    # xz -8: a 32 MiB window, where dpkg-deb's default -6 has 8 MiB. The binaries of one package
+    # carry the same static Swift runtime and Foundation (about 9 MB each); with the wider window
+    # the second copy compresses against the first (docs/packaging.md, "Binary sizes").
+    dpkg-deb --root-owner-group -Zxz -z8 --build "$root" "$deb" >/dev/null
+    # The budget the package is held to: a larger one fails here, not on a tester's metered link.
+    local deb_bytes
+    deb_bytes=$(stat -c %s "$deb")
+    [ "$deb_bytes" -le "$max_bytes" ] \
+        || fail "$(basename "$deb") is $deb_bytes bytes, over the $max_bytes-byte budget (docs/packaging.md, \"Binary sizes\")"
+    built="$deb"
+}
 
 install -D -m 0755 "$bin/apsiod" "$root/usr/sbin/apsiod"
 install -D -m 0755 "$bin/apsioctl" "$root/usr/bin/apsioctl"
@@ -56,10 +126,6 @@ install -D -m 0644 "$packaging/etc/apsio/apsiod.conf" "$root/etc/apsio/apsiod.co
 install -d -m 0755 "$root/etc/apsio/apps.d"
 install -m 0644 "$packaging/etc/apsio/apps.d/"* "$root/etc/apsio/apps.d/"
 
-install_man() { # SOURCE SECTION
-    install -d -m 0755 "$root/usr/share/man/man$2"
-    gzip -9n -c "$1" > "$root/usr/share/man/man$2/$(basename "$1").gz"
-}
 install_man "$packaging/man/apsiod.8" 8
 install_man "$packaging/man/apsioctl.1" 1
 # apsio.conf(5) comes with the configuration reader; the package carries it once it exists.
@@ -82,56 +148,29 @@ fi
 for script in postinst prerm postrm; do
     install -m 0755 "$packaging/debian/$script" "$root/DEBIAN/$script"
 done
-# Every file under /etc is a conffile: dpkg keeps the operator's changes across upgrades.
-(cd "$root" && find etc -type f -printf '/%p\n' | LC_ALL=C sort) > "$root/DEBIAN/conffiles"
-chmod 0644 "$root/DEBIAN/conffiles"
-
-# Depends: the Debian packages holding the libraries the binaries are linked against, with the
-# versions their symbols need. dpkg-shlibdeps fails on a library no Debian package provides,
-# which is the check that the release build links only Debian's libraries.
 mkdir -p "$work/debian"
-printf 'Source: apsio\n\nPackage: apsio\nArchitecture: any\n' > "$work/debian/control"
-# dpkg 1.21 warns that the binaries are not in their package's directory even when they are (it
-# tests a variable it has emptied by then); that one line is dropped, any other warning shown.
-shlibs=$(cd "$work" && dpkg-shlibdeps -O -e "$root/usr/sbin/apsiod" -e "$root/usr/bin/apsioctl" \
-    2> >(grep -v "binaries to analyze should already be installed in their package's directory" >&2) \
-    | sed -n 's/^shlibs:Depends=//p')
-[ -n "$shlibs" ] || fail "dpkg-shlibdeps found no library dependencies"
 # adduser for postinst; procps for /bin/kill, the unit's ExecReload.
-depends="$shlibs, adduser, procps"
+finish_package "$root" "$packaging/debian/control" "adduser, procps" 6000000 /usr/sbin/apsiod /usr/bin/apsioctl
+agent_deb="$built"
 
-# Installed-Size as dpkg-gencontrol counts it: KiB per file, rounded up, and one per other entry.
-installed_size=$(cd "$root" && find . -path ./DEBIAN -prune -o ! -path . -printf '%y %s\n' \
-    | awk '{ if ($1 == "f") total += int(($2 + 1023) / 1024); else total += 1 } END { print total }')
+# ---- apsio-backend: the backend, its unit, its configuration and its own user. -----------------
+backend_root="$work/debian/apsio-backend"
+mkdir -p "$backend_root/DEBIAN"
+install -D -m 0755 "$bin/apsio-backend" "$backend_root/usr/sbin/apsio-backend"
+strip --remove-section=.comment --remove-section=.note "$backend_root/usr/sbin/apsio-backend"
+install -D -m 0644 "$repo/systemd/apsio-backend.service" "$backend_root/lib/systemd/system/apsio-backend.service"
+install -D -m 0644 "$packaging/etc/apsio-backend/backend.conf" "$backend_root/etc/apsio-backend/backend.conf"
+install -d -m 0755 "$backend_root/etc/apsio-backend/apps.d"
+install -m 0644 "$packaging/etc/apsio-backend/apps.d/"* "$backend_root/etc/apsio-backend/apps.d/"
+install_man "$packaging/man/apsio-backend.8" 8 "$backend_root"
+backend_doc="$backend_root/usr/share/doc/apsio-backend"
+install -D -m 0644 "$packaging/debian/copyright" "$backend_doc/copyright"
+gzip -9n -c "$packaging/debian/changelog" > "$backend_doc/changelog.gz"
+for script in postinst prerm postrm; do
+    install -m 0755 "$packaging/debian/apsio-backend/$script" "$backend_root/DEBIAN/$script"
+done
+# One binary, so no second runtime to compress against the first: its own budget.
+finish_package "$backend_root" "$packaging/debian/apsio-backend/control" "adduser, procps" 5000000 /usr/sbin/apsio-backend
 
-template="$packaging/debian/control"
-{
-    grep '^Package:' "$template"
-    echo "Version: $version"
-    echo "Architecture: $arch"
-    grep -E '^(Maintainer|Section|Priority):' "$template"
-    echo "Installed-Size: $installed_size"
-    echo "Depends: $depends"
-    sed -n '/^Description:/,$p' "$template"
-} > "$root/DEBIAN/control"
-
-# md5sums of every file but the conffiles, as dh_md5sums writes it (dpkg records those apart).
-(cd "$root" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' \
-    | LC_ALL=C sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
-chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
-
-find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
-
-deb="$out_dir/apsio_${version}_${arch}.deb"
-rm -f "$deb"
-# xz -8: a 32 MiB window, where dpkg-deb's default -6 has 8 MiB. Both binaries carry the same
-# static Swift runtime and Foundation (about 9 MB each); with the wider window the second copy
-# compresses against the first, which takes the package from 8.4 MB to 5.5 MB. Unpacking needs
-# 33 MiB of memory instead of 9 (docs/packaging.md, "Binary sizes").
-dpkg-deb --root-owner-group -Zxz -z8 --build "$root" "$deb" >/dev/null
-# The budget the package is held to: a larger one fails here, not on a tester's metered link.
-max_deb_bytes=6000000
-deb_bytes=$(stat -c %s "$deb")
-[ "$deb_bytes" -le "$max_deb_bytes" ] \
-    || fail "$(basename "$deb") is $deb_bytes bytes, over the $max_deb_bytes-byte budget (docs/packaging.md, \"Binary sizes\")"
-echo "$deb"
+echo "$built"
+echo "$agent_deb"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The install test of the Debian package. Builds it, checks it with lintian, then installs it with
-# dpkg into a fresh Debian 12 root under chroot (systemd is never started there: the maintainer
-# scripts must notice that and only enable the units), installs it again as an upgrade, removes
-# it and purges it, checking after each step what an operator would find.
+# The install test of the Debian packages, apsio and apsio-backend. Builds them, checks them with
+# lintian, then installs each with dpkg into a fresh Debian 12 root under chroot (systemd is never
+# started there: the maintainer scripts must notice that and only enable the units), installs it
+# again as an upgrade, removes it and purges it, checking after each step what an operator would
+# find.
 #
 # Needs root (chroot, mounts in a private mount namespace that vanish with it) and the Debian
 # mirror. The root's base is made with mmdebstrap once and kept in .build/package-test; nothing
@@ -20,12 +21,14 @@ if [ "${1:-}" = "--in-namespace" ]; then
     root="$2"
     deb="$3"
     version="$4"
+    backend_deb="$5"
     in_root() { chroot "$root" "$@"; }
 
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount -t tmpfs -o mode=0755 tmpfs "$root/run"
     cp "$deb" "$root/tmp/apsio.deb"
+    cp "$backend_deb" "$root/tmp/apsio-backend.deb"
 
     in_root dpkg -i /tmp/apsio.deb >/dev/null || fail "dpkg -i refused the package"
     ok "dpkg -i installed the package in a fresh $suite root"
@@ -114,6 +117,64 @@ if [ "${1:-}" = "--in-namespace" ]; then
     done
     in_root getent passwd apsio >/dev/null || fail "purge removed the system user (Debian keeps them)"
     ok "purged: /var/lib/apsio, /run/apsio, /etc/apsio and the unit links gone; the system user stays"
+
+    # ---- apsio-backend ----
+    in_root dpkg -i /tmp/apsio-backend.deb >/dev/null || fail "dpkg -i refused apsio-backend"
+    ok "dpkg -i installed apsio-backend"
+    passwd_entry=$(in_root getent passwd apsio-backend) || fail "no user apsio-backend after installation"
+    IFS=: read -r _ _ uid _ _ home shell <<<"$passwd_entry"
+    [ "$uid" -lt 1000 ] || fail "apsio-backend is not a system user (uid $uid)"
+    [ "$shell" = /usr/sbin/nologin ] || fail "apsio-backend can log in (shell $shell)"
+    in_root getent group apsio-backend >/dev/null || fail "no group apsio-backend after installation"
+    state_mode=$(in_root stat -c '%U:%G %a' /var/lib/apsio-backend)
+    [ "$state_mode" = "apsio-backend:apsio-backend 700" ] || fail "/var/lib/apsio-backend is $state_mode"
+    ok "system user apsio-backend (uid $uid), no login shell, /var/lib/apsio-backend 0700"
+
+    [ -f "$root/lib/systemd/system/apsio-backend.service" ] || fail "no apsio-backend.service"
+    [ -L "$root/etc/systemd/system/multi-user.target.wants/apsio-backend.service" ] || fail "apsio-backend.service not enabled"
+    conffiles=$(in_root dpkg-query -W -f='${Conffiles}' apsio-backend)
+    for file in /etc/apsio-backend/backend.conf /etc/apsio-backend/apps.d/example.conf.example; do
+        grep -q "^ $file " <<<"$conffiles" || fail "$file is not a conffile of apsio-backend"
+    done
+    [ -d "$root/etc/apsio-backend/apps.d" ] || fail "no /etc/apsio-backend/apps.d"
+    ok "apsio-backend.service installed and enabled; backend.conf and apps.d/example.conf.example are conffiles"
+    in_root dpkg --verify apsio-backend || fail "dpkg --verify finds apsio-backend files that differ from md5sums"
+    in_root /usr/sbin/apsio-backend --help | grep -q -- '--config DIR' || fail "apsio-backend --help does not run"
+    # The shipped backend.conf is read without a problem: only the missing live origin stops it.
+    start_error=$(in_root timeout 30 /usr/sbin/apsio-backend 2>&1 >/dev/null | head -n 1 || true)
+    [ "$start_error" = "apsio-backend: give --live-origin or LiveOrigin= in /etc/apsio-backend/backend.conf" ] \
+        || fail "the shipped configuration gives: $start_error"
+    ok "apsio-backend runs in the root and reads the shipped backend.conf without a problem"
+
+    depends=$(dpkg-deb -f "$backend_deb" Depends | sed 's/([^)]*)//g; s/[|,]/ /g' | tr -s ' ')
+    for library in $(readelf -d "$root/usr/sbin/apsio-backend" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        owner=$(in_root dpkg -S "*/$library" 2>/dev/null | head -n 1 | cut -d: -f1) \
+            || fail "no package in the root provides $library, which apsio-backend needs"
+        grep -qw -- "$owner" <<<"$depends" || fail "apsio-backend needs $library from $owner, not in Depends: $depends"
+    done
+    ok "Depends of apsio-backend covers every library it needs ($depends)"
+
+    "$repo/scripts/check-units.sh" "$root" | grep -v '^ok: Overall' || fail "the installed backend unit does not verify"
+
+    echo "# operator's own setting" >> "$root/etc/apsio-backend/backend.conf"
+    printf '[App]\nAppKey=apsio_app_operator\n' > "$root/etc/apsio-backend/apps.d/web.conf"
+    in_root dpkg -i /tmp/apsio-backend.deb >/dev/null || fail "installing apsio-backend again (an upgrade) failed"
+    grep -q "operator's own setting" "$root/etc/apsio-backend/backend.conf" || fail "an upgrade overwrote backend.conf"
+    [ -f "$root/etc/apsio-backend/apps.d/web.conf" ] || fail "an upgrade lost the operator's app file"
+    ok "apsio-backend installed again (upgrade): backend.conf and the operator's app file kept"
+
+    in_root dpkg --remove apsio-backend >/dev/null || fail "dpkg --remove apsio-backend failed"
+    [ ! -e "$root/usr/sbin/apsio-backend" ] || fail "/usr/sbin/apsio-backend is still there after remove"
+    [ -f "$root/etc/apsio-backend/backend.conf" ] || fail "remove (not purge) dropped backend.conf"
+    ok "apsio-backend removed: the binary gone, its configuration kept"
+
+    in_root dpkg --purge apsio-backend >/dev/null || fail "dpkg --purge apsio-backend failed"
+    for path in /etc/apsio-backend /var/lib/apsio-backend /lib/systemd/system/apsio-backend.service \
+        /etc/systemd/system/multi-user.target.wants/apsio-backend.service /etc/systemd/system/apsio-backend.service; do
+        [ ! -e "$root$path" ] && [ ! -L "$root$path" ] || fail "$path is still there after purging apsio-backend"
+    done
+    in_root getent passwd apsio-backend >/dev/null || fail "purge removed the system user apsio-backend (Debian keeps them)"
+    ok "apsio-backend purged: /etc/apsio-backend, /var/lib/apsio-backend and the unit gone; the system user stays"
     exit 0
 fi
 
@@ -124,17 +185,21 @@ for tool in mmdebstrap lintian unshare chroot; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/install-deps.sh installs it)"
 done
 
-deb=$(packaging/build-deb.sh | tail -n 1)
+built=$(packaging/build-deb.sh | tail -n 2)
+backend_deb=$(head -n 1 <<<"$built")
+deb=$(tail -n 1 <<<"$built")
 version=$(dpkg-deb -f "$deb" Version)
-ok "built $deb"
+ok "built $deb and $backend_deb"
 
 # lintian says so when it runs as root; that is no finding about the package.
-if lintian_output=$(lintian --fail-on error,warning "$deb" 2>&1); then
-    ok "lintian: no error, no warning"
-else
-    echo "$lintian_output" | grep -v 'running with root privileges' >&2
-    fail "lintian finds errors or warnings in the package"
-fi
+for package in "$deb" "$backend_deb"; do
+    if lintian_output=$(lintian --fail-on error,warning "$package" 2>&1); then
+        ok "lintian: no error, no warning in $(basename "$package")"
+    else
+        echo "$lintian_output" | grep -v 'running with root privileges' >&2
+        fail "lintian finds errors or warnings in $(basename "$package")"
+    fi
+done
 
 # The completion, with stand-ins for the two bash-completion helpers it calls.
 completion_of() { # WORDS...: the completions offered for the last word
@@ -160,7 +225,7 @@ ok "bash completion: commands, their arguments and the configured apps"
 # and the package's own Depends, so dpkg -i checks that they are all it needs.
 test_dir="$repo/.build/package-test"
 mkdir -p "$test_dir"
-include=$( (echo systemd; dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g' | tr ',' '\n') \
+include=$( (echo systemd; dpkg-deb -f "$deb" Depends; echo ,; dpkg-deb -f "$backend_deb" Depends) | sed 's/([^)]*)//g' | tr ',' '\n' \
     | tr -d ' ' | grep -v '^$' | LC_ALL=C sort -u | paste -sd, -)
 base="$test_dir/$suite-$(echo "$mirror $include" | sha256sum | cut -c1-16).tar"
 if [ ! -f "$base" ]; then
@@ -185,4 +250,4 @@ rm -rf --one-file-system "$root"
 mkdir -p "$root"
 tar --numeric-owner -C "$root" -xf "$base"
 
-unshare --mount --propagation private -- "$0" --in-namespace "$root" "$deb" "$version"
+unshare --mount --propagation private -- "$0" --in-namespace "$root" "$deb" "$version" "$backend_deb"

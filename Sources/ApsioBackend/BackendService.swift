@@ -1,6 +1,7 @@
 package import ApsioPOSIX
 package import ApsioCore
 import ApsioNet
+import Synchronization
 
 /// The hub, the sign-ins and the ingest sink behind one actor: it reads the clock, feeds the
 /// pure hub, keeps the callers of held requests (`next`, stream polls) waiting on continuations,
@@ -15,7 +16,9 @@ package actor BackendService {
     private var passwordChecks = 0
     private var ticker: Task<Void, Never>?
     package nonisolated let backendLimits: BackendLimits
-    private nonisolated let appKeys: Set<String>
+    /// Read outside the actor by every viewer request (an app key never opens a live view), and
+    /// replaced by a reload.
+    private nonisolated let appKeys: Mutex<Set<String>>
 
     package init(
         configuration: HubConfiguration, clock: any AgentClock = SystemAgentClock(),
@@ -29,7 +32,7 @@ package actor BackendService {
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         self.clock = clock
         self.backendLimits = backendLimits
-        appKeys = Set(configuration.apps.map(\.appKey))
+        appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
     }
 
     /// Starts waking the hub at its deadlines.
@@ -51,7 +54,18 @@ package actor BackendService {
     }
 
     /// Whether `text` is one of the apps' keys: such a credential never opens a live view (16.7).
-    package nonisolated func isAppKey(_ text: String) -> Bool { appKeys.contains(text) }
+    package nonisolated func isAppKey(_ text: String) -> Bool { appKeys.withLock { $0.contains(text) } }
+
+    /// A reload: the hub serves `configuration` from now on, keeping the sessions of the apps
+    /// still there (`LiveHub.reconfigure`).
+    package func reconfigure(_ configuration: HubConfiguration) {
+        hub.reconfigure(configuration, now: clock.now())
+        appKeys.withLock { $0 = Set(configuration.apps.map(\.appKey)) }
+        deliver()
+    }
+
+    /// What the hub serves now.
+    package var configuration: HubConfiguration { hub.configuration }
 
     // MARK: - The device's side
 

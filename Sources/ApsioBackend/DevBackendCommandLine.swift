@@ -9,46 +9,69 @@ package enum DevBackendCommand: Sendable {
     case help
 }
 
-/// The command line of `apsio-devbackend`, parsed in the library so tests run it in-process.
+/// The command line of `apsio-devbackend` and `apsio-backend`, parsed in the library so tests run
+/// it in-process.
 package enum DevBackendCommandLine {
-    package static let usage = """
-        usage: apsio-devbackend --app NAME:APPKEY [--app …] --live-origin ORIGIN --accounts FILE
-                                [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
-                                [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
-               apsio-devbackend --accounts FILE --add-user USER:ROLE [--iterations N]
+    package static let usage = usage(program: "apsio-devbackend", defaultConfigDirectory: nil)
 
-        The development backend of live inspection (spec 16.4 and 16.7): serves each app's policy,
-        an OTLP/HTTP JSON ingest sink, the live channel, and a JSON API for signed-in viewers.
+    package static func usage(program: String, defaultConfigDirectory: String?) -> String {
+        let pad = String(repeating: " ", count: program.count)
+        let config = defaultConfigDirectory.map { "(default \($0))" } ?? "(default none: flags only)"
+        return """
+            usage: \(program) [--config DIR] [--app NAME:APPKEY …] [--live-origin ORIGIN] [--accounts FILE]
+                   \(pad) [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
+                   \(pad) [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
+                   \(program) --accounts FILE --add-user USER:ROLE [--iterations N]
 
-          --listen HOST:PORT     where to listen (default 127.0.0.1:8787; [::1]:PORT for IPv6)
-          --app NAME:APPKEY      an app and the app key its devices send in Apsio-App-Key
-          --live-origin ORIGIN   the live.origin the policy publishes: https://host[:port]; a loopback
-                                 http:// origin only with --dev while listening on loopback
-          --tester ID:INSTALLATION_ID[:EXPIRES]
-                                 lists the install as a tester of the --app before it (or of the only
-                                 app); EXPIRES in Unix seconds, default 90 days from now. Only the
-                                 match (SHA-256 of the proof) is kept
-          --interval SECONDS     interval_s for hellos, 15 to 120 (default 30)
-          --accounts FILE        the people who may sign in (USER:ROLE:ITERATIONS:SALT:HASH lines)
-          --tls-cert, --tls-key  serve HTTPS with this certificate chain and key (PEM)
-          --dev                  local development: allow a loopback http:// live origin
-          --add-user USER:ROLE   read a password on standard input and add the person to --accounts;
-                                 ROLE is viewer (may watch) or admin (may also send commands)
-          --iterations N         PBKDF2 iterations for --add-user (default 600000)
-          --help                 this text
-        """
+            The backend of live inspection (spec 16.4 and 16.7): serves each app's policy, an OTLP/HTTP
+            JSON ingest sink, the live channel, and a JSON API for signed-in viewers.
 
+              --config DIR           read DIR/backend.conf and DIR/apps.d/*.conf \(config);
+                                     the flags below add apps to the files' and override their settings;
+                                     SIGHUP reads the files again
+              --listen HOST:PORT     where to listen (default 127.0.0.1:8787; [::1]:PORT for IPv6)
+              --app NAME:APPKEY      an app and the app key its devices send in Apsio-App-Key
+              --live-origin ORIGIN   the live.origin the policy publishes: https://host[:port]; a loopback
+                                     http:// origin only with --dev while listening on loopback
+              --tester ID:INSTALLATION_ID[:EXPIRES]
+                                     lists the install as a tester of the --app before it (or of the only
+                                     app); EXPIRES in Unix seconds, default 90 days from now. Only the
+                                     match (SHA-256 of the proof) is kept
+              --interval SECONDS     interval_s for hellos, 15 to 120 (default 30)
+              --accounts FILE        the people who may sign in (USER:ROLE:ITERATIONS:SALT:HASH lines)
+              --tls-cert, --tls-key  serve HTTPS with this certificate chain and key (PEM)
+              --dev                  local development: allow a loopback http:// live origin
+              --add-user USER:ROLE   read a password on standard input and add the person to --accounts;
+                                     ROLE is viewer (may watch) or admin (may also send commands)
+              --iterations N         PBKDF2 iterations for --add-user (default 600000)
+              --help                 this text
+            """
+    }
+
+    /// `apsio-devbackend`'s command line alone, with no configuration directory unless `--config`
+    /// names one: the flags, combined with that directory's files when there is one.
     package static func parse(
         _ arguments: [String], nowUnixSeconds: Int64, hashing: some SHA256Hashing
     ) throws(BackendConfigurationError) -> DevBackendCommand {
-        var listen = "127.0.0.1:8787"
+        switch try parseCommand(arguments, nowUnixSeconds: nowUnixSeconds, hashing: hashing, defaultConfigDirectory: nil) {
+        case .help: return .help
+        case .addUser(let path, let user, let role, let iterations):
+            return .addUser(accountsPath: path, user: user, role: role, iterations: iterations)
+        case .run(let flags):
+            let files = flags.configDirectory.map { BackendFilesLoader(directory: $0).load() } ?? BackendFiles()
+            return .run(try flags.configuration(files: files).configuration)
+        }
+    }
+
+    package static func parseCommand(
+        _ arguments: [String], nowUnixSeconds: Int64, hashing: some SHA256Hashing, defaultConfigDirectory: String?,
+        program: String = "apsio-devbackend"
+    ) throws(BackendConfigurationError) -> BackendCommand {
+        let usage = usage(program: program, defaultConfigDirectory: defaultConfigDirectory)
+        var flags = BackendFlags(configDirectory: defaultConfigDirectory)
         var apps: [(name: String, key: String, testers: [TesterEntry])] = []
-        var origin: String?
-        var interval = 30
-        var accounts: String?
         var certificate: String?
         var key: String?
-        var development = false
         var addUser: String?
         var iterations = 600_000
 
@@ -75,8 +98,12 @@ package enum DevBackendCommandLine {
             let inline = argument.hasPrefix("--") && parts.count == 2 ? String(parts[1]) : nil
             switch option {
             case "--help", "-h": return .help
-            case "--dev": development = true
-            case "--listen": listen = try value(option, inline: inline)
+            case "--dev": flags.development = true
+            case "--config": flags.configDirectory = try value(option, inline: inline)
+            case "--listen":
+                let (host, port) = try parseListen(try value(option, inline: inline))
+                flags.listenHost = host
+                flags.listenPort = port
             case "--app":
                 let text = try value(option, inline: inline)
                 let (name, appKey) = try parseApp(text)
@@ -94,9 +121,15 @@ package enum DevBackendCommandLine {
                     throw .invalidTester("an app lists at most \(Limits.spec.maxTesters) testers")
                 }
                 apps[apps.count - 1].testers.append(entry)
-            case "--live-origin": origin = try value(option, inline: inline)
-            case "--interval": interval = try integer(option, inline: inline, in: 15...120, unit: " seconds")
-            case "--accounts": accounts = try value(option, inline: inline)
+            case "--live-origin":
+                let text = try value(option, inline: inline)
+                guard let origin = LiveOrigin(text) else {
+                    throw .invalidOrigin(
+                        "\(text) is not https://host[:port] (lowercase, no path, user, query or fragment) nor a loopback http:// origin")
+                }
+                flags.origin = origin
+            case "--interval": flags.intervalSeconds = try integer(option, inline: inline, in: 15...120, unit: " seconds")
+            case "--accounts": flags.accountsPath = try value(option, inline: inline)
             case "--tls-cert": certificate = try value(option, inline: inline)
             case "--tls-key": key = try value(option, inline: inline)
             case "--add-user": addUser = try value(option, inline: inline)
@@ -108,7 +141,7 @@ package enum DevBackendCommandLine {
         }
 
         if let addUser {
-            guard let accounts else { throw .usage("--add-user needs --accounts FILE") }
+            guard let accounts = flags.accountsPath else { throw .usage("--add-user needs --accounts FILE") }
             let fields = addUser.split(separator: ":", omittingEmptySubsequences: false)
             guard fields.count == 2, Account.isValidName(String(fields[0])) else {
                 throw .usage("--add-user is USER:ROLE, the user 1 to 64 letters, digits, '.', '_', '-' or '@'")
@@ -117,27 +150,14 @@ package enum DevBackendCommandLine {
             return .addUser(accountsPath: accounts, user: String(fields[0]), role: role, iterations: iterations)
         }
 
-        guard !apps.isEmpty else { throw .usage("give at least one --app NAME:APPKEY\n\n\(usage)") }
-        guard let originText = origin else { throw .usage("give --live-origin\n\n\(usage)") }
-        guard let liveOrigin = LiveOrigin(originText) else {
-            throw .invalidOrigin(
-                "\(originText) is not https://host[:port] (lowercase, no path, user, query or fragment) nor a loopback http:// origin")
-        }
-        let (host, port) = try parseListen(listen)
-        var tls: HTTPServer.TLSFiles?
         switch (certificate, key) {
-        case (nil, nil): tls = nil
-        case (let certificate?, let key?): tls = HTTPServer.TLSFiles(certificateFile: certificate, privateKeyFile: key)
+        case (nil, nil): flags.tls = nil
+        case (let certificate?, let key?): flags.tls = HTTPServer.TLSFiles(certificateFile: certificate, privateKeyFile: key)
         default: throw .usage("--tls-cert and --tls-key go together")
         }
-        let configuration = DevBackendConfiguration(
-            listenHost: host, listenPort: port,
-            hub: HubConfiguration(
-                origin: liveOrigin, interval: .seconds(interval),
-                apps: apps.map { HubApp(name: $0.name, appKey: $0.key, testers: $0.testers) }),
-            accountsPath: accounts, tls: tls, development: development)
-        try configuration.validate()
-        return .run(configuration)
+        flags.apps = apps.map { HubApp(name: $0.name, appKey: $0.key, testers: $0.testers) }
+        flags.usage = usage
+        return .run(flags)
     }
 
     static func parseApp(_ text: String) throws(BackendConfigurationError) -> (String, String) {

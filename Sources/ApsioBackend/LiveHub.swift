@@ -40,10 +40,45 @@ package struct LiveHub: Sendable {
         self.random = random
         self.limits = limits
         self.backendLimits = backendLimits
+        indexApps()
+    }
+
+    private mutating func indexApps() {
+        appsByKey = [:]
+        appsByName = [:]
         for (index, app) in configuration.apps.enumerated() {
             appsByKey[app.appKey] = index
             appsByName[app.name] = index
         }
+    }
+
+    // MARK: - Reconfiguring
+
+    /// Serves `new` from now on (a reload of the operator's files). Devices of an app that is
+    /// still there keep their token, their session and their viewers: a tester no longer listed
+    /// (or expired) ends its session as `tester_removed`, exactly as when the entry runs out. The
+    /// devices of an app that is gone are forgotten: their session ends as `app_removed`, a held
+    /// `next` is answered 401 (the app key it carries is no longer known), their viewers' held
+    /// polls are answered, and the device disappears from the list.
+    package mutating func reconfigure(_ new: HubConfiguration, now: LiveNow) {
+        configuration = new
+        indexApps()
+        for key in Array(devices.keys) {
+            if app(named: key.app) == nil {
+                forget(key, now: now)
+            } else {
+                expire(key, now: now)
+            }
+        }
+    }
+
+    private mutating func forget(_ key: DeviceKey, now: LiveNow) {
+        endSession(key, reason: "app_removed", deviceStop: .tokenGone, now: now)
+        dropPresence(key, now: now)
+        for viewer in devices[key].map({ Array($0.viewers.keys) }) ?? [] { removeViewer(key, viewer: viewer, now: now) }
+        if let held = devices[key]?.heldNext { release(held, Self.unknownAppKey) }
+        if let token = devices[key]?.presence?.token { tokens[token] = nil }
+        devices[key] = nil
     }
 
     // MARK: - What the outside may read

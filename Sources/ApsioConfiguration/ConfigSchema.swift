@@ -1,32 +1,36 @@
-import ApsioCore
+package import ApsioCore
 
 /// The sections and keys a configuration file may hold, and the first pass over a parsed file:
 /// every entry is checked against them, so an unknown section, an unknown or misplaced key and a
 /// single-value key set twice are reported at their line whatever the values are.
-struct ConfigSchema {
-    struct Key {
+package struct ConfigSchema {
+    package struct Key {
         let name: String
         /// A list key appends on every assignment and is emptied by an empty one (`Key=`), as in systemd.
         let isList: Bool
 
-        static func single(_ name: String) -> Key { Key(name: name, isList: false) }
-        static func list(_ name: String) -> Key { Key(name: name, isList: true) }
+        package static func single(_ name: String) -> Key { Key(name: name, isList: false) }
+        package static func list(_ name: String) -> Key { Key(name: name, isList: true) }
     }
 
     /// In the order the documentation lists them, which is the order suggestions prefer.
     let sections: [(name: String, keys: [Key])]
 
+    package init(sections: [(name: String, keys: [Key])]) {
+        self.sections = sections
+    }
+
     /// What a file assigned, by section and key: one entry for a single-value key, the surviving
     /// entries (after resets) for a list key. An empty single value stays: it means "the default".
-    struct Assignments {
+    package struct Assignments {
         private(set) var values: [String: [UnitFileEntry]] = [:]
         /// List keys whose last reset left them assigned but empty.
         private(set) var assignedLists: Set<String> = []
 
-        func single(_ section: String, _ key: String) -> UnitFileEntry? { values[section + "/" + key]?.first }
-        func list(_ section: String, _ key: String) -> [UnitFileEntry] { values[section + "/" + key] ?? [] }
+        package func single(_ section: String, _ key: String) -> UnitFileEntry? { values[section + "/" + key]?.first }
+        package func list(_ section: String, _ key: String) -> [UnitFileEntry] { values[section + "/" + key] ?? [] }
         /// Whether the key appeared at all, even only as a reset.
-        func isAssigned(_ section: String, _ key: String) -> Bool {
+        package func isAssigned(_ section: String, _ key: String) -> Bool {
             values[section + "/" + key] != nil || assignedLists.contains(section + "/" + key)
         }
 
@@ -36,7 +40,7 @@ struct ConfigSchema {
         }
     }
 
-    func collect(_ file: UnitFile, report: (Int?, String) -> Void) -> Assignments {
+    package func collect(_ file: UnitFile, report: (Int?, String) -> Void) -> Assignments {
         let sectionNames = sections.map(\.name)
         for header in file.sections where !sectionNames.contains(header.name) {
             var message = "unknown section [\(header.name)]"

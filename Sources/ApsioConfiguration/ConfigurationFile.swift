@@ -1,24 +1,24 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import ApsioPOSIX
+package import ApsioPOSIX
 
 /// Reads a configuration or key file: a regular file only (a FIFO or a device in its place would
 /// block or never end), at most `limit` bytes, and its mode, checked on the opened file itself.
-enum ConfigurationFile {
-    struct Contents {
-        var bytes: [UInt8]
-        var mode: UInt32
+package enum ConfigurationFile {
+    package struct Contents {
+        package var bytes: [UInt8]
+        package var mode: UInt32
     }
 
-    enum ReadError: Error, Equatable {
+    package enum ReadError: Error, Equatable {
         case system(SystemError)
         case notRegularFile
         case tooLarge(limit: Int)
     }
 
     /// The file, or nil when it does not exist.
-    static func read(_ path: String, limit: Int) throws(ReadError) -> Contents? {
+    package static func read(_ path: String, limit: Int) throws(ReadError) -> Contents? {
         // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         let file: OwnedFileDescriptor
         do throws(SystemError) {
@@ -49,7 +49,7 @@ enum ConfigurationFile {
     }
 
     /// The reason alone, `strerror`'s words, for messages that already name the file.
-    static func reason(_ error: SystemError) -> String {
+    package static func reason(_ error: SystemError) -> String {
         error.reason
     }
 }

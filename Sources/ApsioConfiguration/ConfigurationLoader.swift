@@ -120,7 +120,7 @@ package struct ConfigurationLoader: Sendable {
             .map { ConfigurationProblem(path: path, line: $0.element.line, message: $0.element.message) }
     }
 
-    static func isAppFileName(_ name: String) -> Bool {
+    package static func isAppFileName(_ name: String) -> Bool {
         name.hasSuffix(".conf") && !name.hasPrefix(".") && name.count > ".conf".count
     }
 }

@@ -1,0 +1,66 @@
+package import ApsioCore
+import ApsioConfiguration
+
+/// Reads `backend.conf`'s `[Backend]` section with the daemon's schema checks (unknown sections and
+/// keys, a key set twice), each problem at its line.
+package enum BackendConfSchema {
+    static let section = "Backend"
+    static let schema = ConfigSchema(sections: [
+        (
+            section,
+            [
+                .single("Listen"), .single("LiveOrigin"), .single("Interval"), .single("AccountsFile"),
+                .single("TLSCertificateFile"), .single("TLSKeyFile"),
+            ]
+        )
+    ])
+
+    package static func read(_ file: UnitFile, report: (Int?, String) -> Void) -> BackendSettings {
+        var settings = BackendSettings()
+        for problem in file.problems { report(problem.line, problem.message) }
+        let values = schema.collect(file, report: report)
+        func value(_ key: String) -> UnitFileEntry? {
+            guard let entry = values.single(section, key), !entry.value.isEmpty else { return nil }
+            return entry
+        }
+        if let entry = value("Listen") {
+            do throws(BackendConfigurationError) {
+                let (host, port) = try DevBackendCommandLine.parseListen(entry.value)
+                settings.listenHost = host
+                settings.listenPort = port
+            } catch {
+                report(entry.line, "Listen=\(entry.value) is not HOST:PORT (like 127.0.0.1:8787 or [::1]:8787)")
+            }
+        }
+        if let entry = value("LiveOrigin") {
+            if let origin = LiveOrigin(entry.value) {
+                settings.origin = origin
+            } else {
+                report(entry.line, "LiveOrigin=\(entry.value) is not https://host[:port] (lowercase, no path, user, query or fragment)")
+            }
+        }
+        if let entry = value("Interval") {
+            if let seconds = Int(entry.value), (15...120).contains(seconds) {
+                settings.intervalSeconds = seconds
+            } else {
+                report(entry.line, "Interval=\(entry.value) is not a number of seconds from 15 to 120")
+            }
+        }
+        func path(_ key: String) -> String? {
+            guard let entry = value(key) else { return nil }
+            guard entry.value.hasPrefix("/") else {
+                report(entry.line, "\(key)=\(entry.value) is not an absolute file path")
+                return nil
+            }
+            return entry.value
+        }
+        settings.accountsPath = path("AccountsFile")
+        settings.tlsCertificate = path("TLSCertificateFile")
+        settings.tlsKey = path("TLSKeyFile")
+        // One without the other would serve plain HTTP where the operator meant HTTPS.
+        if (settings.tlsCertificate == nil) != (settings.tlsKey == nil), let entry = value("TLSCertificateFile") ?? value("TLSKeyFile") {
+            report(entry.line, "TLSCertificateFile= and TLSKeyFile= go together; set both or neither")
+        }
+        return settings
+    }
+}
