@@ -84,24 +84,7 @@ package struct BackendFilesLoader: Sendable {
 
     /// The file parsed, or nil when it is missing or could not be read (a problem then says why).
     private func parse(_ path: String, missingIsProblem: Bool, problems: inout [ConfigurationProblem]) -> UnitFile? {
-        let contents: ConfigurationFile.Contents?
-        do {
-            contents = try ConfigurationFile.read(path, limit: limits.file.maxBytes)
-        } catch {
-            let message =
-                switch error {
-                case .system(let system): "cannot be read: \(ConfigurationFile.reason(system))"
-                case .notRegularFile: "is not a regular file"
-                case .tooLarge(let limit): "is larger than \(limit) bytes, more than a configuration file holds"
-                }
-            problems.append(ConfigurationProblem(path: path, line: nil, message: message))
-            return nil
-        }
-        guard let contents else {
-            if missingIsProblem { problems.append(ConfigurationProblem(path: path, line: nil, message: "disappeared while it was read")) }
-            return nil
-        }
-        return UnitFileParser.parse(contents.bytes, limits: limits.file)
+        ConfigurationFile.parse(path, limits: limits.file, missingIsProblem: missingIsProblem, problems: &problems)
     }
 
     /// A file's problems as an editor lists them: whole-file ones first, then by line.

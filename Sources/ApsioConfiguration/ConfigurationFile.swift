@@ -2,6 +2,7 @@
 internal import Glibc
 #endif
 package import ApsioPOSIX
+package import ApsioCore
 
 /// Reads a configuration or key file: a regular file only (a FIFO or a device in its place would
 /// block or never end), at most `limit` bytes, and its mode, checked on the opened file itself.
@@ -51,5 +52,32 @@ package enum ConfigurationFile {
     /// The reason alone, `strerror`'s words, for messages that already name the file.
     package static func reason(_ error: SystemError) -> String {
         error.reason
+    }
+
+    /// The file read and parsed, or nil when it is missing or cannot be read; a file that cannot
+    /// be read is a problem saying why, and so is a missing one when `missingIsProblem` (a file
+    /// just listed that disappeared). The file's own problems are in the result: the caller's to
+    /// weigh (an app file's decide whether its app loads).
+    package static func parse(
+        _ path: String, limits: UnitFileLimits, missingIsProblem: Bool, problems: inout [ConfigurationProblem]
+    ) -> UnitFile? {
+        let contents: Contents?
+        do {
+            contents = try read(path, limit: limits.maxBytes)
+        } catch {
+            let message =
+                switch error {
+                case .system(let system): "cannot be read: \(reason(system))"
+                case .notRegularFile: "is not a regular file"
+                case .tooLarge(let limit): "is larger than \(limit) bytes, more than a configuration file holds"
+                }
+            problems.append(ConfigurationProblem(path: path, line: nil, message: message))
+            return nil
+        }
+        guard let contents else {
+            if missingIsProblem { problems.append(ConfigurationProblem(path: path, line: nil, message: "disappeared while it was read")) }
+            return nil
+        }
+        return UnitFileParser.parse(contents.bytes, limits: limits)
     }
 }

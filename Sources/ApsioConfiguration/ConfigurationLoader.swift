@@ -87,29 +87,10 @@ package struct ConfigurationLoader: Sendable {
         return apps
     }
 
-    /// The file parsed, or nil when it is missing or could not be read (a problem then says why).
+    /// The file parsed, or nil when it is missing or could not be read (a problem then says why);
+    /// a missing apsiod.conf is no problem, an app file listed and gone is.
     private func parse(_ path: String, problems: inout [ConfigurationProblem]) -> UnitFile? {
-        let contents: ConfigurationFile.Contents?
-        do {
-            contents = try ConfigurationFile.read(path, limit: limits.file.maxBytes)
-        } catch {
-            let message =
-                switch error {
-                case .system(let system): "cannot be read: \(ConfigurationFile.reason(system))"
-                case .notRegularFile: "is not a regular file"
-                case .tooLarge(let limit): "is larger than \(limit) bytes, more than a configuration file holds"
-                }
-            problems.append(ConfigurationProblem(path: path, line: nil, message: message))
-            return nil
-        }
-        guard let contents else {
-            if path != daemonFile {
-                problems.append(ConfigurationProblem(path: path, line: nil, message: "disappeared while it was read"))
-            }
-            return nil
-        }
-        // Its own problems are the caller's: an app file's decide whether the app loads.
-        return UnitFileParser.parse(contents.bytes, limits: limits.file)
+        ConfigurationFile.parse(path, limits: limits.file, missingIsProblem: path != daemonFile, problems: &problems)
     }
 
     /// A file's problems as an editor lists them: the whole-file ones first, then by line, each
