@@ -27,7 +27,7 @@ package struct BackendFilesLoader: Sendable {
             var found: [UnitFileProblem] = []
             files.settings = BackendConfSchema.read(parsed) { found.append(UnitFileProblem(line: $0, message: $1)) }
             files.settingsBroken = !found.isEmpty
-            files.problems += Self.inLineOrder(found, path: backendFile)
+            files.problems += ConfigurationProblem.inLineOrder(found, path: backendFile)
         } else {
             files.settingsBroken = !files.problems.isEmpty
         }
@@ -63,7 +63,7 @@ package struct BackendFilesLoader: Sendable {
             let (app, problems) = BackendAppFileSchema.read(parsed, stem: stem)
             let nameEntry = parsed.entries.last { $0.section == "App" && $0.key == "Name" && !$0.value.isEmpty }
             files.appFileNames?.insert(nameEntry?.value ?? stem)
-            files.problems += Self.inLineOrder(problems, path: path)
+            files.problems += ConfigurationProblem.inLineOrder(problems, path: path)
             guard let app else { continue }
             if files.apps.contains(where: { $0.name == app.name }) {
                 files.problems.append(ConfigurationProblem(
@@ -85,12 +85,5 @@ package struct BackendFilesLoader: Sendable {
     /// The file parsed, or nil when it is missing or could not be read (a problem then says why).
     private func parse(_ path: String, missingIsProblem: Bool, problems: inout [ConfigurationProblem]) -> UnitFile? {
         ConfigurationFile.parse(path, limits: limits.file, missingIsProblem: missingIsProblem, problems: &problems)
-    }
-
-    /// A file's problems as an editor lists them: whole-file ones first, then by line.
-    private static func inLineOrder(_ problems: [UnitFileProblem], path: String) -> [ConfigurationProblem] {
-        problems.enumerated()
-            .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
-            .map { ConfigurationProblem(path: path, line: $0.element.line, message: $0.element.message) }
     }
 }

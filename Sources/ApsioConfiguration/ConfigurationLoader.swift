@@ -37,7 +37,7 @@ package struct ConfigurationLoader: Sendable {
         let daemon = DaemonConfigurationSchema.read(parsed) { line, message in
             found.append(UnitFileProblem(line: line, message: message))
         }
-        problems += Self.inLineOrder(found, path: path)
+        problems += ConfigurationProblem.inLineOrder(found, path: path)
         return daemon
     }
 
@@ -73,7 +73,7 @@ package struct ConfigurationLoader: Sendable {
             let (app, fileProblems) = AppFileSchema.read(parsed, name: name, path: path) { keyPath throws(AppKeyFileError) in
                 try AppKeyFile.read(keyPath)
             }
-            problems += Self.inLineOrder(fileProblems, path: path)
+            problems += ConfigurationProblem.inLineOrder(fileProblems, path: path)
             guard let app else { continue }
             if let other = apps.first(where: { $0.unit == app.unit }) {
                 let line = parsed.entries.first { $0.section == AppFileSchema.section && $0.key == "Unit" }?.line
@@ -91,14 +91,6 @@ package struct ConfigurationLoader: Sendable {
     /// a missing apsiod.conf is no problem, an app file listed and gone is.
     private func parse(_ path: String, problems: inout [ConfigurationProblem]) -> UnitFile? {
         ConfigurationFile.parse(path, limits: limits.file, missingIsProblem: path != daemonFile, problems: &problems)
-    }
-
-    /// A file's problems as an editor lists them: the whole-file ones first, then by line, each
-    /// line's in the order found.
-    private static func inLineOrder(_ problems: [UnitFileProblem], path: String) -> [ConfigurationProblem] {
-        problems.enumerated()
-            .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
-            .map { ConfigurationProblem(path: path, line: $0.element.line, message: $0.element.message) }
     }
 
     package static func isAppFileName(_ name: String) -> Bool {

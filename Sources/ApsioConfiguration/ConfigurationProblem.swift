@@ -1,3 +1,5 @@
+package import ApsioCore
+
 /// One thing wrong in the configuration, where it is and what to do about it: printed as
 /// `PATH:LINE: MESSAGE` (or `PATH: MESSAGE` for the whole file), the form compilers and editors
 /// jump to. No message ever holds an app key.
@@ -15,5 +17,13 @@ package struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertibl
 
     package var description: String {
         if let line { "\(path):\(line): \(message)" } else { "\(path): \(message)" }
+    }
+
+    /// A file's problems as an editor lists them: the whole-file ones first, then by line, each
+    /// line's in the order found.
+    package static func inLineOrder(_ problems: [UnitFileProblem], path: String) -> [ConfigurationProblem] {
+        problems.enumerated()
+            .sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }
+            .map { ConfigurationProblem(path: path, line: $0.element.line, message: $0.element.message) }
     }
 }
