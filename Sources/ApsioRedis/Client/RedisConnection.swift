@@ -250,8 +250,7 @@ package final class RedisConnection: Sendable {
                 try parser.append(bytes)
                 while let reply = try parser.next() {
                     guard deliver(reply) else {
-                        // A reply nobody asked for: the pairing is lost.
-                        fail(.protocolViolation(.unknownType(0)))
+                        fail(.protocolViolation(.unsolicitedReply))
                         break
                     }
                 }

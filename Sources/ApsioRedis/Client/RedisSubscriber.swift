@@ -118,7 +118,7 @@ package final class RedisSubscriber: Sendable {
         case .tcp(let host, let port):
             transport = try await Transport.connect(host: host, port: port, deadline: .now + .seconds(5))
         case .unix(let path):
-            guard let address = UnixSocketAddress(path: path) else { throw RedisError.closed }
+            guard let address = UnixSocketAddress(path: path) else { throw RedisError.unavailable(reason: "\(path): the path is too long for a unix socket", retryIn: .zero) }
             transport = try Transport.connect(unix: address)
         }
         let channels = state.withLock { state -> [String]? in
@@ -155,11 +155,10 @@ package final class RedisSubscriber: Sendable {
 
     private func subscribed(on transport: Transport, to channels: [String]) async throws {
         // Pub/sub channels are not per database: no SELECT. An empty set still pings, so the
-        // connection is known good before it is reported.
-        var first: [UInt8] = []
-        if !channels.isEmpty { RESPCommand("SUBSCRIBE", channels).encode(into: &first) }
-        RESPCommand("PING").encode(into: &first)
-        try await transport.write(first, until: .now + .seconds(5))
+        // connection is known good before it is reported. Through the one writer, which a
+        // subscribe() racing this start also uses, so two writes never interleave on the socket.
+        if !channels.isEmpty { write(RESPCommand("SUBSCRIBE", channels)) }
+        write(RESPCommand("PING"))
         var parser = RESPReplyParser(limits: limits)
         var reported = false
         var pinged = false

@@ -32,6 +32,8 @@ package enum RESPProtocolError: Error, Equatable, CustomStringConvertible {
     case malformedLength
     case tooLarge(String)
     case tooDeep
+    /// A reply when no request waits for one: the pairing of replies with requests is lost.
+    case unsolicitedReply
 
     package var description: String {
         switch self {
@@ -40,6 +42,7 @@ package enum RESPProtocolError: Error, Equatable, CustomStringConvertible {
         case .malformedLength: "a reply has a length or integer that is not a number"
         case .tooLarge(let what): "a reply's \(what) passes the client's limit"
         case .tooDeep: "a reply nests arrays deeper than the client's limit"
+        case .unsolicitedReply: "a reply came when no request waited for one"
         }
     }
 }
