@@ -139,6 +139,8 @@ import Testing
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
             try await viewer.call(method, path, bearer, body)
         }
+        let instanceAddresses = Set(instances.map { "127.0.0.1:\($0.port)" })
+        @Sendable func instancesServed(_ request: NginxFixture.Forwarded) -> Bool { instanceAddresses.contains(request.upstream) }
         @Sendable func signIn(_ api: ViewerAPI) async throws -> String {
             let login = try await api.call("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
             return try #require(login.1["token"]?.stringValue, "sign-in answered \(login.0)")
@@ -207,16 +209,37 @@ import Testing
                 #expect(ingest.1["total"]?.numberValue == 0, "instance \(instance.port) received logs")
             }
 
+            // Bodies: up to the backend's 1 MiB, nginx passes them on from memory; past it, nginx
+            // refuses them itself, as the backend would.
+            @Sendable func frames(bytes: Int) async throws -> Int {
+                var headers: HTTPHeaders = [:]
+                headers.add("Apsio-App-Key", Self.appKey)
+                headers.add("Content-Type", "application/json")
+                let request = HTTPRequest(
+                    method: "POST", path: "/v1/live/frames", headers: headers, body: [UInt8](repeating: 0x20, count: bytes))
+                return try await viewer.client.send(request, to: viewer.endpoint).status
+            }
+            let under = try await frames(bytes: 1 << 20)
+            #expect(under != 413 && (400..<500).contains(under), "a 1-MiB body that is no frames: \(under)")
+            // nginx writes its access log once the answer has gone: wait for its line.
+            try await within(60, "the 1-MiB body in nginx's log, from an instance") {
+                nginx.forwarded.contains { $0.path == "/v1/live/frames" && $0.status == under && instancesServed($0) }
+            }
+            #expect(try await frames(bytes: (1 << 20) + 1) == 413)
+            try await within(60, "the larger body in nginx's log, answered by nginx") {
+                nginx.forwarded.contains(.init(method: "POST", path: "/v1/live/frames", status: 413, upstream: "-"))
+            }
+            #expect(!nginx.errorLog.contains("buffered to a temporary file"), "\(nginx.errorLog)")
+
             // nginx's own account: /v1/logs went to the collector only, everything else to the
             // instances, and nothing timed out or failed on the way.
-            let forwarded = nginx.forwarded
+            let forwarded = nginx.forwarded.filter { $0.status != 413 }
             let collectorAddress = "127.0.0.1:\(collectorPort)"
-            let instanceAddresses = Set(instances.map { "127.0.0.1:\($0.port)" })
             let logs = forwarded.filter { $0.path == "/v1/logs" }
             #expect(!logs.isEmpty)
             #expect(logs.allSatisfy { $0.upstream == collectorAddress && $0.status == 200 }, "\(logs)")
             let rest = forwarded.filter { $0.path != "/v1/logs" }
-            #expect(rest.allSatisfy { instanceAddresses.contains($0.upstream) }, "\(rest)")
+            #expect(rest.allSatisfy(instancesServed), "\(rest)")
             for path in ["/v1/policy", "/v1/live/hello", "/v1/live/next", "/v1/live/frames", "/v1/live/results"] {
                 #expect(rest.contains { $0.path == path }, "\(path) went through nginx")
             }

@@ -20,6 +20,13 @@ package final class NginxFixture: Sendable {
         package let status: Int
         /// `HOST:PORT` of the upstream, or `-` when nginx answered itself (a 413, say).
         package let upstream: String
+
+        package init(method: String, path: String, status: Int, upstream: String) {
+            self.method = method
+            self.path = path
+            self.status = status
+            self.upstream = upstream
+        }
     }
 
     package static let executable = "/usr/sbin/nginx"
