@@ -28,10 +28,11 @@ import Testing
         let port: Int
     }
 
-    static func startInstance(_ index: Int, config: String, directory: String) async throws -> Instance {
+    /// `redis`: the shared hub's endpoint, when there is more than one instance.
+    static func startInstance(_ index: Int, config: String, redis: String?, directory: String) async throws -> Instance {
         let child = try RunningChild(
-            BuiltBinaries.directory + "/apsio-backend", ["--config", config], environment: [:], directory: directory,
-            name: "instance-\(index)")
+            BuiltBinaries.directory + "/apsio-backend", ["--config", config] + (redis.map { ["--redis", $0] } ?? []),
+            environment: [:], directory: directory, name: "instance-\(index)")
         try await within(120, "instance \(index) listening") { child.stdout.contains("\n") || !child.isRunning }
         guard let port = Self.listeningPort(child.stdout) else {
             throw DaemonTestError("instance \(index) did not start: \(child.stdout)\(child.stderr)")
@@ -80,9 +81,13 @@ import Testing
             AppKey=\(Self.appKey)
             Tester=qa-box-7:\(match):4102444800
             """)
+        // Several instances share their hub in one redis-server, private to the test.
+        let redis = Self.instances > 1 ? try RedisServerFixture() : nil
+        defer { redis?.stop() }
         var instances: [Instance] = []
         for index in 0..<Self.instances {
-            instances.append(try await Self.startInstance(index, config: root.path + "/backend", directory: root.path))
+            instances.append(
+                try await Self.startInstance(index, config: root.path + "/backend", redis: redis?.endpoint, directory: root.path))
         }
         // The collector gateway's stand-in: another backend, of which only the OTLP sink is used.
         let collectorPort = try LoopbackPort.free()
