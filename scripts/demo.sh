@@ -23,7 +23,7 @@
 #   --info FILE   once everything is up, write the viewer's address, the account, the install id
 #                 and the service's pid to FILE as NAME=VALUE lines (for the browser test)
 #   --front nginx nginx in front of the backend instances, as above
-#   --instances N how many instances behind nginx (default 1); more than one share their state
+#   --instances N how many instances behind nginx (default 3); more than one share their state
 #                 in a redis-server the demo starts on a private socket
 # DEMO_DEVICE=scripted shows the viewer with the scripted test device of Tests/Browser, which
 # invents what it sends, instead of apsiod.
@@ -36,7 +36,7 @@ port=${DEMO_PORT:-8787}
 bin=""
 info=""
 front=""
-instances=1
+instances=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --port) port=${2:?--port needs a port}; shift 2 ;;
@@ -57,8 +57,9 @@ case "$front" in
     "" | nginx) ;;
     *) echo "demo.sh: --front $front: only nginx is known" >&2; exit 2 ;;
 esac
+[ -n "$front" ] || [ -z "$instances" ] || { echo "demo.sh: --instances needs --front nginx" >&2; exit 2; }
+[ -n "$instances" ] || instances=$([ -n "$front" ] && echo 3 || echo 1)
 [[ $instances =~ ^[1-9][0-9]?$ ]] || { echo "demo.sh: --instances $instances: give 1 to 99" >&2; exit 2; }
-[ -n "$front" ] || [ "$instances" -eq 1 ] || { echo "demo.sh: --instances needs --front nginx" >&2; exit 2; }
 
 if [ -z "$bin" ]; then
     scripts/install-deps.sh
@@ -74,10 +75,6 @@ for program in "${programs[@]}"; do
 done
 if [ -n "$front" ]; then
     [ -x /usr/sbin/nginx ] || { echo "demo.sh: --front nginx needs Debian's nginx (scripts/install-deps.sh)" >&2; exit 1; }
-    if [ "$instances" -gt 1 ] && ! "$bin/apsio-backend" --help 2>&1 | grep -q -- '--redis'; then
-        echo "demo.sh: --instances $instances: this apsio-backend has no --redis, so its instances cannot share a hub; use one" >&2
-        exit 2
-    fi
 fi
 
 name=demo                      # the app file's name: apsioctl's name for the app
@@ -315,7 +312,7 @@ else
     # The instances as in production: no --dev, nginx's https origin as their live origin. Their
     # configuration directory is the demo's (empty): the flags say everything.
     mkdir -p "$work/backend/apps.d"
-    upstreams=()
+    addresses=()
     for i in $(seq "$instances"); do
         "$bin/apsio-backend" --config "$work/backend" --listen 127.0.0.1:0 --live-origin "$base" \
             --app "$app:$app_key" --tester "$tester:$install" --interval 15 --accounts "$work/accounts.txt" \
@@ -323,7 +320,7 @@ else
         pids+=($!)
         watched+=("$!|apsio-backend instance $i|$work/instance-$i.log")
         wait_listening "apsio-backend instance $i" $! "$work/instance-$i.log"
-        upstreams+=(--instance "127.0.0.1:$(listening_port "$work/instance-$i.log")")
+        addresses+=("127.0.0.1:$(listening_port "$work/instance-$i.log")")
     done
     # The collector gateway's stand-in: its OTLP sink keeps what nginx sends to /v1/logs, and
     # its /api/ingest shows it. No device opens a live channel to it.
@@ -334,6 +331,8 @@ else
     wait_listening "the collector stand-in" $! "$work/collector.log"
     collector="127.0.0.1:$(listening_port "$work/collector.log")"
 
+    upstreams=()
+    for address in "${addresses[@]}"; do upstreams+=(--instance "$address"); done
     "$root/scripts/nginx-front-conf.sh" --prefix "$work/nginx" --port "$port" --cert "$work/tls/live.pem" \
         --key "$work/tls/live.key" "${upstreams[@]}" --collector "$collector" 2>"$work/nginx.log" \
         || fail "the nginx configuration could not be written" "$work/nginx.log"
@@ -369,7 +368,8 @@ if [ -n "$info" ]; then
     {
         printf 'base=%s\nuser=%s\npassword=%s\ninstall=%s\nservice_pid=%s\napp=%s\nwork=%s\n' \
             "$base" "$user" "$password" "$install" "$service_pid" "$app" "$work"
-        [ -z "$front" ] || printf 'front=%s\nspki=%s\ncollector=%s\n' "$front" "$spki" "$collector"
+        [ -z "$front" ] || printf 'front=%s\nspki=%s\ncollector=%s\ninstances=%s\naccess_log=%s\n' \
+            "$front" "$spki" "$collector" "${addresses[*]}" "$work/nginx/access.log"
     } >"$info.tmp"
     mv "$info.tmp" "$info"
 fi

@@ -16,10 +16,10 @@ import Testing
 @Suite(.serialized) struct NginxFrontTests {
     static let unit = "demo.service"
     static let appKey = "apsio_app_nginx_front"
-    /// How many instances stand behind nginx. One, until the instances share their hub in Redis:
-    /// in-memory instances do not know each other's devices, and without stickiness a device's
-    /// hello and its next `next` meet different instances.
-    static let instances = 1
+    /// How many instances stand behind nginx, sharing their hub in one redis-server. With one,
+    /// the instance keeps its hub in memory: in-memory instances do not know each other's devices,
+    /// and without stickiness a device's hello and its next `next` meet different instances.
+    static let instances = 3
 
     /// A backend instance: the built binary as the package's unit runs it, on a configuration
     /// directory.

@@ -89,7 +89,7 @@ def main():
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
     parser.add_argument("--front", choices=["nginx"], help="the demo's nginx in front of its backend instances")
-    parser.add_argument("--instances", type=int, default=1, help="backend instances behind --front")
+    parser.add_argument("--instances", type=int, default=3, help="backend instances behind --front")
     args = parser.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
     screenshot_path = os.path.abspath(os.path.join(args.artifacts, "viewer.png"))
@@ -173,6 +173,19 @@ def main():
         assert any(len(row) > 2 and row[0] == service_pid and "demo-service" in row[2] for row in cells), \
             f"the screenshot lists the demo service's process {service_pid}: {cells}"
         step(f"the screenshot's frame shows the demo service's process {service_pid}")
+
+        if args.front:
+            # nginx's access log: the viewer's and apsiod's requests went to the instances, more
+            # than one when there are several (nothing sticks), and the logs to the collector.
+            with open(info["access_log"], encoding="utf-8") as log:
+                forwarded = [line.split() for line in log if line.count(" ") == 3]
+            instances = set(info["instances"].split())
+            upstreams = {fields[3].removeprefix("upstream=") for fields in forwarded if fields[1] != "/v1/logs"}
+            assert upstreams <= instances, f"requests went elsewhere than the instances {instances}: {upstreams}"
+            assert len(instances) == 1 or len(upstreams) > 1, f"one instance served everything: {upstreams}"
+            logs = {fields[3].removeprefix("upstream=") for fields in forwarded if fields[1] == "/v1/logs"}
+            assert logs <= {info["collector"]}, f"/v1/logs went to {logs}, not the collector {info['collector']}"
+            step(f"through nginx: {len(forwarded)} requests over {len(upstreams)} of {len(instances)} instances")
 
         # The filter hides what does not match, and shows it again.
         driver.find_element(By.ID, "log-filter").send_keys("no line says this")
