@@ -95,6 +95,9 @@ final class Tally: Sendable {
         var gaps = 0
         var viewerFailures = 0
         var nextFailures = 0
+        var nexts = 0
+        var polls = 0
+        var pollFailures = 0
         var sessionsStarted = 0
     }
 
@@ -115,7 +118,8 @@ final class Tally: Sendable {
     }
     func fanOut(_ milliseconds: Double) { if measuring.load(ordering: .relaxed) { state.withLock { $0.fanOutMs.append(milliseconds); $0.viewerEvents += 1 } } }
     func sessionStarted() { state.withLock { $0.sessionsStarted += 1 } }
-    func next(ok: Bool) { if !ok, measuring.load(ordering: .relaxed) { state.withLock { $0.nextFailures += 1 } } }
+    func next(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.nexts += 1) : ($0.nextFailures += 1) } } }
+    func poll(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.polls += 1) : ($0.pollFailures += 1) } } }
     func gap() { if measuring.load(ordering: .relaxed) { state.withLock { $0.gaps += 1 } } }
     /// A viewer that could not sign in or watch: counted whenever it happens, since it happens
     /// before the window and leaves a live device without its viewer for the whole run.
@@ -133,7 +137,8 @@ final class Tally: Sendable {
                 "hellos=\(state.hellos)", "hello_failures=\(state.helloFailures)",
                 "frames=\(state.framesPosted)", "frame_failures=\(state.frameFailures)",
                 "policies=\(state.policies)", "policy_304=\(state.notModified)", "policy_failures=\(state.policyFailures)",
-                "next_failures=\(state.nextFailures)", "sessions=\(state.sessionsStarted)", "viewer_failures=\(state.viewerFailures)",
+                "nexts=\(state.nexts)", "next_failures=\(state.nextFailures)",
+                "polls=\(state.polls)", "poll_failures=\(state.pollFailures)", "sessions=\(state.sessionsStarted)", "viewer_failures=\(state.viewerFailures)",
                 "fanout_events=\(sorted.count)", "gaps=\(state.gaps)",
                 "fanout_p50_ms=\(percentile(0.5))", "fanout_p99_ms=\(percentile(0.99))",
             ]
@@ -333,8 +338,9 @@ func viewer(of device: Device, until end: ContinuousClock.Instant) async {
     var after: UInt64 = 0
     while ContinuousClock.now < end {
         let request = HTTPRequest.get("/api/devices/\(device.install)/stream\(query)&after=\(after)", headers: headers, timeout: .seconds(40))
-        guard let answer = try? await client.send(request, to: backends.endpoint), answer.isSuccess,
-              let body = try? JSONParser().parse(answer.body) else {
+        let answer = try? await client.send(request, to: backends.endpoint)
+        tally.poll(ok: answer?.isSuccess ?? false)
+        guard let answer, answer.isSuccess, let body = try? JSONParser().parse(answer.body) else {
             // A refusal comes at once: waiting a second keeps it from becoming a hot loop.
             try? await Task.sleep(for: .seconds(1))
             continue

@@ -181,6 +181,10 @@ def run_one(options, features, kind, instances, load):
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
         redis_used=(redis_idle_used, redis_end_used))
 
+def requests(report):
+    """Every request answered in the window: what the mixed loads cost, since hellos are few of them."""
+    return sum(int(report.get(key, 0)) for key in ["hellos", "frames", "nexts", "polls", "policies"])
+
 def mib_per_1000(delta_kib, devices):
     return delta_kib * 1000 / devices / 1024
 
@@ -195,7 +199,10 @@ def describe(result):
           f"generator CPU {r['generator_cpu']:.2f} s")
     print(f"hellos: {r['hellos']} ({report.get('hello_failures')} failed), "
           f"{r['hellos'] / cpu if cpu else 0:.0f} per CPU-second of backend and Redis together")
-    print(f"frames: {report.get('frames')} ({report.get('frame_failures')} failed); next: {report.get('next_failures')} failed; "
+    print(f"requests: {requests(report)}, {requests(report) / cpu if cpu else 0:.0f} per CPU-second; "
+          f"frames: {report.get('frames')} ({report.get('frame_failures')} failed); "
+          f"next answered: {report.get('nexts')} ({report.get('next_failures')} failed); "
+          f"viewer polls: {report.get('polls')} ({report.get('poll_failures')} failed); "
           f"policy: {report.get('policies')} ({report.get('policy_304')} were 304, {report.get('policy_failures')} failed); "
           f"sessions {report.get('sessions')}, viewers failed {report.get('viewer_failures')}, gaps {report.get('gaps')}")
     print(f"fan-out, frames POST to viewer event: p50 {report.get('fanout_p50_ms')} ms, p99 {report.get('fanout_p99_ms')} ms "
@@ -209,26 +216,31 @@ def describe(result):
                  f"{(used_end - used_idle) * 1000 / r['devices'] / 1048576:.2f} MiB per 1,000 devices")
     print(line, flush=True)
 
+def per_cpu_second(result):
+    """Hellos per CPU-second where hellos are the load; every request per CPU-second where live
+    sessions are, since there the hellos are a small part of what the backend does."""
+    cpu = result["backend_cpu"] + result["redis_cpu"]
+    count = result["hellos"] if result["shape"]["live"] == 0 else requests(result["report"])
+    return count / cpu if cpu else 0
+
 def table(results):
     baseline = {r["load"]: r for r in results if r["kind"] == "memory"}
     print()
-    print("| Configuration | Load | Hellos | Backend CPU | Redis CPU | Hellos per CPU-second | vs in-memory "
-          "| Fan-out p50 / p99 | Backend per 1,000 devices | Failures |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| Configuration | Load | Hellos | Requests | Backend CPU | Redis CPU | Per CPU-second | vs in-memory "
+          "| Fan-out p50 / p99 | Backend per 1,000 devices | Failures (gaps) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         report = r["report"]
-        cpu = r["backend_cpu"] + r["redis_cpu"]
-        rate = r["hellos"] / cpu if cpu else 0
+        rate = per_cpu_second(r)
         base = baseline.get(r["load"])
-        base_rate = base["hellos"] / (base["backend_cpu"] + base["redis_cpu"]) if base else 0
-        ratio = f"{rate / base_rate:.2f}×" if base_rate else "—"
+        ratio = f"{rate / per_cpu_second(base):.2f}×" if base and per_cpu_second(base) else "—"
         fanout = "—" if r["shape"]["live"] == 0 else f"{report.get('fanout_p50_ms')} / {report.get('fanout_p99_ms')} ms"
         failures = sum(int(report.get(key, 0)) for key in
-                       ["hello_failures", "frame_failures", "next_failures", "policy_failures", "viewer_failures"])
+                       ["hello_failures", "frame_failures", "next_failures", "poll_failures", "policy_failures", "viewer_failures"])
         idle, loaded = r["backend_anon_kib"]
-        print(f"| {r['kind']} ×{r['instances']} | {r['load']} | {r['hellos']:,} | {r['backend_cpu']:.2f} s "
+        print(f"| {r['kind']} ×{r['instances']} | {r['load']} | {r['hellos']:,} | {requests(report):,} | {r['backend_cpu']:.2f} s "
               f"| {r['redis_cpu']:.2f} s | {rate:,.0f} | {ratio} | {fanout} "
-              f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB | {failures} (gaps {report.get('gaps')}) |")
+              f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB | {failures} ({report.get('gaps')}) |")
     # Three instances on machines of their own: each a core, carrying a third of the hellos, and
     # Redis on one core, shared by all. One instance is the same with one: the load each carries is
     # what its busier core allows, from the CPU per hello measured here.
