@@ -85,7 +85,7 @@ let package = Package(
         // viewer's pages: plain files in Sources/ApsioBackend/Viewer, compiled into the binary by
         // the EmbedViewerAssets plugin so that `apsio-devbackend` alone serves them.
         .target(
-            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration"], exclude: ["Viewer"],
+            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration", "ApsioRedis"], exclude: ["Viewer"],
             swiftSettings: strict, plugins: ["EmbedViewerAssets"]),
         .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
@@ -137,7 +137,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests",
-            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
+            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(

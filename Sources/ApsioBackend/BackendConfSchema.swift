@@ -1,5 +1,6 @@
 package import ApsioCore
 import ApsioConfiguration
+import ApsioRedis
 
 /// Reads `backend.conf`'s `[Backend]` section with the daemon's schema checks (unknown sections and
 /// keys, a key set twice), each problem at its line.
@@ -10,7 +11,7 @@ package enum BackendConfSchema {
             section,
             [
                 .single("Listen"), .single("LiveOrigin"), .single("Interval"), .single("AccountsFile"),
-                .single("TLSCertificateFile"), .single("TLSKeyFile"),
+                .single("TLSCertificateFile"), .single("TLSKeyFile"), .single("Redis"), .single("MaxConnections"),
             ]
         )
     ])
@@ -53,6 +54,21 @@ package enum BackendConfSchema {
                 return nil
             }
             return entry.value
+        }
+        if let entry = value("Redis") {
+            do throws(RedisEndpoint.Invalid) {
+                settings.redis = try RedisEndpoint(parsing: entry.value)
+            } catch {
+                report(entry.line, "Redis=\(error.description)")
+            }
+        }
+        if let entry = value("MaxConnections") {
+            if let number = Int(entry.value), DevBackendCommandLine.maxConnectionsRange.contains(number) {
+                settings.maxConnections = number
+            } else {
+                let range = DevBackendCommandLine.maxConnectionsRange
+                report(entry.line, "MaxConnections=\(entry.value) is not a number from \(range.lowerBound) to \(range.upperBound)")
+            }
         }
         settings.accountsPath = path("AccountsFile")
         settings.tlsCertificate = path("TLSCertificateFile")

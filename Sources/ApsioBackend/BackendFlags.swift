@@ -1,6 +1,7 @@
 package import ApsioConfiguration
 package import ApsioCore
 package import ApsioNet
+package import ApsioRedis
 
 /// The command line's part of the configuration, each setting nil when not given. Combined with
 /// the files (`configuration(files:)`) at start and again at every reload, so a flag keeps its
@@ -16,6 +17,8 @@ package struct BackendFlags: Sendable {
     package var accountsPath: String?
     package var tls: HTTPServer.TLSFiles?
     package var development = false
+    package var redis: RedisEndpoint?
+    package var maxConnections: Int?
     /// The usage text for messages that point at it.
     package var usage = ""
 
@@ -55,7 +58,9 @@ package struct BackendFlags: Sendable {
             listenPort: listenPort ?? files.settings.listenPort ?? 8787,
             hub: HubConfiguration(
                 origin: origin, interval: .seconds(intervalSeconds ?? files.settings.intervalSeconds ?? 30), apps: apps),
-            accountsPath: accountsPath ?? files.settings.accountsPath, tls: tls, development: development)
+            accountsPath: accountsPath ?? files.settings.accountsPath, tls: tls, development: development,
+            redis: redis ?? files.settings.redis,
+            maxConnections: maxConnections ?? files.settings.maxConnections ?? DevBackendConfiguration.defaultMaxConnections)
         try configuration.validate()
         return (configuration, problems)
     }

@@ -12,6 +12,10 @@ package struct BackendLimits: Sendable, Equatable {
     /// Events waiting for one viewer; past either bound the oldest go and the stream says how many.
     package var maxEventsPerViewer = 1000
     package var maxEventBytesPerViewer = 16 * 1024 * 1024
+    /// What each fleet instance keeps of a device's recent events, for viewers whose polls land
+    /// on it: long enough for a poll held 25 s elsewhere, small enough for a thousand live devices.
+    package var fleetStreamMemory: Duration = .seconds(40)
+    package var maxFleetStreamBytesPerDevice = 2 * 1024 * 1024
     /// Commands pending for one device at once.
     package var maxPendingCommandsPerDevice = 16
     /// A command sent in a `next` answer and not answered is sent again after this long, or at

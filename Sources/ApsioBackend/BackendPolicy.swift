@@ -39,6 +39,16 @@ package enum BackendPolicy {
     }
 
     /// A strong validator: the first 16 bytes of the body's SHA-256, quoted.
+    /// `GET /v1/policy`'s answer: the document with its ETag, or 304 when `If-None-Match` names it.
+    package static func reply(
+        app: HubApp, configuration: HubConfiguration, ifNoneMatch: String?, nowUnixSeconds: Int64, hashing: some SHA256Hashing
+    ) -> (reply: HubReply, etag: String?) {
+        let body = document(app: app, configuration: configuration, nowUnixSeconds: nowUnixSeconds)
+        let etag = etag(of: body, hashing: hashing)
+        if matches(ifNoneMatch: ifNoneMatch, etag: etag) { return (HubReply(status: 304), etag) }
+        return (.ok(body), etag)
+    }
+
     package static func etag(of body: [UInt8], hashing: some SHA256Hashing) -> String {
         "\"" + Hex.lowercase(hashing.sha256(body).prefix(16)) + "\""
     }

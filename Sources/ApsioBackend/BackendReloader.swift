@@ -47,9 +47,10 @@ struct BackendReloader {
         let new = combined.configuration
         if new.listenHost != running.listenHost || new.listenPort != running.listenPort || new.tls?.certificateFile != running.tls?.certificateFile
             || new.tls?.privateKeyFile != running.tls?.privateKeyFile
-            || new.accountsPath != running.accountsPath
+            || new.accountsPath != running.accountsPath || new.redis != running.redis
+            || new.maxConnections != running.maxConnections
         {
-            log.append("Listen=, the TLS files and AccountsFile= change at the next start, not on a reload")
+            log.append("Listen=, the TLS files, AccountsFile=, Redis= and MaxConnections= change at the next start, not on a reload")
         }
         running.hub = new.hub
         lastGood = files

@@ -6,7 +6,7 @@ import Synchronization
 /// The hub, the sign-ins and the ingest sink behind one actor: it reads the clock, feeds the
 /// pure hub, keeps the callers of held requests (`next`, stream polls) waiting on continuations,
 /// and wakes the hub at its deadlines so a held `next` gets its 204 after 25 s.
-package actor BackendService {
+package actor BackendService: HubService {
     private var hub: LiveHub
     private var signIns: SignInSessions
     private var ingestLog: IngestLog
@@ -94,10 +94,9 @@ package actor BackendService {
     /// The app's policy and its ETag; 304 when `If-None-Match` names it.
     package func policy(appKey: String?, ifNoneMatch: String?) -> (reply: HubReply, etag: String?) {
         guard let app = hub.app(forKey: appKey) else { return (LiveHub.unknownAppKey, nil) }
-        let body = BackendPolicy.document(app: app, configuration: hub.configuration, nowUnixSeconds: clock.now().wallUnixSeconds)
-        let etag = BackendPolicy.etag(of: body, hashing: hashing)
-        if BackendPolicy.matches(ifNoneMatch: ifNoneMatch, etag: etag) { return (HubReply(status: 304), etag) }
-        return (.ok(body), etag)
+        return BackendPolicy.reply(
+            app: app, configuration: hub.configuration, ifNoneMatch: ifNoneMatch, nowUnixSeconds: clock.now().wallUnixSeconds,
+            hashing: hashing)
     }
 
     /// `POST /v1/logs`: an OTLP/HTTP JSON `ExportLogsServiceRequest`, kept in memory.
@@ -128,11 +127,11 @@ package actor BackendService {
     }
 
     /// Signs a person in whose password was checked; returns the secret token and the public id.
-    package func signIn(_ account: Account) -> (token: String, id: String) {
+    package func signIn(_ account: Account) -> Result<(token: String, id: String), HubUnavailable> {
         let token = Hex.lowercase(SecureRandom.bytes(32))
         let id = Hex.lowercase(SecureRandom.bytes(8))
         _ = signIns.create(user: account.user, role: account.role, token: token, id: id, now: clock.now().mono)
-        return (token, id)
+        return .success((token, id))
     }
 
     package func signOut(token: String) {
@@ -142,9 +141,14 @@ package actor BackendService {
     }
 
     /// The person a sign-in token names, if it is valid.
-    package func viewer(token: String) -> HubViewerIdentity? {
-        guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return nil }
-        return HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings)
+    package func viewer(token: String) -> Result<HubViewerIdentity?, HubUnavailable> {
+        guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return .success(nil) }
+        return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings))
+    }
+
+    /// In memory, the hub's state is always at hand.
+    package func health() -> HubReply {
+        .ok(Array(#"{"status":"ok","state":"memory","held":\#(hub.heldRequestCount)}"#.utf8))
     }
 
     // MARK: - The viewers' side

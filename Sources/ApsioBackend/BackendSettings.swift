@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioRedis
 
 /// What `backend.conf` sets, each nil when the file leaves it to the command line or the default.
 package struct BackendSettings: Sendable, Equatable {
@@ -9,6 +10,9 @@ package struct BackendSettings: Sendable, Equatable {
     package var accountsPath: String?
     package var tlsCertificate: String?
     package var tlsKey: String?
+    /// Where the fleet's shared state lives; none keeps the hub in this process's memory.
+    package var redis: RedisEndpoint?
+    package var maxConnections: Int?
 
     package init() {}
 }

@@ -5,7 +5,7 @@ package import ApsioNet
 /// The development backend on the network layer's server: the device's routes of 16.4 (hello,
 /// next, frames, results), the policy and an ingest sink, and a JSON API for signed-in viewers.
 package final class DevBackend: Sendable {
-    package let service: BackendService
+    package let service: any HubService
     package let configuration: DevBackendConfiguration
     private let accounts: AccountsFile
     private let server: HTTPServer
@@ -15,14 +15,24 @@ package final class DevBackend: Sendable {
     package init(
         configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
-        backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits = DevBackend.serverLimits
+        backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits? = nil
     ) throws(BackendConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.accounts = accounts
-        let service = BackendService(
-            configuration: configuration.hub, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
+        let service: any HubService
+        if let redis = configuration.redis {
+            service = FleetService(
+                configuration: configuration.hub, redis: redis, clock: clock, limits: limits, backendLimits: backendLimits)
+        } else {
+            service = BackendService(
+                configuration: configuration.hub, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
+        }
         self.service = service
+        var serverLimits = serverLimits ?? Self.serverLimits
+        if serverLimits.maxConnections == Self.serverLimits.maxConnections {
+            serverLimits.maxConnections = configuration.maxConnections
+        }
         var router = HTTPRouter()
         Self.addDeviceRoutes(&router, service: service)
         Self.addViewerRoutes(&router, service: service, accounts: accounts, secureCookie: configuration.tls != nil)
@@ -34,7 +44,7 @@ package final class DevBackend: Sendable {
 
     /// Every device holds a `next` and every viewer a stream poll: more connections than the
     /// server's default, and an idle time longer than a hold.
-    package static let serverLimits = HTTPServerLimits(maxConnections: 256, idleTimeout: .seconds(60))
+    package static let serverLimits = HTTPServerLimits(maxConnections: DevBackendConfiguration.defaultMaxConnections, idleTimeout: .seconds(60))
 
     /// Binds and serves; returns the port.
     package func start() async throws(HTTPServerError) -> Int {
@@ -54,7 +64,7 @@ package final class DevBackend: Sendable {
 
     // MARK: - The device's routes (16.4) and ingest
 
-    private static func addDeviceRoutes(_ router: inout HTTPRouter, service: BackendService) {
+    private static func addDeviceRoutes(_ router: inout HTTPRouter, service: any HubService) {
         router.add("POST", "/v1/live/hello") { request in
             response(await service.hello(appKey: appKey(request), token: liveToken(request), body: request.body))
         }

@@ -1,5 +1,6 @@
 package import ApsioCore
 import ApsioNet
+import ApsioRedis
 
 /// What `apsio-devbackend` was asked to do.
 package enum DevBackendCommand: Sendable {
@@ -21,6 +22,7 @@ package enum DevBackendCommandLine {
             usage: \(program) [--config DIR] [--app NAME:APPKEY …] [--live-origin ORIGIN] [--accounts FILE]
                    \(pad) [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
                    \(pad) [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
+                   \(pad) [--redis URL] [--max-connections N]
                    \(program) --accounts FILE --add-user USER:ROLE [--iterations N]
 
             The backend of live inspection (spec 16.4 and 16.7): serves each app's policy, an OTLP/HTTP
@@ -41,6 +43,10 @@ package enum DevBackendCommandLine {
               --accounts FILE        the people who may sign in (USER:ROLE:ITERATIONS:SALT:HASH lines)
               --tls-cert, --tls-key  serve HTTPS with this certificate chain and key (PEM)
               --dev                  local development: allow a loopback http:// live origin
+              --redis URL            share the hub's state with other instances in Redis: redis://HOST:PORT/DB
+                                     or the path of its unix socket (PATH[?db=N]); without it the hub lives
+                                     in this process's memory, one instance
+              --max-connections N    connections served at once (default 256); each live device holds two
               --add-user USER:ROLE   read a password on standard input and add the person to --accounts;
                                      ROLE is viewer (may watch) or admin (may also send commands)
               --iterations N         PBKDF2 iterations for --add-user (default 600000)
@@ -129,6 +135,12 @@ package enum DevBackendCommandLine {
                 }
                 flags.origin = origin
             case "--interval": flags.intervalSeconds = try integer(option, inline: inline, in: 15...120, unit: " seconds")
+            case "--redis":
+                let text = try value(option, inline: inline)
+                do throws(RedisEndpoint.Invalid) { flags.redis = try RedisEndpoint(parsing: text) } catch {
+                    throw .usage("--redis \(error.description)")
+                }
+            case "--max-connections": flags.maxConnections = try integer(option, inline: inline, in: maxConnectionsRange)
             case "--accounts": flags.accountsPath = try value(option, inline: inline)
             case "--tls-cert": certificate = try value(option, inline: inline)
             case "--tls-key": key = try value(option, inline: inline)
@@ -159,6 +171,10 @@ package enum DevBackendCommandLine {
         flags.usage = usage
         return .run(flags)
     }
+
+    /// Each connection costs a file descriptor and a little memory; past this a box needs its
+    /// file limit raised and is better served by another instance.
+    package static let maxConnectionsRange = 16...65_536
 
     static func parseApp(_ text: String) throws(BackendConfigurationError) -> (String, String) {
         let fields = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)

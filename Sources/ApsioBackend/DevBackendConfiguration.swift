@@ -1,4 +1,5 @@
 package import ApsioNet
+package import ApsioRedis
 
 /// How the development backend runs: where it listens, what it serves, who may sign in.
 package struct DevBackendConfiguration: Sendable {
@@ -9,11 +10,21 @@ package struct DevBackendConfiguration: Sendable {
     package var tls: HTTPServer.TLSFiles?
     /// Local development: allows a loopback `http://` live origin when listening on loopback.
     package var development: Bool
+    /// The fleet's shared state (docs/fleet-backend.md); nil runs the in-memory hub, one instance.
+    package var redis: RedisEndpoint?
+    /// Connections served at once: every live device holds two (a `next` and a post), every
+    /// viewer one stream poll.
+    package var maxConnections: Int
+
+    package static let defaultMaxConnections = 256
 
     package init(
         listenHost: String = "127.0.0.1", listenPort: Int = 8787, hub: HubConfiguration, accountsPath: String? = nil,
-        tls: HTTPServer.TLSFiles? = nil, development: Bool = false
+        tls: HTTPServer.TLSFiles? = nil, development: Bool = false, redis: RedisEndpoint? = nil,
+        maxConnections: Int = DevBackendConfiguration.defaultMaxConnections
     ) {
+        self.redis = redis
+        self.maxConnections = maxConnections
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.hub = hub

@@ -6,7 +6,7 @@ import ApsioNet
 /// bearer, is refused whatever else it carries (16.7).
 extension DevBackend {
     static func addViewerRoutes(
-        _ router: inout HTTPRouter, service: BackendService, accounts: AccountsFile, secureCookie: Bool
+        _ router: inout HTTPRouter, service: any HubService, accounts: AccountsFile, secureCookie: Bool
     ) {
         router.add("POST", "/api/login") { request in
             if let refusal = serviceCredentialRefusal(request, service: service) { return refusal }
@@ -28,6 +28,8 @@ extension DevBackend {
                 return .ok(writer.bytes)
             }
         }
+        // Open to anyone, like a load balancer's health check: it says only whether the state is reachable.
+        router.add("GET", "/api/health") { _ in response(await service.health()) }
         router.add("GET", "/api/devices") { request in
             await asViewer(request, service: service) { _ in await service.devices() }
         }
@@ -57,7 +59,7 @@ extension DevBackend {
     }
 
     /// `/api/devices/{install}/watch|commands|stream`, with `?app=` when an install is not unique.
-    private static func deviceRoute(_ request: HTTPServerRequest, service: BackendService) async -> HTTPServerResponse {
+    private static func deviceRoute(_ request: HTTPServerRequest, service: any HubService) async -> HTTPServerResponse {
         let rest = request.path.dropFirst("/api/devices/".count)
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 256 else {
@@ -96,11 +98,18 @@ extension DevBackend {
 
     /// Runs `body` for a signed-in person; anyone else gets 401, a service credential 403.
     private static func asViewer(
-        _ request: HTTPServerRequest, service: BackendService,
+        _ request: HTTPServerRequest, service: any HubService,
         _ body: (HubViewerIdentity) async -> HubReply
     ) async -> HTTPServerResponse {
         if let refusal = serviceCredentialRefusal(request, service: service) { return refusal }
-        guard let token = signInToken(request), let viewer = await service.viewer(token: token) else {
+        var viewer: HubViewerIdentity?
+        if let token = signInToken(request) {
+            switch await service.viewer(token: token) {
+            case .success(let found): viewer = found
+            case .failure(let unavailable): return response(unavailable.reply)
+            }
+        }
+        guard let viewer else {
             var headers: HTTPHeaders = [:]
             headers.set("WWW-Authenticate", "Bearer")
             return response(.error(401, "sign_in", "sign in first: POST /api/login"), headers: headers)
@@ -110,7 +119,7 @@ extension DevBackend {
 
     /// A project token, an upload token or a device's credential never opens a live view, and
     /// never sends a command: only a person signed in does (16.7).
-    private static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: BackendService) -> HTTPServerResponse? {
+    private static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: any HubService) -> HTTPServerResponse? {
         let offered = request.headers.contains("Apsio-App-Key") || request.headers.contains("Apsio-Live-Token")
             || bearer(request).map(service.isAppKey) == true
         guard offered else { return nil }
@@ -118,7 +127,7 @@ extension DevBackend {
     }
 
     private static func login(
-        _ request: HTTPServerRequest, service: BackendService, accounts: AccountsFile, secureCookie: Bool
+        _ request: HTTPServerRequest, service: any HubService, accounts: AccountsFile, secureCookie: Bool
     ) async -> HTTPServerResponse {
         guard let body = JSONBody.object(request.body), let user = body["user"]?.stringValue,
             let password = body["password"]?.stringValue, user.utf8.count <= 64, password.utf8.count <= 1024
@@ -142,7 +151,11 @@ extension DevBackend {
         guard verified, let account else {
             return response(.error(401, "sign_in", "unknown user or wrong password"))
         }
-        let (token, _) = await service.signIn(account)
+        let token: String
+        switch await service.signIn(account) {
+        case .success(let signIn): token = signIn.token
+        case .failure(let unavailable): return response(unavailable.reply)
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("user"); writer.string(account.user)

@@ -27,9 +27,14 @@ package struct LiveHub: Sendable {
     }
     var holds: [HoldID: (held: Held, until: MonotonicInstant)] = [:]
     private var lastHoldNumber: UInt64 = 0
-    private var lastSessionNumber: UInt64 = 0
-    private var lastEventSeq: UInt64 = 0
+    /// Per hub in memory; per device in the fleet, where each device's document carries them.
+    var lastSessionNumber: UInt64 = 0
+    var lastEventSeq: UInt64 = 0
     private var releases: [HubRelease] = []
+    /// False in the fleet: viewers' queues and held polls live in the instances, so the events a
+    /// step produces are collected in `emitted` for the instances to hear through Redis.
+    var keepsViewerQueues = true
+    var emitted: [StreamEvent] = []
 
     package init(
         configuration: HubConfiguration, hashing: some SHA256Hashing, random: some RandomBytesSource,
@@ -234,7 +239,12 @@ package struct LiveHub: Sendable {
         fields(&writer)
         writer.endObject()
         let event = StreamEvent(
-            seq: lastEventSeq, liveDataOfSession: liveDataOfSession, json: String(decoding: writer.bytes, as: UTF8.self))
+            seq: lastEventSeq, liveDataOfSession: liveDataOfSession, json: String(decoding: writer.bytes, as: UTF8.self), type: type)
+        guard keepsViewerQueues else {
+            emitted.append(event)
+            devices[key] = device
+            return
+        }
         var waiting: [String] = []
         for id in Array(device.viewers.keys) where only == nil || only == id {
             device.viewers[id]!.append(event, limits: backendLimits)

@@ -260,6 +260,24 @@ extension LiveHub {
         }
     }
 
+    /// Whether the device's held `next` should be answered now, and with what, when the request was
+    /// held under `token`: another instance queued a command, ended the session, replaced the token
+    /// or renewed the session (`answer`). Changes nothing when it should stay held.
+    mutating func recheckHeldNext(_ key: DeviceKey, token: String?, answer: Bool, now: LiveNow) {
+        guard let held = devices[key]?.heldNext else { return }
+        expire(key, now: now)
+        guard devices[key]?.heldNext == held else { return }
+        if deviceKey(forToken: token) != key {
+            devices[key]?.heldNext = nil
+            release(held, Self.badToken)
+        } else if devices[key]?.session == nil {
+            devices[key]?.heldNext = nil
+            release(held, .ok(nextBody(key, commands: [], stop: devices[key]?.lastStop ?? "ended", now: now)))
+        } else if answer || !dueCommands(key, now: now).isEmpty {
+            answerHeldNext(key, now: now)
+        }
+    }
+
     /// Answers the device's held `next` now, with whatever it should hear.
     mutating func answerHeldNext(_ key: DeviceKey, now: LiveNow) {
         guard let held = devices[key]?.heldNext else { return }

@@ -6,4 +6,6 @@ struct StreamEvent: Sendable {
     /// Set for frames and command results, the live data 16.7 forbids keeping.
     let liveDataOfSession: UInt64?
     let json: String
+    /// The event's `type`, for the fleet's messages, which say it beside the event.
+    var type: String = ""
 }

@@ -1,18 +1,18 @@
-import Foundation
+package import Foundation
 
 /// A directory of its own for one test, removed when the test is done with it.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-    var path: String { url.path }
+package final class TemporaryDirectory: Sendable {
+    package let url: URL
+    package var path: String { url.path }
 
-    init(_ label: String = "apsio-test") throws {
+    package init(_ label: String = "apsio-test") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// Writes `text` at `relative`, creating the folders on the way: fixture trees of /sys and /proc.
     @discardableResult
-    func write(_ relative: String, _ text: String) throws -> URL {
+    package func write(_ relative: String, _ text: String) throws -> URL {
         let file = url.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: file)

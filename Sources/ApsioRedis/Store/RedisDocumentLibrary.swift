@@ -12,10 +12,18 @@
 enum RedisDocumentLibrary {
     static let name = "apsio"
     static let compareAndSet = "apsio_cas"
+    static let compareAndSetIndexed = "apsio_cas_indexed"
 
     /// keys: the document. args: the version read ("" when absent), the new version ("" to
     /// delete), the new bytes, the lifetime in milliseconds (0: none). Returns 1 when written, 0
     /// when the version had moved.
+///
+/// `apsio_cas_indexed` does the same and, in the same step, keeps the document's member in an
+/// index (a sorted set scored by when the document next needs attention) and publishes the
+/// messages the change produced: a change and what it tells the other instances happen together
+/// or not at all, so no instance hears of a change that lost its compare-and-set.
+/// keys: the document, the index. args: as above, then the member, its score, and pairs of
+/// channel and message.
     static let source = """
         #!lua name=apsio
         redis.register_function('apsio_cas', function(keys, args)
@@ -28,6 +36,21 @@ enum RedisDocumentLibrary {
           redis.call('HSET', keys[1], 'v', args[2], 'd', args[3])
           local ttl = tonumber(args[4])
           if ttl > 0 then redis.call('PEXPIRE', keys[1], ttl) else redis.call('PERSIST', keys[1]) end
+          return 1
+        end)
+        redis.register_function('apsio_cas_indexed', function(keys, args)
+          local current = redis.call('HGET', keys[1], 'v') or ''
+          if current ~= args[1] then return 0 end
+          if args[2] == '' then
+            redis.call('DEL', keys[1])
+            redis.call('ZREM', keys[2], args[5])
+          else
+            redis.call('HSET', keys[1], 'v', args[2], 'd', args[3])
+            local ttl = tonumber(args[4])
+            if ttl > 0 then redis.call('PEXPIRE', keys[1], ttl) else redis.call('PERSIST', keys[1]) end
+            redis.call('ZADD', keys[2], args[6], args[5])
+          end
+          for i = 7, #args, 2 do redis.call('PUBLISH', args[i], args[i + 1]) end
           return 1
         end)
         """

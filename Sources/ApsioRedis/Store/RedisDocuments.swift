@@ -86,7 +86,7 @@ package struct RedisDocuments: Sendable {
     }
 
     /// 128 random bits, in hex.
-    private static func newVersion() -> String {
+    static func newVersion() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(generator.next() as UInt64, radix: 16) + "." + String(generator.next() as UInt64, radix: 16)
     }

@@ -3,7 +3,11 @@
 package enum RedisTime {
     /// Unix milliseconds, as Redis's clock reads now.
     package static func now(_ client: RedisClient) async throws -> Int64 {
-        let reply = try await client.send(RESPCommand("TIME"))
+        try milliseconds(try await client.send(RESPCommand("TIME")))
+    }
+
+    /// A `TIME` reply in Unix milliseconds.
+    package static func milliseconds(_ reply: RESPValue) throws -> Int64 {
         guard let parts = reply.elements, parts.count == 2,
               let seconds = parts[0].text.flatMap({ Int64($0) }), let micros = parts[1].text.flatMap({ Int64($0) })
         else { throw RedisDocuments.UpdateError.unexpectedReply("\(reply)") }

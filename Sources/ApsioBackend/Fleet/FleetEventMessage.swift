@@ -1,0 +1,143 @@
+import ApsioCore
+
+/// A viewer event as it travels between instances on `apsio:events`: a header line (the device,
+/// the event's number, whether it is a session's live data, and the viewers and session after the
+/// step that made it), a newline, and the event as viewers receive it. Nothing of it is stored.
+struct FleetEventMessage: Sendable, Equatable {
+    var device: DeviceKey
+    var seq: UInt64
+    var liveData: Bool
+    var type: String
+    var snapshot: FleetDeviceSnapshot
+    var json: [UInt8]
+
+    func encoded() -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: json.count + 256)
+        writer.beginObject()
+        writer.key("app"); writer.string(device.app)
+        writer.key("install"); writer.string(device.install)
+        writer.key("seq"); writer.uint(seq)
+        writer.key("live"); writer.bool(liveData)
+        writer.key("type"); writer.string(type)
+        writer.key("viewers")
+        writer.beginArray()
+        for id in snapshot.viewers.sorted() { writer.string(id) }
+        writer.endArray()
+        writer.key("session")
+        if let session = snapshot.session {
+            writer.beginObject()
+            writer.key("state"); writer.string(session.state)
+            if let reason = session.reason { writer.key("reason"); writer.string(reason) }
+            if let until = session.untilUnixMs { writer.key("until"); writer.int(until) }
+            writer.key("bytes"); writer.int(Int64(session.bytes))
+            writer.endObject()
+        } else {
+            writer.null()
+        }
+        writer.endObject()
+        var bytes = writer.bytes
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += json
+        return bytes
+    }
+
+    init(device: DeviceKey, seq: UInt64, liveData: Bool, type: String, snapshot: FleetDeviceSnapshot, json: [UInt8]) {
+        self.device = device
+        self.seq = seq
+        self.liveData = liveData
+        self.type = type
+        self.snapshot = snapshot
+        self.json = json
+    }
+
+    /// Nil for anything else on the channel: a message that does not parse is dropped, as if lost.
+    init?(decoding bytes: [UInt8]) {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
+            let header = JSONBody.object(Array(bytes[..<newline])),
+            let app = header["app"]?.stringValue, let install = header["install"]?.stringValue,
+            let seq = header["seq"]?.numberValue, seq >= 1, seq < 9.0e15, let type = header["type"]?.stringValue
+        else { return nil }
+        device = DeviceKey(app: app, install: install)
+        self.seq = UInt64(seq)
+        liveData = header["live"]?.boolValue ?? false
+        self.type = type
+        var snapshot = FleetDeviceSnapshot(viewers: Set((header["viewers"]?.arrayValue ?? []).compactMap(\.stringValue)), session: nil)
+        if let session = header["session"], case .object = session {
+            snapshot.session = FleetDeviceSnapshot.Session(
+                state: session["state"]?.stringValue ?? "starting", reason: session["reason"]?.stringValue,
+                untilUnixMs: session["until"]?.numberValue.map { Int64($0) }, bytes: Int(session["bytes"]?.numberValue ?? 0))
+        }
+        self.snapshot = snapshot
+        json = Array(bytes[bytes.index(after: newline)...])
+    }
+}
+
+/// What a viewer's stream answer says beside its events: who watches, and the session.
+struct FleetDeviceSnapshot: Sendable, Equatable {
+    struct Session: Sendable, Equatable {
+        var state: String
+        var reason: String?
+        var untilUnixMs: Int64?
+        var bytes: Int
+    }
+
+    var viewers: Set<String>
+    var session: Session?
+
+    init(viewers: Set<String>, session: Session?) {
+        self.viewers = viewers
+        self.session = session
+    }
+
+    init(_ device: HubDevice?) {
+        viewers = Set(device?.viewers.keys ?? [:].keys)
+        session = device?.session.map {
+            Session(state: $0.state, reason: $0.pauseReason, untilUnixMs: $0.untilUnixMs, bytes: $0.bytes)
+        }
+    }
+
+    /// The session as `writeSession` writes it, `remaining_ms` from this instance's wall clock.
+    func writeSession(into writer: inout JSONWriter, nowUnixMs: Int64) {
+        guard let session else { writer.null(); return }
+        writer.beginObject()
+        writer.key("state"); writer.string(session.state)
+        if let reason = session.reason { writer.key("reason"); writer.string(reason) }
+        writer.key("until")
+        if let until = session.untilUnixMs { writer.int(until) } else { writer.null() }
+        writer.key("remaining_ms")
+        if let until = session.untilUnixMs { writer.int(max(0, until - nowUnixMs)) } else { writer.null() }
+        writer.key("bytes"); writer.int(Int64(session.bytes))
+        writer.endObject()
+    }
+}
+
+/// "Look at this device's held `next` again" on `apsio:wake`; `answer` when the step that sent it
+/// would have answered a `next` held in the same instance (a renewal, which the device hears
+/// through `remaining_ms`).
+struct FleetWake: Sendable, Equatable {
+    var device: DeviceKey
+    var answer: Bool
+
+    func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("app"); writer.string(device.app)
+        writer.key("install"); writer.string(device.install)
+        writer.key("answer"); writer.bool(answer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    init(device: DeviceKey, answer: Bool) {
+        self.device = device
+        self.answer = answer
+    }
+
+    init?(decoding bytes: [UInt8]) {
+        guard let object = JSONBody.object(bytes), let app = object["app"]?.stringValue,
+            let install = object["install"]?.stringValue
+        else { return nil }
+        device = DeviceKey(app: app, install: install)
+        answer = object["answer"]?.boolValue ?? false
+    }
+}

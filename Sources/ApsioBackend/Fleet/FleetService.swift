@@ -1,0 +1,706 @@
+package import ApsioCore
+package import ApsioPOSIX
+package import ApsioRedis
+import ApsioNet
+import Synchronization
+
+/// The hub of a fleet: several instances behind a load balancer, sharing each device's state in
+/// Redis (docs/fleet-backend.md). Every request on a device is one step: read the device's
+/// document and Redis's clock, run the same rules as the in-memory hub (`LiveHub`, over that one
+/// device), write the result by compare-and-set, and publish what the step told viewers and
+/// holders, in the same atomic call.
+///
+/// What stays here: held `next` requests and viewers' held stream polls (answered when a wake-up
+/// or an event arrives on pub/sub, or at the end of their hold), and each device's recent events
+/// (`FleetStreamRing`) for the viewers whose polls land on this instance.
+package actor FleetService: HubService {
+    private var rules: LiveHub
+    private let client: RedisClient
+    private let documents: RedisIndexedDocuments
+    private var subscriber: RedisSubscriber?
+    private let clock: any AgentClock
+    private let hashing = OpenSSLSHA256()
+    private let limits: Limits
+    package nonisolated let backendLimits: BackendLimits
+    private nonisolated let appKeys: Mutex<Set<String>>
+    /// Names this instance in documents (`nextHolder`); random, so a restarted instance is another.
+    private let instance = Hex.lowercase(SecureRandom.bytes(8))
+
+    private struct NextHold {
+        let id: HoldID
+        let token: String?
+        let until: MonotonicInstant
+        var lastCheck: MonotonicInstant
+        let continuation: CheckedContinuation<HubReply, Never>
+    }
+    private var nextHolds: [DeviceKey: NextHold] = [:]
+
+    private struct StreamHold {
+        let number: UInt64
+        let after: UInt64
+        let until: MonotonicInstant
+        let continuation: CheckedContinuation<HubReply, Never>
+    }
+    private var streamHolds: [DeviceKey: [String: StreamHold]] = [:]
+    private var lastHoldNumber: UInt64 = 0
+    private var rings: [DeviceKey: FleetStreamRing] = [:]
+
+    private var ingestLog: IngestLog
+    private var passwordChecks = 0
+    private var ticker: Task<Void, Never>?
+    private var listener: Task<Void, Never>?
+    private var epoch: String?
+    private var lastEpochCheck: MonotonicInstant?
+    private var lastSweepFailed = false
+
+    private enum Heard: Sendable {
+        case message(RedisSubscriber.Message)
+        case subscribed
+    }
+    private let heard: AsyncStream<Heard>
+    private let hear: AsyncStream<Heard>.Continuation
+
+    package init(
+        configuration: HubConfiguration, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
+        limits: Limits = .spec, backendLimits: BackendLimits = .default
+    ) {
+        var rules = LiveHub(
+            configuration: configuration, hashing: OpenSSLSHA256(), random: SystemRandomBytes(), limits: limits,
+            backendLimits: backendLimits)
+        rules.keepsViewerQueues = false
+        self.rules = rules
+        self.clock = clock
+        self.limits = limits
+        self.backendLimits = backendLimits
+        appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
+        // A request waits at most this long for Redis: well inside a device's own request timeout.
+        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2), prepare: RedisDocuments.prepare)
+        documents = RedisIndexedDocuments(client: client, index: FleetKeys.devices)
+        ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
+        // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
+        (heard, hear) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(16_384))
+    }
+
+    package nonisolated func isAppKey(_ text: String) -> Bool { appKeys.withLock { $0.contains(text) } }
+
+    package func start() {
+        guard ticker == nil else { return }
+        let hear = hear
+        let subscriber = RedisSubscriber(
+            endpoint: client.endpoint, clock: clock, onMessage: { hear.yield(.message($0)) },
+            onSubscribed: { hear.yield(.subscribed) })
+        subscriber.subscribe([FleetKeys.events, FleetKeys.wake])
+        subscriber.start()
+        self.subscriber = subscriber
+        let heard = heard
+        listener = Task { for await item in heard { await self.handle(item) } }
+        ticker = Task { await self.runTicker() }
+    }
+
+    package func stop() async {
+        ticker?.cancel()
+        await ticker?.value
+        ticker = nil
+        subscriber?.stop()
+        await subscriber?.stopped()
+        hear.finish()
+        await listener?.value
+        for hold in nextHolds.values { hold.continuation.resume(returning: .noContent) }
+        nextHolds = [:]
+        for holds in streamHolds.values { for hold in holds.values { hold.continuation.resume(returning: .noContent) } }
+        streamHolds = [:]
+        client.close()
+    }
+
+    package func reconfigure(_ configuration: HubConfiguration) {
+        rules.reconfigure(configuration, now: clock.now())
+        appKeys.withLock { $0 = Set(configuration.apps.map(\.appKey)) }
+    }
+
+    // MARK: - One step on one device
+
+    private struct Step<Result: Sendable>: Sendable {
+        var result: Result
+        var releases: [HubRelease]
+        var device: HubDevice?
+        var lastEventSeq: UInt64
+        var joinedAfter: [String: UInt64]
+        var existed: Bool
+        var now: LiveNow
+    }
+
+    /// Runs `run` on the device's state as Redis holds it, and writes what it changed. `token` is
+    /// the device token the request presented: the rules see it as the device's only when its
+    /// SHA-256 is the document's. `held` names a `next` this instance holds for the device, which
+    /// the rules may answer. When another instance holds it and the rules would have answered it,
+    /// the step is run again without it and the holder is woken to answer it itself, from the
+    /// state as it is then (so commands are marked sent only by the instance that sends them).
+    private func step<Result: Sendable>(
+        _ key: DeviceKey, token: String?, held: HoldID? = nil, holding: Bool = false,
+        _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> Result
+    ) async throws -> Step<Result> {
+        let rules = rules
+        let instance = instance
+        let hashing = hashing
+        let limits = limits
+        let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
+        return try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
+            let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
+            var document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) ?? FleetDeviceDocument()
+            if bytes == nil || document.lastEventSeq == 0 {
+                // Numbers go on from Redis's clock, so a document made again never numbers an
+                // event below one a viewer has already seen.
+                document.lastEventSeq = UInt64(max(nowMs, 1)) * 1000
+            }
+            let othersHold = held == nil && !holding && document.nextHolder != nil
+            func load(wakeable: Bool) -> (LiveHub, HoldID?) {
+                var hub = rules
+                var device = document.device
+                if let token, let tokenHash, tokenHash == document.tokenHash, device.presence != nil {
+                    device.presence!.token = token
+                    hub.tokens[token] = key
+                }
+                hub.lastEventSeq = document.lastEventSeq
+                hub.lastSessionNumber = document.lastSessionNumber
+                var sentinel: HoldID?
+                if let held {
+                    hub.holds[held] = (.next(key), now.mono + limits.nextHoldTime)
+                    device.heldNext = held
+                } else if wakeable {
+                    sentinel = hub.hold(key, until: now.mono + limits.nextHoldTime)
+                    device.heldNext = sentinel
+                }
+                if !device.isEmpty || device.heldNext != nil { hub.devices[key] = device }
+                return (hub, sentinel)
+            }
+            var (hub, sentinel) = load(wakeable: othersHold)
+            var result = run(&hub, now)
+            var releases = hub.takeReleases()
+            var wake = false
+            if let sentinel, releases.contains(where: { $0.hold == sentinel }) {
+                wake = true
+                (hub, _) = load(wakeable: false)
+                result = run(&hub, now)
+                releases = hub.takeReleases()
+            }
+            var device = hub.devices[key]
+            device?.heldNext = nil
+            var next = document
+            next.device = device ?? HubDevice()
+            next.lastEventSeq = hub.lastEventSeq
+            next.lastSessionNumber = hub.lastSessionNumber
+            if let presence = device?.presence {
+                if presence.token.hasPrefix("#") {
+                    next.device.presence!.token = presence.token
+                } else {
+                    next.tokenHash = Hex.lowercase(hashing.sha256(Array(presence.token.utf8)))
+                    next.device.presence!.token = FleetDeviceDocument.placeholder(forHash: next.tokenHash!)
+                }
+            } else {
+                next.tokenHash = nil
+            }
+            if holding { next.nextHolder = instance }
+            next.joinedAfter = [:]
+            for id in next.device.viewers.keys { next.joinedAfter[id] = document.joinedAfter[id] ?? document.lastEventSeq }
+            let snapshot = FleetDeviceSnapshot(device)
+            var publish: [RedisIndexedDocuments.Publication] = hub.emitted.map { event in
+                return RedisIndexedDocuments.Publication(
+                    channel: FleetKeys.events,
+                    message: FleetEventMessage(
+                        device: key, seq: event.seq, liveData: event.liveDataOfSession != nil, type: event.type, snapshot: snapshot,
+                        json: Array(event.json.utf8)
+                    ).encoded())
+            }
+            if wake { publish.append(.init(channel: FleetKeys.wake, message: FleetWake(device: key, answer: true).encoded())) }
+            let step = Step(
+                result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, joinedAfter: next.joinedAfter,
+                existed: bytes != nil, now: now)
+            guard let device, !device.isEmpty else {
+                return (.delete(publish: publish), step)
+            }
+            let encoded = next.encoded()
+            if encoded == bytes, publish.isEmpty { return (.keep, step) }
+            hub.holds = [:]
+            hub.devices[key]?.heldNext = nil
+            let deadline = hub.nextDeadline ?? now.mono + .seconds(60)
+            // Redis forgets the document by itself some minutes after it needs attention, in case
+            // no instance is left to look at it.
+            let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
+            return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish), step)
+        }
+    }
+
+    /// A step's failure as the device or viewer hears it: 503 with the client's backoff.
+    private func unavailable(_ error: any Error) -> HubUnavailable {
+        if case RedisError.unavailable(_, let retryIn) = error {
+            let seconds = Int(retryIn.components.seconds) + (retryIn.components.attoseconds > 0 ? 1 : 0)
+            return HubUnavailable(retryAfterSeconds: min(max(seconds, 1), Int(rules.configuration.interval.components.seconds)))
+        }
+        return HubUnavailable(retryAfterSeconds: 1)
+    }
+
+    private func reply<Result: Sendable>(
+        _ key: DeviceKey, token: String?, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> Result
+    ) async -> Swift.Result<Step<Result>, HubUnavailable> {
+        do { return .success(try await step(key, token: token, run)) } catch { return .failure(unavailable(error)) }
+    }
+
+    // MARK: - The device's side
+
+    package func hello(appKey: String?, token: String?, body: [UInt8]) async -> HubReply {
+        guard let app = rules.app(forKey: appKey), let install = JSONBody.object(body)?["install"]?.stringValue, !install.isEmpty,
+            install.utf8.count <= backendLimits.maxFieldBytes
+        else {
+            // Refused before any state is read: the rules say why.
+            var scratch = rules
+            return scratch.hello(appKey: appKey, token: token, body: body, now: clock.now())
+        }
+        let key = DeviceKey(app: app.name, install: install)
+        switch await reply(key, token: token, { hub, now in hub.hello(appKey: appKey, token: token, body: body, now: now) }) {
+        case .success(let step): return step.result
+        case .failure(let failure): return failure.reply
+        }
+    }
+
+    package func next(appKey: String?, token: String?, install: String?) async -> HubReply {
+        guard let app = rules.app(forKey: appKey), let install, !install.isEmpty else {
+            var scratch = rules
+            guard case .reply(let reply) = scratch.next(appKey: appKey, token: token, install: install, now: clock.now()) else {
+                return .noContent
+            }
+            return reply
+        }
+        let key = DeviceKey(app: app.name, install: install)
+        let outcome: Step<HubStep>
+        do {
+            outcome = try await step(key, token: token, holding: true) { hub, now in
+                hub.next(appKey: appKey, token: token, install: install, now: now)
+            }
+        } catch {
+            return unavailable(error).reply
+        }
+        guard case .held(let id) = outcome.result else {
+            if case .reply(let reply) = outcome.result { return reply }
+            return .noContent
+        }
+        // One `next` per device at a time here: an earlier one still held is over.
+        nextHolds.removeValue(forKey: key)?.continuation.resume(returning: .noContent)
+        let now = clock.now().mono
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                nextHolds[key] = NextHold(
+                    id: id, token: token, until: now + limits.nextHoldTime, lastCheck: now, continuation: continuation)
+            }
+        } onCancel: {
+            Task { await self.abandonNext(key, id: id) }
+        }
+    }
+
+    private func abandonNext(_ key: DeviceKey, id: HoldID) {
+        guard nextHolds[key]?.id == id else { return }
+        nextHolds.removeValue(forKey: key)?.continuation.resume(returning: .noContent)
+    }
+
+    /// Looks at a `next` held here again: answers it when the device should hear something.
+    private func recheck(_ key: DeviceKey, answer: Bool) async {
+        guard let hold = nextHolds[key] else { return }
+        nextHolds[key]?.lastCheck = clock.now().mono
+        let outcome: Step<Void>
+        do {
+            outcome = try await step(key, token: hold.token, held: hold.id) { hub, now in
+                hub.recheckHeldNext(key, token: hold.token, answer: answer, now: now)
+            }
+        } catch {
+            return  // Redis is away: the hold ends with its 204, or a later look answers it.
+        }
+        guard let release = outcome.releases.first(where: { $0.hold == hold.id }), nextHolds[key]?.id == hold.id else { return }
+        nextHolds.removeValue(forKey: key)?.continuation.resume(returning: release.reply)
+    }
+
+    package func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply {
+        await bodyRequest(appKey: appKey, token: token, body: body) { hub, now in
+            hub.frames(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: now)
+        }
+    }
+
+    package func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply {
+        await bodyRequest(appKey: appKey, token: token, body: body) { hub, now in
+            hub.results(appKey: appKey, token: token, body: body, wireBytes: wireBytes, now: now)
+        }
+    }
+
+    /// `frames` and `results` find their device by the body's `install` (the in-memory hub by
+    /// the token): the token is then checked against the document's hash by the rules.
+    private func bodyRequest(
+        appKey: String?, token: String?, body: [UInt8], _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> HubReply
+    ) async -> HubReply {
+        guard let app = rules.app(forKey: appKey) else { return LiveHub.unknownAppKey }
+        guard let token, Hex.isLowercase(token, length: limits.deviceTokenHexLength) else { return LiveHub.badToken }
+        guard let install = JSONBody.object(body)?["install"]?.stringValue, !install.isEmpty,
+            install.utf8.count <= backendLimits.maxFieldBytes
+        else { return LiveHub.badToken }
+        switch await reply(DeviceKey(app: app.name, install: install), token: token, run) {
+        case .success(let step): return step.result
+        case .failure(let failure): return failure.reply
+        }
+    }
+
+    /// Served from the configuration in memory: no Redis round trip, so the 304s most boxes get
+    /// cost none, and a Redis outage does not stop policy refreshes.
+    package func policy(appKey: String?, ifNoneMatch: String?) -> (reply: HubReply, etag: String?) {
+        guard let app = rules.app(forKey: appKey) else { return (LiveHub.unknownAppKey, nil) }
+        return BackendPolicy.reply(
+            app: app, configuration: rules.configuration, ifNoneMatch: ifNoneMatch, nowUnixSeconds: clock.now().wallUnixSeconds,
+            hashing: hashing)
+    }
+
+    /// This instance's development sink; a fleet routes `/v1/logs` to an OpenTelemetry collector.
+    package func ingest(appKey: String?, body: [UInt8]) -> HubReply {
+        guard let app = rules.app(forKey: appKey) else { return LiveHub.unknownAppKey }
+        guard JSONBody.object(body) != nil else { return LiveHub.unreadable("the body is not an OTLP/HTTP JSON object") }
+        ingestLog.append(IngestedRequest(app: app.name, receivedUnixMs: clock.now().wallUnixMs, json: body))
+        return .empty
+    }
+
+    package func ingested() -> (requests: [IngestedRequest], total: Int) { (ingestLog.requests, ingestLog.total) }
+
+    // MARK: - Sign-in, in Redis so that a viewer's requests may land on any instance
+
+    package func reservePasswordCheck() -> Bool {
+        guard passwordChecks < backendLimits.maxConcurrentPasswordChecks else { return false }
+        passwordChecks += 1
+        return true
+    }
+
+    package func releasePasswordCheck() { passwordChecks -= 1 }
+
+    package func signIn(_ account: Account) async -> Result<(token: String, id: String), HubUnavailable> {
+        let token = Hex.lowercase(SecureRandom.bytes(32))
+        let id = Hex.lowercase(SecureRandom.bytes(8))
+        do {
+            let nowMs = try await RedisTime.now(client)
+            let record = FleetSignIn(id: id, user: account.user, role: account.role, createdUnixMs: nowMs)
+            _ = try await client.send(RESPCommand([
+                Array("SET".utf8), Array(signInKey(token).utf8), record.encoded(), Array("PX".utf8),
+                Array(String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout)).utf8),
+            ]))
+            return .success((token, id))
+        } catch {
+            return .failure(unavailable(error))
+        }
+    }
+
+    package func signOut(token: String) async {
+        guard let signIn = try? await findSignIn(token: token) else { return }
+        _ = try? await client.send(RESPCommand("DEL", signInKey(token)))
+        await leaveEverywhere(signIn.id)
+    }
+
+    package func viewer(token: String) async -> Result<HubViewerIdentity?, HubUnavailable> {
+        do {
+            guard let signIn = try await findSignIn(token: token) else { return .success(nil) }
+            return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings))
+        } catch {
+            return .failure(unavailable(error))
+        }
+    }
+
+    private func signInKey(_ token: String) -> String {
+        FleetKeys.signIn(tokenHash: Hex.lowercase(hashing.sha256(Array(token.utf8))))
+    }
+
+    /// The sign-in, its idle lifetime renewed by the use; nil when unknown or past its lifetime.
+    private func findSignIn(token: String) async throws -> FleetSignIn? {
+        guard token.utf8.count == 64 else { return nil }
+        let key = signInKey(token)
+        let replies = try await client.send([
+            RESPCommand("GETEX", key, "PX", String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout))), RESPCommand("TIME"),
+        ])
+        guard let bytes = replies[0].bytes, let signIn = FleetSignIn(decoding: bytes) else { return nil }
+        let nowMs = try RedisTime.milliseconds(replies[1])
+        guard nowMs < signIn.createdUnixMs + FleetDeviceDocument.ms(backendLimits.signInLifetime) else {
+            _ = try await client.send(RESPCommand("DEL", key))
+            return nil
+        }
+        return signIn
+    }
+
+    /// A sign-in ended: its viewer leaves every device.
+    private func leaveEverywhere(_ signIn: String) async {
+        guard let members = try? await documents.members() else { return }
+        for key in members.compactMap(FleetKeys.device(member:)) {
+            _ = try? await step(key, token: nil) { hub, now in hub.signedOut(signIn, now: now) }
+        }
+    }
+
+    // MARK: - The viewers' side
+
+    package func devices() async -> HubReply {
+        do {
+            let keys = try await documents.members().compactMap(FleetKeys.device(member:))
+            let (read, nowMs) = try await documents.read(keys.map(FleetKeys.document))
+            var hub = rules
+            for (key, bytes) in zip(keys, read) {
+                guard let bytes, let document = FleetDeviceDocument(decoding: bytes) else { continue }
+                hub.devices[key] = document.device
+            }
+            return .ok(hub.devicesJSON(now: LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)))
+        } catch {
+            return unavailable(error).reply
+        }
+    }
+
+    package func watch(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply {
+        await viewerRequest(app: app, install: install) { hub, now in hub.watch(viewer, app: app, install: install, now: now) }
+    }
+
+    package func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply {
+        await viewerRequest(app: app, install: install) { hub, now in hub.watchState(viewer, app: app, install: install, now: now) }
+    }
+
+    package func leave(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply {
+        let reply = await viewerRequest(app: app, install: install) { hub, now in
+            hub.leave(viewer, app: app, install: install, now: now)
+        }
+        if let key = try? await resolve(app: app, install: install).get() { answerStreams(key) }
+        return reply
+    }
+
+    package func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) async -> HubReply {
+        await viewerRequest(app: app, install: install) { hub, now in
+            hub.command(viewer, app: app, install: install, body: body, now: now)
+        }
+    }
+
+    private func viewerRequest(
+        app: String?, install: String, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> HubReply
+    ) async -> HubReply {
+        let key: DeviceKey
+        switch await resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let refusal): return refusal.reply
+        }
+        switch await reply(key, token: nil, run) {
+        case .success(let step): return step.result
+        case .failure(let failure): return failure.reply
+        }
+    }
+
+    private struct Refused: Error { let reply: HubReply }
+
+    /// The device an install names; without `app`, the one app whose device it is.
+    private func resolve(app: String?, install: String) async -> Result<DeviceKey, Refused> {
+        if let app {
+            guard rules.app(named: app) != nil else { return .failure(Refused(reply: .error(404, "no_such_app", "no app of that name"))) }
+            return .success(DeviceKey(app: app, install: install))
+        }
+        let members: [String]
+        do { members = try await documents.members() } catch { return .failure(Refused(reply: unavailable(error).reply)) }
+        let matches = members.compactMap(FleetKeys.device(member:)).filter { $0.install == install }
+        switch matches.count {
+        case 0: return .failure(Refused(reply: LiveHub.noTesterDevice))
+        case 1: return .success(matches[0])
+        default: return .failure(Refused(reply: .error(409, "ambiguous", "several apps have that install; name one with ?app=")))
+        }
+    }
+
+    /// A viewer's heartbeat is written at most this often, not on every poll.
+    private static let heartbeatInterval: Duration = .seconds(10)
+
+    package func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply {
+        let key: DeviceKey
+        switch await resolve(app: app, install: install) {
+        case .success(let found): key = found
+        case .failure(let refusal): return refusal.reply
+        }
+        let heartbeat = Self.heartbeatInterval
+        let outcome: Step<HubStep>
+        do {
+            outcome = try await step(key, token: nil) { hub, now in
+                let before = hub.devices[key]?.viewers[viewer.signIn]?.lastSeen
+                let answer = hub.stream(viewer, app: app, install: install, after: after, now: now)
+                if let before, now.mono < before + heartbeat { hub.devices[key]?.viewers[viewer.signIn]?.lastSeen = before }
+                return answer
+            }
+        } catch {
+            return unavailable(error).reply
+        }
+        if case .reply(let refusal) = outcome.result, refusal.status != 200 { return refusal }
+        let now = clock.now().mono
+        let effectiveAfter = after ?? outcome.joinedAfter[viewer.signIn] ?? outcome.lastEventSeq
+        // A ring made now has heard nothing before the document's number: what was published
+        // before is reported missing, not silently skipped.
+        var ring = rings[key] ?? FleetStreamRing(
+            after: outcome.lastEventSeq, snapshot: FleetDeviceSnapshot(outcome.device), now: now)
+        ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, now: now)
+        rings[key] = ring
+        if let previous = streamHolds[key]?.removeValue(forKey: viewer.signIn) {
+            previous.continuation.resume(returning: streamReply(key, viewer: viewer.signIn, after: previous.after))
+        }
+        let waiting = ring.events(after: effectiveAfter)
+        if !waiting.events.isEmpty || waiting.dropped > 0 {
+            return streamReply(key, viewer: viewer.signIn, after: effectiveAfter)
+        }
+        lastHoldNumber += 1
+        let number = lastHoldNumber
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                streamHolds[key, default: [:]][viewer.signIn] = StreamHold(
+                    number: number, after: effectiveAfter, until: now + backendLimits.streamHoldTime, continuation: continuation)
+            }
+        } onCancel: {
+            Task { await self.abandonStream(key, viewer: viewer.signIn, number: number) }
+        }
+    }
+
+    private func abandonStream(_ key: DeviceKey, viewer: String, number: UInt64) {
+        guard streamHolds[key]?[viewer]?.number == number else { return }
+        streamHolds[key]?.removeValue(forKey: viewer)?.continuation.resume(returning: .noContent)
+    }
+
+    /// A stream answer from this instance's ring: the events after `after`, how many are missing,
+    /// and who watches and the session as last heard.
+    private func streamReply(_ key: DeviceKey, viewer: String, after: UInt64) -> HubReply {
+        guard let ring = rings[key], ring.snapshot.viewers.contains(viewer) else {
+            return .ok(Array(#"{"events":[],"watching":false}"#.utf8))
+        }
+        let (events, dropped) = ring.events(after: after)
+        var writer = JSONWriter(reservingCapacity: events.reduce(256) { $0 + $1.json.count })
+        writer.beginObject()
+        writer.key("events")
+        writer.beginArray()
+        for event in events { writer.raw(event.json) }
+        writer.endArray()
+        writer.key("last_seq"); writer.uint(max(events.last?.seq ?? 0, after + UInt64(dropped)))
+        writer.key("dropped"); writer.int(Int64(dropped))
+        writer.key("watching"); writer.bool(true)
+        writer.key("viewers"); writer.int(Int64(ring.snapshot.viewers.count))
+        writer.key("session"); ring.snapshot.writeSession(into: &writer, nowUnixMs: clock.now().wallUnixMs)
+        writer.endObject()
+        return .ok(writer.bytes)
+    }
+
+    /// Answers the held stream polls of the device that have something to hear.
+    private func answerStreams(_ key: DeviceKey, all: Bool = false) {
+        guard let holds = streamHolds[key], let ring = rings[key] else { return }
+        for (viewer, hold) in holds {
+            let waiting = ring.events(after: hold.after)
+            guard all || !waiting.events.isEmpty || waiting.dropped > 0 || !ring.snapshot.viewers.contains(viewer) else { continue }
+            streamHolds[key]?.removeValue(forKey: viewer)
+            hold.continuation.resume(returning: streamReply(key, viewer: viewer, after: hold.after))
+        }
+        if streamHolds[key]?.isEmpty == true { streamHolds[key] = nil }
+    }
+
+    package func heldRequestCount() -> Int { nextHolds.count + streamHolds.values.reduce(0) { $0 + $1.count } }
+
+    package func health() -> HubReply {
+        let reachable = client.isConnected && subscriber?.isConnected == true
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("status"); writer.string(reachable ? "ok" : "degraded")
+        writer.key("state"); writer.string("redis")
+        writer.key("redis"); writer.string(reachable ? "connected" : "unavailable")
+        writer.key("held"); writer.int(Int64(heldRequestCount()))
+        writer.endObject()
+        return HubReply(status: reachable ? 200 : 503, json: writer.bytes)
+    }
+
+    // MARK: - What other instances say
+
+    private func handle(_ item: Heard) async {
+        switch item {
+        case .subscribed:
+            // Messages published while the subscription was down are gone: look again at every
+            // `next` held here, and let the next event of each device show its gap.
+            for key in Array(nextHolds.keys) { await recheck(key, answer: false) }
+        case .message(let message) where message.channel == FleetKeys.events:
+            guard let event = FleetEventMessage(decoding: message.payload) else { return }
+            let now = clock.now().mono
+            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, snapshot: event.snapshot, now: now)
+            guard ring.receive(event, now: now, limits: backendLimits) else { return }
+            rings[event.device] = ring
+            answerStreams(event.device)
+        case .message(let message):
+            guard let wake = FleetWake(decoding: message.payload), nextHolds[wake.device] != nil else { return }
+            await recheck(wake.device, answer: wake.answer)
+        }
+    }
+
+    // MARK: - Time
+
+    private func runTicker() async {
+        while !Task.isCancelled {
+            do { try await clock.sleep(until: clock.now().mono + .milliseconds(500)) } catch { return }
+            await tick()
+        }
+    }
+
+    /// Ends local holds at their time, looks again at held `next`s every 5 s (a wake-up may have
+    /// been lost), forgets idle rings, and applies what is due on any device (a session's silence
+    /// or `until`, a presence, a viewer or a command running out): every instance sweeps, and the
+    /// compare-and-set makes each change happen once.
+    private func tick() async {
+        let now = clock.now().mono
+        for (key, hold) in nextHolds where now >= hold.until {
+            nextHolds.removeValue(forKey: key)
+            hold.continuation.resume(returning: .noContent)
+        }
+        for (key, hold) in nextHolds where now >= hold.lastCheck + .seconds(5) { _ = hold; await recheck(key, answer: false) }
+        for (key, holds) in streamHolds {
+            for (viewer, hold) in holds where now >= hold.until {
+                streamHolds[key]?.removeValue(forKey: viewer)
+                hold.continuation.resume(returning: streamReply(key, viewer: viewer, after: hold.after))
+            }
+            if streamHolds[key]?.isEmpty == true { streamHolds[key] = nil }
+        }
+        for key in Array(rings.keys) {
+            rings[key]!.trim(now: now, limits: backendLimits)
+            if rings[key]!.isIdle, streamHolds[key] == nil, now >= rings[key]!.lastUsed + backendLimits.viewerTimeout {
+                rings[key] = nil
+            }
+        }
+        await checkEpoch(now: now)
+        await sweep()
+    }
+
+    private func sweep() async {
+        let due: [String]
+        do { due = try await documents.due(by: clock.now().wallUnixMs + 5, limit: 64) } catch { return }
+        for member in due {
+            guard let key = FleetKeys.device(member: member) else {
+                try? await documents.forget(member: member)
+                continue
+            }
+            do {
+                let outcome = try await step(key, token: nil) { hub, now in hub.expire(key, now: now) }
+                if !outcome.existed { try await documents.forget(member: member) }
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Redis restarted without its state when the epoch this instance knew is gone: no instance
+    /// will publish the end of the sessions it had, so this one tells its viewers and devices.
+    private func checkEpoch(now: MonotonicInstant) async {
+        if let last = lastEpochCheck, now < last + .seconds(2) { return }
+        lastEpochCheck = now
+        // A fresh value each time: one that vanished comes back different for every instance.
+        let mine = Hex.lowercase(SecureRandom.bytes(16))
+        guard let replies = try? await client.send([RESPCommand("SET", FleetKeys.epoch, mine, "NX"), RESPCommand("GET", FleetKeys.epoch)]),
+            let current = replies[1].text
+        else { return }
+        defer { epoch = current }
+        guard let known = epoch, known != current else { return }
+        let nowMs = clock.now().wallUnixMs
+        for key in Array(rings.keys) {
+            rings[key]!.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
+            answerStreams(key, all: true)
+        }
+        for (key, hold) in nextHolds {
+            nextHolds.removeValue(forKey: key)
+            hold.continuation.resume(returning: LiveHub.badToken)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// What the HTTP layer asks of the hub, whichever keeps its state: `BackendService` in this
+/// process's memory (the demo, development, one instance), `FleetService` in Redis (several
+/// instances behind a load balancer). Both run the same rules, `LiveHub`.
+package protocol HubService: Sendable {
+    var backendLimits: BackendLimits { get }
+    /// Whether `text` is one of the apps' keys: such a credential never opens a live view (16.7).
+    func isAppKey(_ text: String) -> Bool
+
+    func start() async
+    func stop() async
+    func reconfigure(_ configuration: HubConfiguration) async
+
+    func hello(appKey: String?, token: String?, body: [UInt8]) async -> HubReply
+    func next(appKey: String?, token: String?, install: String?) async -> HubReply
+    func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply
+    func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply
+    func policy(appKey: String?, ifNoneMatch: String?) async -> (reply: HubReply, etag: String?)
+    func ingest(appKey: String?, body: [UInt8]) async -> HubReply
+    func ingested() async -> (requests: [IngestedRequest], total: Int)
+
+    func reservePasswordCheck() async -> Bool
+    func releasePasswordCheck() async
+    /// The new sign-in's secret token and public id, or the reply to give when it cannot be kept.
+    func signIn(_ account: Account) async -> Result<(token: String, id: String), HubUnavailable>
+    func signOut(token: String) async
+    /// The person a sign-in token names: nil when it names nobody.
+    func viewer(token: String) async -> Result<HubViewerIdentity?, HubUnavailable>
+
+    func devices() async -> HubReply
+    func watch(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply
+    func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply
+    func leave(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply
+    func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) async -> HubReply
+    func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply
+    /// Requests held now in this instance (`next` long polls and stream polls).
+    func heldRequestCount() async -> Int
+    /// `GET /api/health`: whether the hub can reach its state; the viewer shows a degraded backend.
+    func health() async -> HubReply
+}
+
+/// The hub's state cannot be reached now: answered 503 with `Retry-After`.
+package struct HubUnavailable: Error, Sendable {
+    package let reply: HubReply
+
+    package init(retryAfterSeconds: Int) {
+        var reply = HubReply.error(503, "degraded", "the backend cannot reach its shared state now; try again shortly")
+        reply.retryAfterSeconds = max(1, retryAfterSeconds)
+        self.reply = reply
+    }
+}

@@ -1,0 +1,102 @@
+/// Documents listed in an index and changed together with what the change announces: the
+/// fleet hub's devices. Like `RedisDocuments.update`, the change is computed in Swift on what was
+/// read and written by compare-and-set; here the read also brings Redis's clock, and the write
+/// keeps the index and publishes in the same atomic step (`apsio_cas_indexed`).
+package struct RedisIndexedDocuments: Sendable {
+    /// A message to publish when, and only when, the change is written.
+    package struct Publication: Sendable, Equatable {
+        package var channel: String
+        package var message: [UInt8]
+
+        package init(channel: String, message: [UInt8]) {
+            self.channel = channel
+            self.message = message
+        }
+    }
+
+    package enum Change: Sendable, Equatable {
+        case keep
+        /// Writes the document, scores its member in the index, publishes.
+        case write([UInt8], lifetime: Duration, score: Int64, publish: [Publication])
+        case delete(publish: [Publication])
+    }
+
+    let client: RedisClient
+    /// The sorted set listing every document.
+    package let index: String
+    let maxTries: Int
+
+    package init(client: RedisClient, index: String, maxTries: Int = 16) {
+        self.client = client
+        self.index = index
+        self.maxTries = maxTries
+    }
+
+    /// Reads the document and Redis's clock (Unix milliseconds) in one round trip, lets `decide`
+    /// choose, and writes by compare-and-set; on a conflict, reads and asks again. `decide` may run
+    /// several times and must only compute.
+    package func update<Result: Sendable>(
+        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (Change, Result)
+    ) async throws -> Result {
+        for _ in 0..<maxTries {
+            let replies = try await client.send([RESPCommand("HMGET", key, "v", "d"), RESPCommand("TIME")])
+            guard let fields = replies[0].elements, fields.count == 2 else {
+                throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
+            }
+            let version = fields[0].text ?? ""
+            let bytes = fields[0].text == nil ? nil : (fields[1].bytes ?? [])
+            let (change, result) = try decide(bytes, try RedisTime.milliseconds(replies[1]))
+            var arguments: [[UInt8]] = [
+                Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetIndexed.utf8), Array("2".utf8), Array(key.utf8),
+                Array(index.utf8), Array(version.utf8),
+            ]
+            let publish: [Publication]
+            switch change {
+            case .keep:
+                return result
+            case .delete(let publications):
+                guard bytes != nil else { return result }
+                arguments += [[], [], Array("0".utf8), Array(member.utf8), []]
+                publish = publications
+            case .write(let document, let lifetime, let score, let publications):
+                let milliseconds = max(1, lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000)
+                arguments += [
+                    Array(RedisDocuments.newVersion().utf8), document, Array(String(milliseconds).utf8), Array(member.utf8),
+                    Array(String(score).utf8),
+                ]
+                publish = publications
+            }
+            for publication in publish { arguments += [Array(publication.channel.utf8), publication.message] }
+            let reply = try await client.send(RESPCommand(arguments))
+            switch reply {
+            case .integer(1): return result
+            case .integer(0): continue
+            default: throw RedisDocuments.UpdateError.unexpectedReply("\(reply)")
+            }
+        }
+        throw RedisDocuments.UpdateError.contended(key: key, tries: maxTries)
+    }
+
+    /// The index's members whose score is at most `score`, at most `limit` of them.
+    package func due(by score: Int64, limit: Int) async throws -> [String] {
+        let reply = try await client.send(RESPCommand("ZRANGE", index, "-inf", String(score), "BYSCORE", "LIMIT", "0", String(limit)))
+        return (reply.elements ?? []).compactMap(\.text)
+    }
+
+    /// Every member of the index.
+    package func members() async throws -> [String] {
+        let reply = try await client.send(RESPCommand("ZRANGE", index, "0", "-1"))
+        return (reply.elements ?? []).compactMap(\.text)
+    }
+
+    /// Drops a member whose document is gone (expired by its lifetime).
+    package func forget(member: String) async throws {
+        _ = try await client.send(RESPCommand("ZREM", index, member))
+    }
+
+    /// The documents' bytes (nil for each one missing) and Redis's clock, in one round trip.
+    package func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64) {
+        let replies = try await client.send(keys.map { RESPCommand("HGET", $0, "d") } + [RESPCommand("TIME")])
+        return (replies.dropLast().map { $0.isNull ? nil : ($0.bytes ?? []) }, try RedisTime.milliseconds(replies[replies.count - 1]))
+    }
+}

@@ -1,0 +1,232 @@
+import ApsioBackend
+import ApsioCore
+import ApsioNet
+import ApsioTestSupport
+import Foundation
+import Testing
+
+/// Three `apsio-backend` processes sharing one real `redis-server`, as a fleet runs behind a load
+/// balancer with no stickiness: each test sends a device's and a viewer's requests to different
+/// instances, and checks that every rule of 16.7 holds across them.
+@Suite struct FleetBinaryTests {
+    static let appKey = "apsio_app_fleet_test_key"
+    static let install = "5a0e51c2-7d4b-4f64-a7a5-0c8f1e2d3b4a"
+    static let proof = TesterProof(entryID: "qa-fleet-1", installationID: install, hashing: sha256)
+
+    /// One Redis and `count` instances on it; everything is stopped by pid when the value goes.
+    final class Fleet: Sendable {
+        let redis: RedisServerFixture
+        let directory: TemporaryDirectory
+        let instances: [Instance]
+
+        final class Instance: Sendable {
+            let child: BackendBinaryTests.Child
+            let client: DevBackendHTTPTests.Client
+            let port: Int
+
+            init(_ child: BackendBinaryTests.Child, port: Int) throws {
+                self.child = child
+                self.port = port
+                client = try DevBackendHTTPTests.Client(port: port)
+            }
+        }
+
+        init(count: Int = 3, interval: Int = 30) async throws {
+            redis = try RedisServerFixture()
+            directory = try TemporaryDirectory("apsio-fleet")
+            let accounts = directory.path + "/accounts"
+            try AccountsFile(accounts: [
+                Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000)),
+                Account(user: "bob", role: .viewer, password: PasswordHash(password: "bob-password", iterations: 1000)),
+            ]).save(path: accounts)
+            var instances: [Instance] = []
+            for number in 0..<count {
+                instances.append(try await Self.launch(
+                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval))
+            }
+            self.instances = instances
+        }
+
+        static func launch(number: Int, directory: String, accounts: String, redis: String, interval: Int) async throws -> Instance {
+            let own = directory + "/instance-\(number)-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+            let child = try BackendBinaryTests.Child(
+                binary: BackendBinaryTests.binary,
+                arguments: [
+                    "--dev", "--listen", "127.0.0.1:0", "--live-origin", "http://127.0.0.1:8787", "--interval", String(interval),
+                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
+                    "--accounts", accounts, "--redis", redis,
+                ], directory: own)
+            try await poll("instance \(number) says where it listens", seconds: 120) {
+                child.stdout.contains("\n") || !child.process.isRunning
+            }
+            let line = child.stdout
+            let port = try #require(
+                line.components(separatedBy: "listening on http://127.0.0.1:").dropFirst().first?.split(separator: ";").first
+                    .flatMap { Int($0) }, "stdout: \(line) stderr: \(child.stderr)")
+            return try Instance(child, port: port)
+        }
+
+        subscript(index: Int) -> DevBackendHTTPTests.Client { instances[index].client }
+
+        /// Waits until instance `index` holds at least `count` requests (its `/api/health` says).
+        func waitForHeld(_ index: Int, count: Int) async throws {
+            let client = self[index]
+            try await poll("instance \(index) holds \(count) request(s)") {
+                let health = try await client.send(.get("/api/health"))
+                return Int(health.body["held"]?.numberValue ?? 0) >= count
+            }
+        }
+    }
+
+    static func helloBody() -> JSONValue {
+        .object([
+            "install": .string(install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"), "release": .string("1.0"),
+            "tester": .string(proof.entryID), "proof": .string(proof.secretHex),
+        ])
+    }
+
+    static func hello(_ client: DevBackendHTTPTests.Client, token: String? = nil) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await client.device("/v1/live/hello", helloBody(), token: token, key: appKey)
+    }
+
+    static func frames(_ client: DevBackendHTTPTests.Client, token: String, line: String) async throws -> Int {
+        try await client.device(
+            "/v1/live/frames",
+            .object(["install": .string(install), "state": .string("live"), "lines": .array([.object(["body": .string(line)])])]),
+            token: token, key: appKey
+        ).status
+    }
+
+    static func next(_ client: DevBackendHTTPTests.Client, token: String) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await client.send(.get("/v1/live/next?install=\(install)", headers: ["Apsio-App-Key": appKey, "Apsio-Live-Token": token]))
+    }
+
+    static func result(_ client: DevBackendHTTPTests.Client, token: String, id: JSONValue, name: String) async throws -> Int {
+        try await client.device(
+            "/v1/live/results",
+            .object([
+                "install": .string(install), "id": id, "name": .string(name), "outcome": .string("done"),
+                "at": .number(1_800_000_000_000), "result": .object(["ok": .bool(true)]),
+            ]), token: token, key: appKey
+        ).status
+    }
+
+    /// A viewer's stream, polled on whichever instance the caller names, as a page does.
+    final class Stream: @unchecked Sendable {
+        var after: UInt64?
+        var events: [JSONValue] = []
+        var dropped = 0
+        let bearer: String
+
+        init(bearer: String) { self.bearer = bearer }
+
+        /// Polls `client` until an event of `type` arrives (each poll may be held up to 25 s).
+        func until(_ type: String, on clients: [DevBackendHTTPTests.Client], where matches: (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+            var turn = 0
+            for _ in 0..<40 {
+                if let found = events.first(where: { $0["type"]?.stringValue == type && matches($0) }) { return found }
+                let client = clients[turn % clients.count]
+                turn += 1
+                var path = "/api/devices/\(FleetBinaryTests.install)/stream?app=demo"
+                if let after { path += "&after=\(after)" }
+                let answer = try await client.api("GET", path, bearer: bearer)
+                try #require(answer.status == 200, "stream: \(answer.status) \(answer.body)")
+                events += answer.body["events"]?.arrayValue ?? []
+                dropped += Int(answer.body["dropped"]?.numberValue ?? 0)
+                if let last = answer.body["last_seq"]?.numberValue, last > 0 { after = UInt64(last) }
+            }
+            throw WaitTimedOut(what: "a \(type) event")
+        }
+    }
+
+    /// A live session across the instances: hello on A, `next` held on B, frames on C reaching a
+    /// viewer signed in on A; a command sent on C answers the `next` held on B; the result is
+    /// accepted once on any instance and a made-up one is refused with 409 on another.
+    @Test func aSessionSpreadOverThreeInstances() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let first = try await Self.hello(a)
+        #expect(first.status == 200 && first.body["viewers"]?.numberValue == 0)
+        let token = try #require(first.body["device_token"]?.stringValue)
+
+        let ann = try await a.signIn("ann", "ann-password")
+        let devices = try await b.api("GET", "/api/devices", bearer: ann)
+        #expect(devices.body["devices"]?.arrayValue?.first?["install"]?.stringValue == Self.install)
+        let watch = try await c.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann)
+        #expect(watch.status == 200 && watch.body["watching"]?.boolValue == true)
+
+        let second = try await Self.hello(b, token: token)
+        #expect(second.body["viewers"]?.numberValue == 1, "the viewer who joined on C counts on B")
+        #expect(second.body["device_token"]?.stringValue == token, "a hello with the current token keeps it")
+
+        let stream = Stream(bearer: ann)
+        #expect(try await Self.frames(c, token: token, line: "posted on C") == 200)
+        let frames = try await stream.until("frames", on: [a])
+        #expect(frames["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "posted on C")
+
+        let held = Task { try await Self.next(b, token: token) }
+        try await fleet.waitForHeld(1, count: 1)
+        let sentAt = ContinuousClock.now
+        let command = try await c.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        #expect(command.status == 202)
+        let answer = try await held.value
+        print("fleet: a command sent on C reached the next held on B after \(ContinuousClock.now - sentAt)")
+        #expect(answer.status == 200)
+        let sent = try #require(answer.body["commands"]?.arrayValue?.first)
+        #expect(sent["id"] == command.body["id"] && sent["name"]?.stringValue == "diagnostics")
+
+        #expect(try await Self.result(a, token: token, id: sent["id"]!, name: "diagnostics") == 200)
+        #expect(try await Self.result(b, token: token, id: sent["id"]!, name: "diagnostics") == 200, "sent again after a lost answer")
+        #expect(try await Self.result(c, token: token, id: .string("0123456789abcdef0123456789abcdef"), name: "diagnostics") == 409)
+        #expect(try await Self.result(c, token: token, id: sent["id"]!, name: "screenshot") == 409, "the name must match too")
+        let delivered = try await stream.until("result", on: [b, c, a])
+        #expect(delivered["result"]?["id"] == sent["id"])
+        let results = stream.events.filter { $0["type"]?.stringValue == "result" }
+        #expect(results.count == 1, "the result sent twice reaches the viewers once")
+
+        let bob = try await b.signIn("bob", "bob-password")
+        _ = try await a.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: bob)
+        let refused = try await c.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: bob, body: .object(["name": .string("screenshot")]))
+        #expect(refused.status == 403, "only people who may change settings send commands, on every instance")
+    }
+
+    /// A hello without the token, on another instance, replaces the device's presence: the viewers
+    /// are told `replaced`, and the old token is refused everywhere.
+    @Test func aReplaceOnAnotherInstanceEndsTheSessionAsReplaced() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await b.signIn("ann", "ann-password")
+        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(a, token: token, line: "first") == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [c])
+
+        let replaced = try await Self.hello(b)
+        let newToken = try #require(replaced.body["device_token"]?.stringValue)
+        #expect(newToken != token)
+        let ended = try await stream.until("session_ended", on: [a, c])
+        #expect(ended["reason"]?.stringValue == "replaced")
+        #expect(try await Self.frames(c, token: token, line: "old token") == 401)
+        #expect(try await Self.next(a, token: token).status == 401)
+        #expect(try await Self.hello(a, token: newToken).body["device_token"]?.stringValue == newToken)
+    }
+
+    /// Nobody says hello any more: the presence runs out by itself (2 × interval + 25 s), with no
+    /// request for that device on any instance, and the viewers are told the device is gone.
+    @Test func presenceRunsOutByItself() async throws {
+        let fleet = try await Fleet(interval: 15)
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        _ = try await Self.hello(a)
+        let ann = try await b.signIn("ann", "ann-password")
+        #expect(try await c.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("device_gone", on: [a, b, c])
+        let devices = try await a.api("GET", "/api/devices", bearer: ann)
+        #expect(devices.body["devices"]?.arrayValue?.isEmpty == true)
+    }
+}
