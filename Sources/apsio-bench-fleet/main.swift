@@ -94,6 +94,8 @@ final class Tally: Sendable {
         var viewerEvents = 0
         var gaps = 0
         var viewerFailures = 0
+        /// Why viewers failed: the status of the last refusal, 0 when no answer came.
+        var viewerFailureStatuses: [Int: Int] = [:]
         var nextFailures = 0
         var nexts = 0
         var polls = 0
@@ -123,7 +125,7 @@ final class Tally: Sendable {
     func gap() { if measuring.load(ordering: .relaxed) { state.withLock { $0.gaps += 1 } } }
     /// A viewer that could not sign in or watch: counted whenever it happens, since it happens
     /// before the window and leaves a live device without its viewer for the whole run.
-    func viewerFailed() { state.withLock { $0.viewerFailures += 1 } }
+    func viewerFailed(status: Int) { state.withLock { $0.viewerFailures += 1; $0.viewerFailureStatuses[status, default: 0] += 1 } }
 
     func report(seconds: Double) -> [String] {
         state.withLock { state in
@@ -139,6 +141,7 @@ final class Tally: Sendable {
                 "policies=\(state.policies)", "policy_304=\(state.notModified)", "policy_failures=\(state.policyFailures)",
                 "nexts=\(state.nexts)", "next_failures=\(state.nextFailures)",
                 "polls=\(state.polls)", "poll_failures=\(state.pollFailures)", "sessions=\(state.sessionsStarted)", "viewer_failures=\(state.viewerFailures)",
+                "viewer_failure_statuses=\(state.viewerFailureStatuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
                 "fanout_events=\(sorted.count)", "gaps=\(state.gaps)",
                 "fanout_p50_ms=\(percentile(0.5))", "fanout_p99_ms=\(percentile(0.99))",
             ]
@@ -320,19 +323,22 @@ func viewer(of device: Device, until end: ContinuousClock.Instant) async {
     let login = JSONValue.object(["user": .string(options.user), "password": .string(options.password)])
     let query = "?app=bench-\(device.app)"
     var headers: HTTPHeaders?
+    var refusal = 0
     // A few tries: with a thousand viewers arriving at once, one refusal is load, not a broken run.
     for attempt in 0..<5 where headers == nil {
         if attempt > 0 { try? await Task.sleep(for: .seconds(1)) }
-        guard let signedIn = try? await client.send(.postJSON("/api/login", json: JSONWriter.encode(login), gzip: false), to: backends.endpoint),
-              let token = (try? JSONParser().parse(signedIn.body))?["token"]?.stringValue
-        else { continue }
+        let signedIn = try? await client.send(.postJSON("/api/login", json: JSONWriter.encode(login), gzip: false), to: backends.endpoint)
+        guard let signedIn, let token = (try? JSONParser().parse(signedIn.body))?["token"]?.stringValue else {
+            refusal = signedIn?.status ?? 0
+            continue
+        }
         let signedInHeaders: HTTPHeaders = ["Authorization": "Bearer \(token)"]
         let watched = try? await client.send(
             HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: signedInHeaders), to: backends.endpoint)
-        if watched?.isSuccess ?? false { headers = signedInHeaders }
+        if watched?.isSuccess ?? false { headers = signedInHeaders } else { refusal = watched?.status ?? 0 }
     }
     guard let headers else {
-        tally.viewerFailed()
+        tally.viewerFailed(status: refusal)
         return
     }
     var after: UInt64 = 0

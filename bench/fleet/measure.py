@@ -134,6 +134,11 @@ def run_one(options, features, kind, instances, load):
         idle_anon = [rss_anon_kib(backend.pid) for backend in backends]
         redis_idle_anon = rss_anon_kib(redis.pid) if redis else 0
         redis_idle_used = redis_used_memory(sock) if redis else 0
+        # What the processes spend with nobody there (timers, Redis's cron), so that a hello's
+        # cost can be told from the floor under it.
+        idle_start = [cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])]
+        time.sleep(options.idle_seconds)
+        idle_cpu = sum(cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])) - sum(idle_start)
         load_before = open("/proc/loadavg").read().split()[0]
         generator = subprocess.Popen(
             [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(origins), "--apps", str(options.apps),
@@ -175,7 +180,7 @@ def run_one(options, features, kind, instances, load):
     hellos = int(report.get("hellos", 0))
     return dict(
         kind=kind, instances=instances, load=load, shape=shape, devices=devices, load_before=load_before,
-        seconds=end["at"] - start["at"], report=report, hellos=hellos,
+        seconds=end["at"] - start["at"], report=report, idle_cpu_per_second=idle_cpu / options.idle_seconds, hellos=hellos,
         backend_cpu=backend_cpu, per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
@@ -196,7 +201,8 @@ def describe(result):
           f"policy fetches {r['shape']['policy']}/s; load average {r['load_before']} at the start")
     print(f"measured: {r['seconds']:.1f} s; backend CPU {r['backend_cpu']:.2f} s "
           f"(per instance {', '.join(f'{c:.2f}' for c in r['per_instance_cpu'])}), Redis CPU {r['redis_cpu']:.2f} s, "
-          f"generator CPU {r['generator_cpu']:.2f} s")
+          f"generator CPU {r['generator_cpu']:.2f} s; with nobody there, backend and Redis spent "
+          f"{r['idle_cpu_per_second'] * 1000:.1f} ms of CPU a second")
     print(f"hellos: {r['hellos']} ({report.get('hello_failures')} failed), "
           f"{r['hellos'] / cpu if cpu else 0:.0f} per CPU-second of backend and Redis together")
     print(f"requests: {requests(report)}, {requests(report) / cpu if cpu else 0:.0f} per CPU-second; "
@@ -204,7 +210,8 @@ def describe(result):
           f"next answered: {report.get('nexts')} ({report.get('next_failures')} failed); "
           f"viewer polls: {report.get('polls')} ({report.get('poll_failures')} failed); "
           f"policy: {report.get('policies')} ({report.get('policy_304')} were 304, {report.get('policy_failures')} failed); "
-          f"sessions {report.get('sessions')}, viewers failed {report.get('viewer_failures')}, gaps {report.get('gaps')}")
+          f"sessions {report.get('sessions')}, viewers failed {report.get('viewer_failures')} "
+          f"(last status each: {report.get('viewer_failure_statuses') or '-'}), gaps {report.get('gaps')}")
     print(f"fan-out, frames POST to viewer event: p50 {report.get('fanout_p50_ms')} ms, p99 {report.get('fanout_p99_ms')} ms "
           f"over {report.get('fanout_events')} events")
     idle, loaded = r["backend_anon_kib"]
@@ -261,6 +268,7 @@ def main():
     parser = argparse.ArgumentParser()
     for name in ["bin", "work", "configurations", "loads"]:
         parser.add_argument(f"--{name}", required=True)
+    parser.add_argument("--idle-seconds", type=float, default=5)
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
                  "policy-per-second", "lines", "max-connections"]:
         parser.add_argument(f"--{name}", type=int, required=True)

@@ -11,7 +11,7 @@
 #
 #   bench/fleet/run.sh                                  # memory:1 redis:1 redis:3, every load
 #   CONFIGURATIONS="memory:1" LOADS="hellos mixed" bench/fleet/run.sh
-#   DURATION=60 INTERVAL=15 APPS=10 DEVICES_PER_APP=100 bench/fleet/run.sh
+#   DURATION=60 INTERVAL=15 APPS=50 DEVICES_PER_APP=100 bench/fleet/run.sh
 #
 # The loads, each on a fresh redis-server and fresh instances:
 #   hellos  the devices' hellos alone: what a hello costs
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/../.."
 
 CONFIGURATIONS=${CONFIGURATIONS:-memory:1 redis:1 redis:3}
 LOADS=${LOADS:-hellos mixed crowd}
-APPS=${APPS:-10}
+APPS=${APPS:-50}
 DEVICES_PER_APP=${DEVICES_PER_APP:-100}
 LIVE=${LIVE:-50}
 VIEWERS_PER_LIVE=${VIEWERS_PER_LIVE:-1}
