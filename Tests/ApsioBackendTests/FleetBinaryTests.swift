@@ -31,7 +31,9 @@ import Testing
             }
         }
 
-        init(count: Int = 3, interval: Int = 30) async throws {
+        /// With `configured`, the instances read the app from a configuration directory they share
+        /// (`config`), as a fleet's instances do, instead of flags.
+        init(count: Int = 3, interval: Int = 30, configured: Bool = false) async throws {
             redis = try RedisServerFixture()
             directory = try TemporaryDirectory("apsio-fleet")
             let accounts = directory.path + "/accounts"
@@ -39,24 +41,39 @@ import Testing
                 Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000)),
                 Account(user: "bob", role: .viewer, password: PasswordHash(password: "bob-password", iterations: 1000)),
             ]).save(path: accounts)
+            if configured { try Self.writeApp(directory.path + "/config", testers: true) }
             var instances: [Instance] = []
             for number in 0..<count {
                 instances.append(try await Self.launch(
-                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval))
+                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval,
+                    config: configured ? directory.path + "/config" : nil))
             }
             self.instances = instances
         }
 
-        static func launch(number: Int, directory: String, accounts: String, redis: String, interval: Int) async throws -> Instance {
+        var config: String { directory.path + "/config" }
+
+        static func writeApp(_ config: String, testers: Bool) throws {
+            try FileManager.default.createDirectory(atPath: config + "/apps.d", withIntermediateDirectories: true)
+            let match = FleetBinaryTests.proof.match(hashing: sha256)
+            let tester = testers ? "Tester=\(FleetBinaryTests.proof.entryID):\(match):4000000000\n" : ""
+            try "[App]\nName=demo\nAppKey=\(FleetBinaryTests.appKey)\n\(tester)".write(
+                toFile: config + "/apps.d/demo.conf", atomically: true, encoding: .utf8)
+        }
+
+        static func launch(
+            number: Int, directory: String, accounts: String, redis: String, interval: Int, config: String? = nil
+        ) async throws -> Instance {
             let own = directory + "/instance-\(number)-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             let child = try BackendBinaryTests.Child(
                 binary: BackendBinaryTests.binary,
                 arguments: [
                     "--dev", "--listen", "127.0.0.1:0", "--live-origin", "http://127.0.0.1:8787", "--interval", String(interval),
-                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
                     "--accounts", accounts, "--redis", redis,
-                ], directory: own)
+                ] + (config.map { ["--config", $0] } ?? [
+                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
+                ]), directory: own)
             try await poll("instance \(number) says where it listens", seconds: 120) {
                 child.stdout.contains("\n") || !child.process.isRunning
             }
@@ -354,5 +371,29 @@ import Testing
         #expect(ended?["reason"]?.stringValue == "backend_restarted", "events: \(events); A: \(fleet.instances[0].child.stderr) B: \(fleet.instances[1].child.stderr) C: \(fleet.instances[2].child.stderr)")
         let again = try await Self.hello(a, token: token)
         #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+    }
+
+    /// A tester taken off the list in the files every instance reads ends its session once the
+    /// instances read them again (SIGHUP), without waiting for the device's next request.
+    @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {
+        let fleet = try await Fleet(configured: true)
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await b.signIn("ann", "ann-password")
+        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(a, token: token, line: "listed") == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [c])
+
+        try Fleet.writeApp(fleet.config, testers: false)
+        for instance in fleet.instances { instance.child.signal(SIGHUP) }
+        for instance in fleet.instances {
+            try await poll("an instance reads its files again") { instance.child.count("configuration read again") >= 1 }
+        }
+        let ended = try await stream.until("session_ended", on: [a, b, c])
+        #expect(ended["reason"]?.stringValue == "tester_removed")
+        let hello = try await Self.hello(b, token: token)
+        #expect(hello.body["viewers"]?.numberValue == 0 && hello.body["device_token"] == nil, "a tester no longer listed counts nowhere")
     }
 }
