@@ -157,6 +157,22 @@ import Testing
         }
     }
 
+    /// A tester's device in a live session that ann watches: hello on instance `hello`, ann
+    /// signs in and watches on `watch`, the session starts at a hello on `session`, one `frames`
+    /// is posted on `frames` and heard by ann's stream polled on `heard`.
+    static func liveSession(
+        _ fleet: Fleet, hello: Int, watch: Int, session: Int, frames: Int, heard: Int, line: String
+    ) async throws -> (token: String, ann: String, stream: Stream) {
+        let token = try #require(try await Self.hello(fleet[hello]).body["device_token"]?.stringValue)
+        let ann = try await fleet[watch].signIn("ann", "ann-password")
+        #expect(try await fleet[watch].api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(fleet[session], token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(fleet[frames], token: token, line: line) == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [fleet[heard]])
+        return (token, ann, stream)
+    }
+
     /// A live session across the instances: hello on A, `next` held on B, frames on C reaching a
     /// viewer signed in on A; a command sent on C answers the `next` held on B; the result is
     /// accepted once on any instance and a made-up one is refused with 409 on another.
@@ -215,13 +231,7 @@ import Testing
     @Test func aReplaceOnAnotherInstanceEndsTheSessionAsReplaced() async throws {
         let fleet = try await Fleet()
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "first") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [c])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "first")
 
         let replaced = try await Self.hello(b)
         let newToken = try #require(replaced.body["device_token"]?.stringValue)
@@ -348,13 +358,7 @@ import Testing
     @Test func redisRestartedEmptyEndsSessionsAndDevicesSayHelloAgain() async throws {
         let fleet = try await Fleet()
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "live") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [a])
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 0, line: "live")
 
         let held = Task { try await Self.next(b, token: token) }
         let watching = Task { [after = stream.after] in
@@ -378,13 +382,7 @@ import Testing
     @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {
         let fleet = try await Fleet(configured: true)
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "listed") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [c])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "listed")
 
         try Fleet.writeApp(fleet.config, testers: false)
         for instance in fleet.instances { instance.child.signal(SIGHUP) }
