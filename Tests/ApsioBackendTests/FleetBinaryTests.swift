@@ -445,4 +445,38 @@ import Testing
         #expect(answer[Self.otherInstall]?["status"]?.numberValue == 200)
         #expect(answer[Self.install]?["status"]?.numberValue == 204, "the quiet box was let go, not answered")
     }
+
+    /// Who watched what, on any instance: the audit holds the watch, the session, the command
+    /// and its outcome, and the leave, and never a line that was streamed.
+    @Test func theAuditSaysWhoWatchedAndNeverWhatWasStreamed() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let marker = "marker-line-\(UUID().uuidString)"
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: marker)
+        let command = try await c.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        let sent = try #require(try await Self.next(a, token: token).body["commands"]?.arrayValue?.first)
+        #expect(sent["id"] == command.body["id"])
+        #expect(try await Self.result(b, token: token, id: sent["id"]!, name: "diagnostics") == 200)
+        _ = try await stream.until("result", on: [a])
+        #expect(try await a.api("DELETE", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+
+        let text = try await c.http.send(
+            HTTPRequest(method: "GET", path: "/api/audit?device=demo/\(Self.install)", headers: ["Authorization": "Bearer \(ann)"]),
+            to: c.endpoint)
+        let body = String(decoding: text.body, as: UTF8.self)
+        #expect(text.status == 200 && text.headers["Content-Type"] == "application/x-ndjson")
+        let entries = body.split(separator: "\n").compactMap { JSONBody.parse(Array($0.utf8)) }
+        let types = entries.compactMap { $0["type"]?.stringValue }
+        #expect(types == ["watch", "session_started", "command", "result", "leave", "session_ended"], "\(body)")
+        #expect(entries.first { $0["type"]?.stringValue == "result" }?["outcome"]?.stringValue == "done")
+        #expect(entries.first { $0["type"]?.stringValue == "command" }?["user"]?.stringValue == "ann")
+        #expect(entries.first { $0["type"]?.stringValue == "leave" }?["reason"]?.stringValue == "left")
+        #expect(entries.last?["reason"]?.stringValue == "viewers_left")
+        #expect(!body.contains(marker), "the audit never holds what was streamed")
+        #expect(!body.contains("\"ok\""), "nor a command's result")
+
+        let bob = try await a.signIn("bob", "bob-password")
+        #expect(try await b.api("GET", "/api/audit?device=demo/\(Self.install)", bearer: bob).status == 403)
+    }
 }
