@@ -54,6 +54,7 @@ extension DevBackend {
             }
         }
         addStreamsRoute(&router, service: service)
+        addFleetEventsRoute(&router, service: service)
         router.add("GET", "/api/audit") { request in
             await audit(request, service: service)
         }
@@ -148,7 +149,7 @@ extension DevBackend {
 
     /// A project token, an upload token or a device's credential never opens a live view, and
     /// never sends a command: only a person signed in does (16.7).
-    private static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: any HubService) -> HTTPServerResponse? {
+    static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: any HubService) -> HTTPServerResponse? {
         let offered = request.headers.contains("Apsio-App-Key") || request.headers.contains("Apsio-Live-Token")
             || bearer(request).map(service.isAppKey) == true
         guard offered else { return nil }
@@ -203,7 +204,7 @@ extension DevBackend {
     }
 
     /// The sign-in token of a bearer header or, failing that, of the session cookie.
-    private static func signInToken(_ request: HTTPServerRequest) -> String? {
+    static func signInToken(_ request: HTTPServerRequest) -> String? {
         if let bearer = bearer(request) { return bearer }
         for header in request.headers.values("Cookie") {
             for pair in header.split(separator: ";") {

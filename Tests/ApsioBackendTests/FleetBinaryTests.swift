@@ -479,4 +479,43 @@ import Testing
         let bob = try await a.signIn("bob", "bob-password")
         #expect(try await b.api("GET", "/api/audit?device=demo/\(Self.install)", bearer: bob).status == 403)
     }
+
+    /// The fleet page's server-sent events, from one instance, for hellos on another: a snapshot
+    /// first, then only what changed.
+    @Test func theFleetPageHearsChangesAsServerSentEvents() async throws {
+        let fleet = try await Fleet()
+        let (a, b) = (fleet[0], fleet[1])
+        let ann = try await a.signIn("ann", "ann-password")
+        _ = try await Self.hello(b, as: Self.otherProof)
+        // A reader of the stream as a browser's EventSource reads it: python3's own socket, the
+        // events it has seen written to a file.
+        let seen = fleet.directory.path + "/events"
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = ["-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(fleet.instances[0].port)))
+            s.sendall(b"GET /api/fleet/events HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer \(ann)\\r\\n\\r\\n")
+            with open(sys.argv[1], "wb") as out:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    out.write(chunk); out.flush()
+            """, seen]
+        try reader.run()
+        defer { reader.terminate() }
+        @Sendable func text() -> String { (try? String(contentsOfFile: seen, encoding: .utf8)) ?? "" }
+        try await poll("the snapshot") { text().contains("event: snapshot") }
+        #expect(text().contains("text/event-stream"))
+        #expect(text().contains(Self.otherInstall), "the snapshot lists the box present")
+        #expect(!text().contains(Self.install))
+
+        _ = try await Self.hello(b)
+        try await poll("a change with the new box") { text().contains("event: change") && text().contains(Self.install) }
+        let change = try #require(text().components(separatedBy: "event: change\ndata: ").last?.components(separatedBy: "\n").first)
+        let body = try #require(JSONBody.parse(Array(change.utf8)))
+        let upserts = body["upsert"]?.arrayValue?.compactMap { $0["install"]?.stringValue } ?? []
+        #expect(upserts.contains(Self.install))
+        #expect(body["remove"]?.arrayValue?.isEmpty == true)
+    }
 }
