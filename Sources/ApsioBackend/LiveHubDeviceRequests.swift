@@ -266,11 +266,15 @@ extension LiveHub {
     mutating func recheckHeldNext(_ key: DeviceKey, token: String?, answer: Bool, now: LiveNow) {
         guard let held = devices[key]?.heldNext else { return }
         expire(key, now: now)
-        guard devices[key]?.heldNext == held else { return }
-        if deviceKey(forToken: token) != key {
+        // Answered while expiring (a session's end, due commands).
+        guard holds[held] != nil else { return }
+        guard devices[key]?.heldNext == held, deviceKey(forToken: token) == key else {
+            // The device is gone, or its token was replaced: it must say hello again.
             devices[key]?.heldNext = nil
             release(held, Self.badToken)
-        } else if devices[key]?.session == nil {
+            return
+        }
+        if devices[key]?.session == nil {
             devices[key]?.heldNext = nil
             release(held, .ok(nextBody(key, commands: [], stop: devices[key]?.lastStop ?? "ended", now: now)))
         } else if answer || !dueCommands(key, now: now).isEmpty {

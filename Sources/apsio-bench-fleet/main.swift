@@ -1,15 +1,23 @@
 // The fleet load generator for bench/fleet/run.sh: devices, live sessions, viewers and policy
 // fetches against a running backend, as a fleet makes them, with the figures a run reports.
 //
-//   apsio-bench-fleet --backend URL --apps N --devices-per-app N --live N --viewers-per-live N
-//                     --user USER:PASSWORD [--interval S] [--seconds S] [--policy-per-second N]
-//                     [--lines N]
+//   apsio-bench-fleet --backend URL[,URL...] --apps N --devices-per-app N --live N
+//                     --viewers-per-live N --user USER:PASSWORD [--interval S] [--seconds S]
+//                     [--policy-per-second N] [--lines N]
 //
 // Device i of app a is install fleet-a-i, tester t-i of app bench-a with app key bench-key-a
-// (bench/fleet/run.sh lists the same testers on the backend's command line). The first --live
-// devices of app 0 hold `next` and post `frames` once a second with --lines lines, each line
-// stamped with when it was posted; --viewers-per-live people watch each of them, and the time
-// from the post to the viewer's event is the fan-out. Prints key=value figures on stdout.
+// (bench/fleet/measure.py lists the same testers on the backend's command line). The first --live
+// devices, app by app (app 0's first, then app 1's), hold `next` and post `frames` once a second
+// with --lines lines, each line stamped with when it was posted; --viewers-per-live people watch
+// each of them, and the time from the post to the viewer's event is the fan-out.
+//
+// Given several backends (the instances of one fleet), every request goes to the next one in
+// turn, whoever sends it: a device's hello lands on one instance and its `next` on another, a
+// viewer signs in on one and polls the others. No stickiness, since a fleet behind a plain load
+// balancer gets none.
+//
+// Prints key=value figures on stdout: `measuring=1` when the measured window opens, `ended=1`
+// when it closes (the caller reads the backends' CPU at both), then the figures.
 import ApsioCore
 import ApsioNet
 import ApsioPOSIX
@@ -25,7 +33,7 @@ func fail(_ text: String) -> Never {
 }
 
 struct Options {
-    var backend = ""
+    var backends: [String] = []
     var apps = 1
     var devicesPerApp = 100
     var live = 10
@@ -51,7 +59,7 @@ func parseOptions() -> Options {
     }
     while let argument = arguments.popFirst() {
         switch argument {
-        case "--backend": options.backend = value(argument)
+        case "--backend": options.backends += value(argument).split(separator: ",").map(String.init)
         case "--apps": options.apps = max(1, number(argument))
         case "--devices-per-app": options.devicesPerApp = number(argument)
         case "--live": options.live = number(argument)
@@ -67,8 +75,8 @@ func parseOptions() -> Options {
         default: fail("unknown option \(argument)")
         }
     }
-    guard !options.backend.isEmpty, !options.user.isEmpty else { fail("--backend and --user are needed") }
-    options.live = min(options.live, options.devicesPerApp)
+    guard !options.backends.isEmpty, !options.user.isEmpty else { fail("--backend and --user are needed") }
+    options.live = min(options.live, options.apps * options.devicesPerApp)
     return options
 }
 
@@ -84,6 +92,14 @@ final class Tally: Sendable {
         var policyFailures = 0
         var fanOutMs: [Double] = []
         var viewerEvents = 0
+        var gaps = 0
+        var viewerFailures = 0
+        /// Why viewers failed: the status of the last refusal, 0 when no answer came.
+        var viewerFailureStatuses: [Int: Int] = [:]
+        var nextFailures = 0
+        var nexts = 0
+        var polls = 0
+        var pollFailures = 0
         var sessionsStarted = 0
     }
 
@@ -104,6 +120,12 @@ final class Tally: Sendable {
     }
     func fanOut(_ milliseconds: Double) { if measuring.load(ordering: .relaxed) { state.withLock { $0.fanOutMs.append(milliseconds); $0.viewerEvents += 1 } } }
     func sessionStarted() { state.withLock { $0.sessionsStarted += 1 } }
+    func next(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.nexts += 1) : ($0.nextFailures += 1) } } }
+    func poll(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.polls += 1) : ($0.pollFailures += 1) } } }
+    func gap() { if measuring.load(ordering: .relaxed) { state.withLock { $0.gaps += 1 } } }
+    /// A viewer that could not sign in or watch: counted whenever it happens, since it happens
+    /// before the window and leaves a live device without its viewer for the whole run.
+    func viewerFailed(status: Int) { state.withLock { $0.viewerFailures += 1; $0.viewerFailureStatuses[status, default: 0] += 1 } }
 
     func report(seconds: Double) -> [String] {
         state.withLock { state in
@@ -117,7 +139,10 @@ final class Tally: Sendable {
                 "hellos=\(state.hellos)", "hello_failures=\(state.helloFailures)",
                 "frames=\(state.framesPosted)", "frame_failures=\(state.frameFailures)",
                 "policies=\(state.policies)", "policy_304=\(state.notModified)", "policy_failures=\(state.policyFailures)",
-                "sessions=\(state.sessionsStarted)", "fanout_events=\(sorted.count)",
+                "nexts=\(state.nexts)", "next_failures=\(state.nextFailures)",
+                "polls=\(state.polls)", "poll_failures=\(state.pollFailures)", "sessions=\(state.sessionsStarted)", "viewer_failures=\(state.viewerFailures)",
+                "viewer_failure_statuses=\(state.viewerFailureStatuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
+                "fanout_events=\(sorted.count)", "gaps=\(state.gaps)",
                 "fanout_p50_ms=\(percentile(0.5))", "fanout_p99_ms=\(percentile(0.99))",
             ]
         }
@@ -147,8 +172,26 @@ func nowMs() -> Double {
 }
 
 let options = parseOptions()
-let endpoint: HTTPEndpoint
-do { endpoint = try HTTPEndpoint(baseURL: options.backend) } catch { fail("--backend: \(error)") }
+
+/// The backends in turn, one request each: shared by every task, so consecutive requests of one
+/// device or viewer land on different instances whenever there are several.
+final class RoundRobin: Sendable {
+    let endpoints: [HTTPEndpoint]
+    private let next = Atomic<Int>(0)
+
+    init(_ urls: [String]) {
+        var endpoints: [HTTPEndpoint] = []
+        for url in urls {
+            do { endpoints.append(try HTTPEndpoint(baseURL: url)) } catch { fail("--backend \(url): \(error)") }
+        }
+        self.endpoints = endpoints
+    }
+
+    var endpoint: HTTPEndpoint {
+        endpoints[next.wrappingAdd(1, ordering: .relaxed).oldValue % endpoints.count]
+    }
+}
+let backends = RoundRobin(options.backends)
 let hashing = OpenSSLSHA256()
 let tally = Tally()
 // Keep-alive past the hello interval, so a device's hellos reuse their connection.
@@ -159,6 +202,11 @@ func makeClient() -> HTTPClient {
 /// The quiet devices share a few connections (the backend allows a few hundred at once); each
 /// live device and viewer has its own, since it holds a request.
 let sharedClients = (0..<8).map { _ in makeClient() }
+
+/// The first --live devices in app order are live: app 0's first, then app 1's.
+func isLive(_ device: Device) -> Bool {
+    device.app * options.devicesPerApp + device.index < options.live
+}
 
 struct Device: Sendable {
     let app: Int
@@ -187,7 +235,7 @@ func hello(_ device: Device, token: String?, client: HTTPClient) async -> (token
     var headers: HTTPHeaders = ["Apsio-App-Key": device.appKey]
     if let token { headers.set("Apsio-Live-Token", token) }
     do {
-        let response = try await client.send(.postJSON("/v1/live/hello", json: helloBody(device), headers: headers), to: endpoint)
+        let response = try await client.send(.postJSON("/v1/live/hello", json: helloBody(device), headers: headers), to: backends.endpoint)
         let body = try? JSONParser().parse(response.body)
         tally.hello(ok: response.status == 200)
         return (body?["device_token"]?.stringValue ?? token, Int(body?["viewers"]?.numberValue ?? 0))
@@ -245,7 +293,10 @@ func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
         group.addTask {
             while ContinuousClock.now < end {
                 let request = HTTPRequest.get("/v1/live/next?install=\(device.install)", headers: headers, timeout: .seconds(40))
-                if (try? await poller.send(request, to: endpoint)) == nil { try? await Task.sleep(for: .seconds(1)) }
+                let answered = (try? await poller.send(request, to: backends.endpoint))?.isSuccess ?? false
+                tally.next(ok: answered)
+                // A refusal comes at once: waiting a second keeps it from becoming a hot loop.
+                if !answered { try? await Task.sleep(for: .seconds(1)) }
             }
         }
         group.addTask {
@@ -253,7 +304,7 @@ func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
             var lastHello = ContinuousClock.now
             while ContinuousClock.now < end {
                 number += 1
-                let posted = try? await client.send(.postJSON("/v1/live/frames", json: framesBody(device, number: number), headers: headers), to: endpoint)
+                let posted = try? await client.send(.postJSON("/v1/live/frames", json: framesBody(device, number: number), headers: headers), to: backends.endpoint)
                 tally.frames(ok: posted?.isSuccess ?? false)
                 if ContinuousClock.now - lastHello >= .seconds(options.interval) {
                     lastHello = .now
@@ -270,25 +321,40 @@ func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
 func viewer(of device: Device, until end: ContinuousClock.Instant) async {
     let client = makeClient()
     let login = JSONValue.object(["user": .string(options.user), "password": .string(options.password)])
-    guard let signedIn = try? await client.send(.postJSON("/api/login", json: JSONWriter.encode(login), gzip: false), to: endpoint),
-          let token = (try? JSONParser().parse(signedIn.body))?["token"]?.stringValue
-    else { fail("cannot sign in as \(options.user)") }
-    let headers: HTTPHeaders = ["Authorization": "Bearer \(token)"]
     let query = "?app=bench-\(device.app)"
-    guard let watched = try? await client.send(
-        HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: headers), to: endpoint),
-        watched.isSuccess
-    else { fail("cannot watch \(device.install)") }
+    var headers: HTTPHeaders?
+    var refusal = 0
+    // A few tries: with a thousand viewers arriving at once, one refusal is load, not a broken run.
+    for attempt in 0..<5 where headers == nil {
+        if attempt > 0 { try? await Task.sleep(for: .seconds(1)) }
+        let signedIn = try? await client.send(.postJSON("/api/login", json: JSONWriter.encode(login), gzip: false), to: backends.endpoint)
+        guard let signedIn, let token = (try? JSONParser().parse(signedIn.body))?["token"]?.stringValue else {
+            refusal = signedIn?.status ?? 0
+            continue
+        }
+        let signedInHeaders: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+        let watched = try? await client.send(
+            HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: signedInHeaders), to: backends.endpoint)
+        if watched?.isSuccess ?? false { headers = signedInHeaders } else { refusal = watched?.status ?? 0 }
+    }
+    guard let headers else {
+        tally.viewerFailed(status: refusal)
+        return
+    }
     var after: UInt64 = 0
     while ContinuousClock.now < end {
         let request = HTTPRequest.get("/api/devices/\(device.install)/stream\(query)&after=\(after)", headers: headers, timeout: .seconds(40))
-        guard let answer = try? await client.send(request, to: endpoint),
-              let body = try? JSONParser().parse(answer.body) else {
+        let answer = try? await client.send(request, to: backends.endpoint)
+        tally.poll(ok: answer?.isSuccess ?? false)
+        guard let answer, answer.isSuccess, let body = try? JSONParser().parse(answer.body) else {
+            // A refusal comes at once: waiting a second keeps it from becoming a hot loop.
             try? await Task.sleep(for: .seconds(1))
             continue
         }
         let received = nowMs()
-        for event in body["events"]?.arrayValue ?? [] where event["type"]?.stringValue == "frames" {
+        for event in body["events"]?.arrayValue ?? [] {
+            if event["type"]?.stringValue == "gap" { tally.gap() }
+            guard event["type"]?.stringValue == "frames" else { continue }
             if let stamp = event["frames"]?["lines"]?.arrayValue?.first?["t"]?.numberValue {
                 tally.fanOut(received - stamp)
             }
@@ -315,7 +381,7 @@ func policyFetches(until end: ContinuousClock.Instant) async {
             group.addTask {
                 var headers: HTTPHeaders = ["Apsio-App-Key": "bench-key-\(app)"]
                 if let etag = etags.byApp.withLock({ $0[app] }) { headers.set("If-None-Match", etag) }
-                guard let response = try? await client.send(.get("/v1/policy", headers: headers), to: endpoint) else {
+                guard let response = try? await client.send(.get("/v1/policy", headers: headers), to: backends.endpoint) else {
                     tally.policy(status: 0)
                     return
                 }
@@ -338,7 +404,7 @@ Task.detached {
         for app in 0..<options.apps {
             for index in 0..<options.devicesPerApp {
                 let device = Device(app: app, index: index)
-                if app == 0 && index < options.live {
+                if isLive(device) {
                     group.addTask { await liveDevice(device, until: end) }
                 } else {
                     group.addTask { await quietDevice(device, client: sharedClients[index % sharedClients.count], until: end) }
@@ -349,9 +415,10 @@ Task.detached {
         group.addTask {
             try? await Task.sleep(until: start + warmUp / 2, clock: .continuous)
             await withTaskGroup(of: Void.self) { viewers in
-                for index in 0..<options.live {
+                for number in 0..<options.live {
+                    let device = Device(app: number / max(1, options.devicesPerApp), index: number % max(1, options.devicesPerApp))
                     for _ in 0..<options.viewersPerLive {
-                        viewers.addTask { await viewer(of: Device(app: 0, index: index), until: end) }
+                        viewers.addTask { await viewer(of: device, until: end) }
                     }
                 }
             }
@@ -362,7 +429,14 @@ Task.detached {
             try? await Task.sleep(until: start + warmUp, clock: .continuous)
             tally.measuring.store(true, ordering: .relaxed)
             say("measuring=1")
+            try? await Task.sleep(until: end, clock: .continuous)
+            tally.measuring.store(false, ordering: .relaxed)
+            say("ended=1")
         }
+        // Requests still held at the end (a `next`, a stream poll) are not waited for: the
+        // window is closed, and waiting would only make the run longer.
+        try? await Task.sleep(until: end + .seconds(1), clock: .continuous)
+        group.cancelAll()
     }
     done.signal()
 }

@@ -229,4 +229,130 @@ import Testing
         let devices = try await a.api("GET", "/api/devices", bearer: ann)
         #expect(devices.body["devices"]?.arrayValue?.isEmpty == true)
     }
+
+    /// CPU seconds a child has used so far (user and system), from /proc.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 of the whole line.
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// An instance killed mid-session: the device's requests go to the others, the session goes
+    /// on, and the command queued while the dead instance held the `next` reaches the device.
+    @Test func anInstanceKilledMidSessionLosesNothing() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await a.signIn("ann", "ann-password")
+        #expect(try await c.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(a, token: token, line: "before") == 200)
+
+        let held = Task { try? await Self.next(b, token: token) }
+        try await fleet.waitForHeld(1, count: 1)
+        fleet.instances[1].child.signal(SIGKILL)
+        _ = await held.value
+        let command = try await a.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("screenshot")]))
+        #expect(command.status == 202)
+
+        let answer = try await Self.next(c, token: token)
+        #expect(answer.status == 200)
+        let sent = try #require(answer.body["commands"]?.arrayValue?.first, "the command queued while B held the next: \(answer.body)")
+        #expect(sent["id"] == command.body["id"])
+        #expect(try await Self.frames(c, token: token, line: "after") == 200)
+        #expect(try await Self.result(a, token: token, id: sent["id"]!, name: "screenshot") == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("result", on: [c, a])
+        let lines = stream.events.compactMap { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue }
+        #expect(lines == ["before", "after"])
+        #expect(!stream.events.contains { $0["type"]?.stringValue == "session_ended" })
+    }
+
+    /// Redis away for 30 s: device and viewer routes answer 503 with Retry-After, the health says
+    /// degraded, policy refreshes go on, nothing crashes or spins; when Redis is back (empty,
+    /// as it has no persistence here) the device is refused its old token, says hello again, and
+    /// everything works again.
+    @Test func redisStoppedForThirtySecondsAndStartedAgain() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await b.signIn("ann", "ann-password")
+
+        fleet.redis.stop()
+        let cpuBefore = fleet.instances.map { Self.cpuSeconds($0.child.process.processIdentifier) }
+        let hello = try await Self.hello(b, token: token)
+        #expect(hello.status == 503)
+        let retry = Int(hello.headers["Retry-After"] ?? "") ?? 0
+        #expect((1...30).contains(retry), "Retry-After: \(hello.headers["Retry-After"] ?? "none")")
+        #expect(try await Self.next(c, token: token).status == 503)
+        #expect(try await Self.frames(a, token: token, line: "x") == 503)
+        #expect(try await c.api("GET", "/api/devices", bearer: ann).status == 503)
+        let health = try await a.send(.get("/api/health"))
+        #expect(health.status == 503 && health.body["status"]?.stringValue == "degraded")
+        let policy = try await c.send(.get("/v1/policy", headers: ["Apsio-App-Key": Self.appKey]))
+        #expect(policy.status == 200, "the policy comes from memory")
+
+        try await Task.sleep(for: .seconds(30))
+        let cpuAfter = fleet.instances.map { Self.cpuSeconds($0.child.process.processIdentifier) }
+        let spent = zip(cpuAfter, cpuBefore).map { $0 - $1 }
+        print("fleet: CPU seconds per instance over 30 s without Redis: \(spent)")
+        #expect(spent.allSatisfy { $0 < 10 }, "an instance spun while Redis was away: \(spent)")
+        #expect(fleet.instances.allSatisfy { $0.child.process.isRunning })
+
+        try fleet.redis.start()
+        for instance in fleet.instances {
+            try await poll("instance on port \(instance.port) reaches Redis again") {
+                try await instance.client.send(.get("/api/health")).status == 200
+            }
+        }
+        let refused = try await Self.next(b, token: token)
+        #expect(refused.status == 401, "the token went with Redis's state: \(refused.status)")
+        let again = try await Self.hello(c)
+        #expect(again.status == 200)
+        let newToken = try #require(again.body["device_token"]?.stringValue)
+        #expect(try await a.api("GET", "/api/devices", bearer: ann).status == 401, "sign-ins went with the state too")
+        let ann2 = try await a.signIn("ann", "ann-password")
+        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann2).status == 200)
+        #expect(try await Self.hello(a, token: newToken).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(b, token: newToken, line: "back") == 200)
+        let stream = Stream(bearer: ann2)
+        let frames = try await stream.until("frames", on: [c])
+        #expect(frames["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "back")
+    }
+
+    /// Redis restarted empty while a `next` and a viewer's poll are held: the device hears its
+    /// token is gone (401) and says hello again; the viewer hears the session ended because the
+    /// backend restarted.
+    @Test func redisRestartedEmptyEndsSessionsAndDevicesSayHelloAgain() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await b.signIn("ann", "ann-password")
+        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(a, token: token, line: "live") == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [a])
+
+        let held = Task { try await Self.next(b, token: token) }
+        let watching = Task { [after = stream.after] in
+            try await c.api("GET", "/api/devices/\(Self.install)/stream?app=demo&after=\(after ?? 0)", bearer: ann)
+        }
+        try await fleet.waitForHeld(1, count: 1)
+        try await fleet.waitForHeld(2, count: 1)
+        try fleet.redis.restart()
+
+        let heldAnswer = try await held.value
+        #expect(heldAnswer.status == 401, "next: \(heldAnswer.status) \(heldAnswer.body); B: \(fleet.instances[1].child.stderr)")
+        let events = try await watching.value.body["events"]?.arrayValue ?? []
+        let ended = events.first { $0["type"]?.stringValue == "session_ended" }
+        #expect(ended?["reason"]?.stringValue == "backend_restarted", "events: \(events); A: \(fleet.instances[0].child.stderr) B: \(fleet.instances[1].child.stderr) C: \(fleet.instances[2].child.stderr)")
+        let again = try await Self.hello(a, token: token)
+        #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+    }
 }

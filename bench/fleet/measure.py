@@ -1,7 +1,11 @@
-"""Starts one backend instance with the benchmark's apps and testers, runs apsio-bench-fleet
-against it, and measures the backend from outside: CPU seconds (utime + stime of /proc/PID/stat)
-over the generator's measured window and RssAnon before the devices and at the end."""
-import argparse, os, socket, subprocess, sys, time
+"""Runs apsio-bench-fleet against each configuration in turn (the in-memory hub on one instance,
+the hub on Redis on one instance, on three), every load of each, and measures the processes from
+outside: CPU seconds (utime + stime of /proc/PID/stat, every thread) of each backend instance and
+of redis-server over the generator's measured window, RssAnon before the devices and at the end.
+Every (configuration, load) pair gets a fresh redis-server and fresh instances, so nothing one
+leaves behind is measured in the next. Prints each pair's figures, then one table with the ratios
+against the in-memory hub of the same run."""
+import argparse, os, signal, socket, subprocess, sys, tempfile, time
 
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
@@ -20,64 +24,280 @@ def free_port():
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ["bin", "work"]:
-        parser.add_argument(f"--{name}", required=True)
-    for name in ["apps", "devices-per-app", "live", "viewers-per-live", "seconds", "interval", "policy-per-second", "lines"]:
-        parser.add_argument(f"--{name}", type=int, required=True)
-    options = parser.parse_args()
-    port = free_port()
-    origin = f"http://127.0.0.1:{port}"
-    command = [f"{options.bin}/apsio-devbackend", "--dev", "--listen", f"127.0.0.1:{port}", "--live-origin", origin,
-               "--interval", str(options.interval), "--accounts", f"{options.work}/accounts"]
-    for app in range(options.apps):
-        command += ["--app", f"bench-{app}:bench-key-{app}"]
-        for index in range(options.devices_per_app):
-            command += ["--tester", f"t-{index}:fleet-{app}-{index}"]
-    backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{options.work}/backend.log", "w"))
+def wait_until(ready, what, process, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            sys.exit(f"{what} exited with {process.returncode} before it was ready")
+        if ready():
+            return
+        time.sleep(0.02)
+    sys.exit(f"{what} was not ready after {seconds} s")
+
+def tcp_ready(port):
     try:
-        for _ in range(500):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.02)
-        idle_anon = rss_anon_kib(backend.pid)
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+def redis_call(path, *words):
+    """One RESP command over the unix socket; the reply's raw bytes (enough for PING and INFO)."""
+    with socket.socket(socket.AF_UNIX) as connection:
+        connection.settimeout(2)
+        connection.connect(path)
+        request = f"*{len(words)}\r\n" + "".join(f"${len(word)}\r\n{word}\r\n" for word in words)
+        connection.sendall(request.encode())
+        reply = b""
+        while True:
+            chunk = connection.recv(65536)
+            reply += chunk
+            if not chunk or reply.startswith(b"+") and reply.endswith(b"\r\n"):
+                return reply
+            if reply.startswith(b"$"):
+                header, _, rest = reply.partition(b"\r\n")
+                if len(rest) >= int(header[1:]) + 2:
+                    return reply
+
+def redis_ready(path):
+    try:
+        return redis_call(path, "PING").startswith(b"+PONG")
+    except OSError:
+        return False
+
+def redis_used_memory(path):
+    for line in redis_call(path, "INFO", "memory").decode().splitlines():
+        if line.startswith("used_memory:"):
+            return int(line.split(":")[1])
+    return 0
+
+def stop(process):
+    """By its pid, and waited for: nothing this run started outlives it."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+def backend_features(binary):
+    usage = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    return {"redis": "--redis" in usage, "max-connections": "--max-connections" in usage}
+
+LOADS = {
+    # What a hello costs: quiet devices only.
+    "hellos": lambda o: dict(live=0, viewers=0, policy=0),
+    # The issue's mix: a share live with a viewer each, and the policy fetches of a fleet.
+    "mixed": lambda o: dict(live=o.live, viewers=o.viewers_per_live, policy=o.policy_per_second),
+    # 1,000 live sessions with one viewer each: the fan-out aim.
+    "crowd": lambda o: dict(live=o.crowd_live, viewers=1, policy=o.policy_per_second),
+}
+
+def run_one(options, features, kind, instances, load):
+    shape = LOADS[load](options)
+    devices = options.apps * options.devices_per_app
+    work = tempfile.mkdtemp(prefix="fleet-", dir=options.work)
+    os.mkdir(f"{work}/config")
+    processes = []
+    redis = None
+    try:
+        if kind == "redis":
+            sock = f"{work}/redis.sock"
+            redis = subprocess.Popen(
+                ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", work],
+                stdout=open(f"{work}/redis.log", "w"), stderr=subprocess.STDOUT)
+            processes.append(redis)
+            wait_until(lambda: redis_ready(sock), "redis-server", redis)
+        ports = [free_port() for _ in range(instances)]
+        origins = [f"http://127.0.0.1:{port}" for port in ports]
+        backends = []
+        for number, port in enumerate(ports):
+            # Every instance publishes the first one's origin: the fleet's one address.
+            command = [f"{options.bin}/apsio-backend", "--config", f"{work}/config", "--dev",
+                       "--listen", f"127.0.0.1:{port}", "--live-origin", origins[0],
+                       "--interval", str(options.interval), "--accounts", f"{options.work}/accounts"]
+            if kind == "redis":
+                command += ["--redis", sock]
+            if features["max-connections"]:
+                command += ["--max-connections", str(options.max_connections)]
+            for app in range(options.apps):
+                command += ["--app", f"bench-{app}:bench-key-{app}"]
+                for index in range(options.devices_per_app):
+                    command += ["--tester", f"t-{index}:fleet-{app}-{index}"]
+            backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{work}/backend-{number}.log", "w"))
+            processes.append(backend)
+            backends.append(backend)
+        for backend, port in zip(backends, ports):
+            wait_until(lambda: tcp_ready(port), "apsio-backend", backend)
+        idle_anon = [rss_anon_kib(backend.pid) for backend in backends]
+        redis_idle_anon = rss_anon_kib(redis.pid) if redis else 0
+        redis_idle_used = redis_used_memory(sock) if redis else 0
+        # What the processes spend with nobody there (timers, Redis's cron), so that a hello's
+        # cost can be told from the floor under it.
+        idle_start = [cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])]
+        time.sleep(options.idle_seconds)
+        idle_cpu = sum(cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])) - sum(idle_start)
+        load_before = open("/proc/loadavg").read().split()[0]
         generator = subprocess.Popen(
-            [f"{options.bin}/apsio-bench-fleet", "--backend", origin, "--apps", str(options.apps),
-             "--devices-per-app", str(options.devices_per_app), "--live", str(options.live),
-             "--viewers-per-live", str(options.viewers_per_live), "--user", "bench:bench-password",
+            [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(origins), "--apps", str(options.apps),
+             "--devices-per-app", str(options.devices_per_app), "--live", str(shape["live"]),
+             "--viewers-per-live", str(shape["viewers"]), "--user", "bench:bench-password",
              "--interval", str(options.interval), "--seconds", str(options.seconds),
-             "--policy-per-second", str(options.policy_per_second), "--lines", str(options.lines)],
+             "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)],
             stdout=subprocess.PIPE, text=True)
+        processes.append(generator)
         report = {}
-        cpu_start = None
+        start = end = None
+        def snapshot():
+            return {"backends": [cpu_seconds(backend.pid) for backend in backends],
+                    "redis": cpu_seconds(redis.pid) if redis else 0.0,
+                    "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
         for line in generator.stdout:
             key, _, value = line.strip().partition("=")
             if key == "measuring":
-                cpu_start = cpu_seconds(backend.pid)
+                start = snapshot()
+            elif key == "ended":
+                end = snapshot()
+                end_anon = [rss_anon_kib(backend.pid) for backend in backends]
+                redis_end_anon = rss_anon_kib(redis.pid) if redis else 0
+                redis_end_used = redis_used_memory(sock) if redis else 0
             elif key:
                 report[key] = value
         generator.wait()
-        cpu = cpu_seconds(backend.pid) - (cpu_start or 0)
-        end_anon = rss_anon_kib(backend.pid)
+        if generator.returncode != 0 or start is None or end is None:
+            sys.exit(f"apsio-bench-fleet failed ({kind} x{instances}, {load}); logs in {work}")
+        for backend in backends:
+            if backend.poll() is not None:
+                sys.exit(f"an apsio-backend instance exited during the run ({kind} x{instances}, {load}); logs in {work}")
     finally:
-        backend.kill()
-        backend.wait()
-    if generator.returncode != 0:
-        sys.exit("apsio-bench-fleet failed")
-    devices = options.apps * options.devices_per_app
+        for process in reversed(processes):
+            stop(process)
+    subprocess.run(["rm", "-rf", work])
+    backend_cpu = sum(end["backends"]) - sum(start["backends"])
+    redis_cpu = end["redis"] - start["redis"]
     hellos = int(report.get("hellos", 0))
-    print(f"devices: {devices} ({options.live} live, {options.viewers_per_live} viewer each), interval_s {options.interval}, "
-          f"policy fetches {options.policy_per_second}/s, {options.lines} lines per frames")
-    print(f"measured: {report.get('measured_seconds')} s; backend CPU {cpu:.2f} s ({cpu / float(report.get('measured_seconds', 1)):.2f} cores)")
-    print(f"hellos: {hellos} ({report.get('hello_failures')} failed), {hellos / cpu if cpu else 0:.0f} per CPU-second of backend")
-    print(f"frames: {report.get('frames')} ({report.get('frame_failures')} failed); policy: {report.get('policies')} "
-          f"({report.get('policy_304')} were 304, {report.get('policy_failures')} failed)")
+    return dict(
+        kind=kind, instances=instances, load=load, shape=shape, devices=devices, load_before=load_before,
+        seconds=end["at"] - start["at"], report=report, idle_cpu_per_second=idle_cpu / options.idle_seconds, hellos=hellos,
+        backend_cpu=backend_cpu, per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
+        redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
+        backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
+        redis_used=(redis_idle_used, redis_end_used))
+
+def requests(report):
+    """Every request answered in the window: what the mixed loads cost, since hellos are few of them."""
+    return sum(int(report.get(key, 0)) for key in ["hellos", "frames", "nexts", "polls", "policies"])
+
+def mib_per_1000(delta_kib, devices):
+    return delta_kib * 1000 / devices / 1024
+
+def describe(result):
+    r, report = result, result["report"]
+    name = f"{r['kind']} x{r['instances']}, {r['load']}"
+    cpu = r["backend_cpu"] + r["redis_cpu"]
+    print(f"== {name}: {r['devices']} devices ({r['shape']['live']} live, {r['shape']['viewers']} viewer each), "
+          f"policy fetches {r['shape']['policy']}/s; load average {r['load_before']} at the start")
+    print(f"measured: {r['seconds']:.1f} s; backend CPU {r['backend_cpu']:.2f} s "
+          f"(per instance {', '.join(f'{c:.2f}' for c in r['per_instance_cpu'])}), Redis CPU {r['redis_cpu']:.2f} s, "
+          f"generator CPU {r['generator_cpu']:.2f} s; with nobody there, backend and Redis spent "
+          f"{r['idle_cpu_per_second'] * 1000:.1f} ms of CPU a second")
+    print(f"hellos: {r['hellos']} ({report.get('hello_failures')} failed), "
+          f"{r['hellos'] / cpu if cpu else 0:.0f} per CPU-second of backend and Redis together")
+    print(f"requests: {requests(report)}, {requests(report) / cpu if cpu else 0:.0f} per CPU-second; "
+          f"frames: {report.get('frames')} ({report.get('frame_failures')} failed); "
+          f"next answered: {report.get('nexts')} ({report.get('next_failures')} failed); "
+          f"viewer polls: {report.get('polls')} ({report.get('poll_failures')} failed); "
+          f"policy: {report.get('policies')} ({report.get('policy_304')} were 304, {report.get('policy_failures')} failed); "
+          f"sessions {report.get('sessions')}, viewers failed {report.get('viewer_failures')} "
+          f"(last status each: {report.get('viewer_failure_statuses') or '-'}), gaps {report.get('gaps')}")
     print(f"fan-out, frames POST to viewer event: p50 {report.get('fanout_p50_ms')} ms, p99 {report.get('fanout_p99_ms')} ms "
           f"over {report.get('fanout_events')} events")
-    print(f"memory: RssAnon {idle_anon} KiB idle, {end_anon} KiB loaded: "
-          f"{(end_anon - idle_anon) * 1000 / devices / 1024:.1f} MiB per 1,000 devices")
+    idle, loaded = r["backend_anon_kib"]
+    line = (f"memory: backend RssAnon {idle} KiB idle, {loaded} KiB loaded (all instances): "
+            f"{mib_per_1000(loaded - idle, r['devices']):.1f} MiB per 1,000 devices")
+    if r["kind"] == "redis":
+        used_idle, used_end = r["redis_used"]
+        line += (f"; Redis RssAnon {r['redis_anon_kib'][1]} KiB, used_memory {used_idle // 1024} -> {used_end // 1024} KiB: "
+                 f"{(used_end - used_idle) * 1000 / r['devices'] / 1048576:.2f} MiB per 1,000 devices")
+    print(line, flush=True)
+
+def per_cpu_second(result):
+    """Hellos per CPU-second where hellos are the load; every request per CPU-second where live
+    sessions are, since there the hellos are a small part of what the backend does."""
+    cpu = result["backend_cpu"] + result["redis_cpu"]
+    count = result["hellos"] if result["shape"]["live"] == 0 else requests(result["report"])
+    return count / cpu if cpu else 0
+
+def table(results):
+    baseline = {r["load"]: r for r in results if r["kind"] == "memory"}
+    print()
+    print("| Configuration | Load | Hellos | Requests | Backend CPU | Redis CPU | Per CPU-second | vs in-memory "
+          "| Fan-out p50 / p99 | Backend per 1,000 devices | Failures (gaps) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in results:
+        report = r["report"]
+        rate = per_cpu_second(r)
+        base = baseline.get(r["load"])
+        ratio = f"{rate / per_cpu_second(base):.2f}×" if base and per_cpu_second(base) else "—"
+        fanout = "—" if r["shape"]["live"] == 0 else f"{report.get('fanout_p50_ms')} / {report.get('fanout_p99_ms')} ms"
+        failures = sum(int(report.get(key, 0)) for key in
+                       ["hello_failures", "frame_failures", "next_failures", "poll_failures", "policy_failures", "viewer_failures"])
+        idle, loaded = r["backend_anon_kib"]
+        print(f"| {r['kind']} ×{r['instances']} | {r['load']} | {r['hellos']:,} | {requests(report):,} | {r['backend_cpu']:.2f} s "
+              f"| {r['redis_cpu']:.2f} s | {rate:,.0f} | {ratio} | {fanout} "
+              f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB | {failures} ({report.get('gaps')}) |")
+    # Three instances on machines of their own: each a core, carrying a third of the hellos, and
+    # Redis on one core, shared by all. One instance is the same with one: the load each carries is
+    # what its busier core allows, from the CPU per hello measured here.
+    single = next((r for r in results if r["kind"] == "redis" and r["instances"] == 1 and r["load"] == "hellos"), None)
+    triple = next((r for r in results if r["kind"] == "redis" and r["instances"] == 3 and r["load"] == "hellos"), None)
+    if single and triple and single["hellos"] and triple["hellos"]:
+        def capacity(result):
+            backend = result["backend_cpu"] / result["hellos"]
+            redis = result["redis_cpu"] / result["hellos"]
+            return backend, redis, min(result["instances"] / backend, 1 / redis if redis else float("inf"))
+        b1, r1, one = capacity(single)
+        b3, r3, three = capacity(triple)
+        print(f"\nthree instances against one, from CPU per hello (hellos load): one instance {b1 * 1e6:.0f} µs of backend "
+              f"and {r1 * 1e6:.0f} µs of Redis per hello, three {b3 * 1e6:.0f} µs and {r3 * 1e6:.0f} µs: with a core per "
+              f"instance and one for Redis, one carries {one:,.0f} hellos/s, three {three:,.0f} ({three / one:.2f}×)")
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ["bin", "work", "configurations", "loads"]:
+        parser.add_argument(f"--{name}", required=True)
+    parser.add_argument("--idle-seconds", type=float, default=5)
+    for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
+                 "policy-per-second", "lines", "max-connections"]:
+        parser.add_argument(f"--{name}", type=int, required=True)
+    options = parser.parse_args()
+    features = backend_features(f"{options.bin}/apsio-backend")
+    results, missing = [], []
+    for configuration in options.configurations.split():
+        kind, _, count = configuration.partition(":")
+        instances = int(count or 1)
+        if kind not in ("memory", "redis"):
+            sys.exit(f"{configuration}: a configuration is memory:1 or redis:N")
+        if kind == "memory" and instances != 1:
+            sys.exit("the in-memory hub is one instance: its state is not shared")
+        if kind == "redis" and not features["redis"]:
+            missing.append(f"{configuration}: this apsio-backend has no --redis")
+            continue
+        for load in options.loads.split():
+            if load not in LOADS:
+                sys.exit(f"{load}: a load is one of {', '.join(LOADS)}")
+            shape = LOADS[load](options)
+            connections = 64 + shape["live"] * (2 + shape["viewers"])
+            if connections > 256 and not features["max-connections"]:
+                missing.append(f"{configuration} {load}: needs about {connections} connections; this apsio-backend allows 256")
+                continue
+            result = run_one(options, features, kind, instances, load)
+            describe(result)
+            results.append(result)
+    table(results)
+    for line in missing:
+        print(f"not run: {line}")
 
 main()

@@ -1,38 +1,57 @@
 #!/usr/bin/env bash
 # Fleet benchmark: apsio-bench-fleet's devices, live sessions, viewers and policy fetches against
-# one backend instance on loopback (the in-memory hub), measured from outside: the backend's CPU
-# seconds (from /proc) over the measured window, its RssAnon, and the generator's figures.
-# Reports hellos per CPU-second of backend, memory per 1,000 devices, and the fan-out from a
-# device's frames POST to the viewer's event (p50/p99).
+# the release apsio-backend on loopback, in one run: the in-memory hub on one instance (the
+# baseline), then the hub on Redis (a private redis-server on a unix socket) on one instance and
+# on three. With several instances the generator sends each request to the next instance in turn,
+# so a device's hello and its `next` land on different ones. Measured from outside: CPU seconds
+# (from /proc) of every instance and of redis-server over the measured window, RssAnon, and the
+# generator's figures. Reports hellos per CPU-second of backend and Redis together, Redis's CPU,
+# memory per 1,000 devices, and the fan-out from a device's frames POST to the viewer's event
+# (p50/p99), each against the in-memory hub of the same run.
 #
-#   bench/fleet/run.sh                          # 10 apps x 100 devices, 50 live, 1 viewer each
-#   APPS=5 DEVICES_PER_APP=100 LIVE=50 VIEWERS_PER_LIVE=1 DURATION=60 INTERVAL=15 bench/fleet/run.sh
-#   POLICY_PER_SECOND=166 bench/fleet/run.sh    # 10,000 boxes x 5 apps at refresh_s 300
-#   LIVE=0 POLICY_PER_SECOND=0 bench/fleet/run.sh  # hellos alone: what a hello costs
-# The backend allows 256 connections: the quiet devices share 32, each live device holds two, each
-# viewer one, the policy fetches up to 32.
+#   bench/fleet/run.sh                                  # memory:1 redis:1 redis:3, every load
+#   CONFIGURATIONS="memory:1" LOADS="hellos mixed" bench/fleet/run.sh
+#   DURATION=60 INTERVAL=15 APPS=50 DEVICES_PER_APP=100 bench/fleet/run.sh
+#
+# The loads, each on a fresh redis-server and fresh instances:
+#   hellos  the devices' hellos alone: what a hello costs
+#   mixed   + LIVE live devices with VIEWERS_PER_LIVE viewers each, POLICY_PER_SECOND policy fetches
+#           (166/s: 10,000 boxes x 5 apps at refresh_s 300)
+#   crowd   CROWD_LIVE live devices (1,000) with one viewer each, and the policy fetches
+# A load that needs more than the 256 connections a backend allows by default is run only when
+# apsio-backend has --max-connections; the Redis configurations only when it has --redis.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
 
-APPS=${APPS:-10}
+CONFIGURATIONS=${CONFIGURATIONS:-memory:1 redis:1 redis:3}
+LOADS=${LOADS:-hellos mixed crowd}
+APPS=${APPS:-50}
 DEVICES_PER_APP=${DEVICES_PER_APP:-100}
 LIVE=${LIVE:-50}
 VIEWERS_PER_LIVE=${VIEWERS_PER_LIVE:-1}
-DURATION=${DURATION:-60}
+CROWD_LIVE=${CROWD_LIVE:-1000}
+DURATION=${DURATION:-45}
 INTERVAL=${INTERVAL:-15}
 POLICY_PER_SECOND=${POLICY_PER_SECOND:-166}
 LINES=${LINES:-50}
+MAX_CONNECTIONS=${MAX_CONNECTIONS:-8192}
 
-swift build -c release --product apsio-devbackend >&2
+case " $CONFIGURATIONS " in
+*redis*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
+esac
+
+swift build -c release --product apsio-backend >&2
 swift build -c release --product apsio-bench-fleet >&2
 bin="$(swift build -c release --show-bin-path)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf 'bench-password\n' | "$bin/apsio-devbackend" --accounts "$work/accounts" --add-user bench:admin --iterations 1000 >&2
+printf 'bench-password\n' | "$bin/apsio-backend" --accounts "$work/accounts" --add-user bench:admin --iterations 1000 >&2
 
-echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 bench/fleet/measure.py --bin "$bin" --work "$work" --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" \
-    --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
-    --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES"
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); $(redis-server --version 2>/dev/null | cut -d' ' -f1-3)"
+python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CONFIGURATIONS" --loads "$LOADS" \
+    --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
+    --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
+    --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS"
+echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"

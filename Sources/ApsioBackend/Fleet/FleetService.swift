@@ -49,9 +49,10 @@ package actor FleetService: HubService {
     private var passwordChecks = 0
     private var ticker: Task<Void, Never>?
     private var listener: Task<Void, Never>?
-    private var epoch: String?
+    private let epochWatch = FleetEpoch()
     private var lastEpochCheck: MonotonicInstant?
-    private var lastSweepFailed = false
+    private var reachable = true
+    private let log: BackendLog
 
     private enum Heard: Sendable {
         case message(RedisSubscriber.Message)
@@ -62,8 +63,9 @@ package actor FleetService: HubService {
 
     package init(
         configuration: HubConfiguration, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
-        limits: Limits = .spec, backendLimits: BackendLimits = .default
+        limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
     ) {
+        log = BackendLog(program: program)
         var rules = LiveHub(
             configuration: configuration, hashing: OpenSSLSHA256(), random: SystemRandomBytes(), limits: limits,
             backendLimits: backendLimits)
@@ -74,7 +76,11 @@ package actor FleetService: HubService {
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
         // A request waits at most this long for Redis: well inside a device's own request timeout.
-        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2), prepare: RedisDocuments.prepare)
+        let epochWatch = epochWatch
+        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2)) { connection in
+            try await RedisDocuments.prepare(connection)
+            try await epochWatch.prepare(connection)
+        }
         documents = RedisIndexedDocuments(client: client, index: FleetKeys.devices)
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
@@ -681,23 +687,35 @@ package actor FleetService: HubService {
         }
     }
 
-    /// Redis restarted without its state when the epoch this instance knew is gone: no instance
-    /// will publish the end of the sessions it had, so this one tells its viewers and devices.
+    /// Says when Redis becomes unreachable and reachable again, and, when it came back without
+    /// the fleet's state (`FleetEpoch`), tells this instance's viewers and devices: no instance
+    /// will publish the end of the sessions it had.
     private func checkEpoch(now: MonotonicInstant) async {
         if let last = lastEpochCheck, now < last + .seconds(2) { return }
         lastEpochCheck = now
-        // A fresh value each time: one that vanished comes back different for every instance.
-        let mine = Hex.lowercase(SecureRandom.bytes(16))
-        guard let replies = try? await client.send([RESPCommand("SET", FleetKeys.epoch, mine, "NX"), RESPCommand("GET", FleetKeys.epoch)]),
-            let current = replies[1].text
-        else { return }
-        defer { epoch = current }
-        guard let known = epoch, known != current else { return }
+        do {
+            _ = try await client.send(RESPCommand("PING"))
+        } catch {
+            if reachable { log.error("Redis at \(client.endpoint) is unavailable: \(error); device routes answer 503 until it is back") }
+            reachable = false
+            return
+        }
+        let wasAway = !reachable
+        if wasAway { log.error("Redis at \(client.endpoint) is reachable again") }
+        reachable = true
+        let lost = epochWatch.takeLost()
+        if lost { log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again") }
+        guard lost || wasAway else { return }
+        // A session this instance heard of whose document is gone ended with the state, and no
+        // instance will say so: this one tells its viewers.
+        let live = rings.filter { $0.value.snapshot.session != nil }.map(\.key)
+        guard let (documents, _) = try? await documents.read(live.map(FleetKeys.document)) else { return }
         let nowMs = clock.now().wallUnixMs
-        for key in Array(rings.keys) {
-            rings[key]!.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
+        for (key, document) in zip(live, documents) where document == nil {
+            rings[key]?.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
             answerStreams(key, all: true)
         }
+        guard lost else { return }
         for (key, hold) in nextHolds {
             nextHolds.removeValue(forKey: key)
             hold.continuation.resume(returning: LiveHub.badToken)

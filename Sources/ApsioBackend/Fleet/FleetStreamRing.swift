@@ -85,7 +85,6 @@ struct FleetStreamRing: Sendable {
         writer.endObject()
         append(Event(seq: lastSeq, liveData: false, json: writer.bytes, receivedAt: now))
         snapshot.session = nil
-        snapshot.viewers = []
         snapshotSeq = lastSeq
     }
 
