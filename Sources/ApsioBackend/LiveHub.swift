@@ -77,7 +77,7 @@ package struct LiveHub: Sendable {
         }
     }
 
-    private mutating func forget(_ key: DeviceKey, now: LiveNow) {
+    mutating func forget(_ key: DeviceKey, now: LiveNow) {
         endSession(key, reason: "app_removed", deviceStop: .tokenGone, now: now)
         dropPresence(key, now: now)
         for viewer in devices[key].map({ Array($0.viewers.keys) }) ?? [] { removeViewer(key, viewer: viewer, now: now) }

@@ -4,7 +4,6 @@ import ApsioLive
 import ApsioNet
 import ApsioState
 import Foundation
-import Synchronization
 @testable import ApsioTestSupport
 import Testing
 
@@ -173,14 +172,9 @@ import Testing
 
             // The unit writes; the person's stream shows the line.
             try await journal.write([journal.entry(unit: Self.unit, message: "order 1234 shipped")])
-            let seen = Mutex<[JSONValue]>([])
-            @Sendable func streamContains(_ match: @Sendable (JSONValue) -> Bool) async -> Bool {
-                guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
-                let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
-                return events.contains(where: match)
-            }
+            let stream = ViewerStream(viewer, install: install, bearer: ann)
             try await within(90, "the line in the viewer's stream") {
-                await streamContains { event in
+                await stream.contains { event in
                     (event["frames"]?["lines"]?.arrayValue ?? []).contains { $0["body"] == .string("order 1234 shipped") }
                 }
             }
@@ -204,7 +198,7 @@ import Testing
             let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
             #expect(command.0 == 202)
             try await within(90, "the screenshot's result in the stream") {
-                await streamContains { $0["type"] == .string("result") && $0["result"]?["name"] == .string("screenshot") }
+                await stream.contains { $0["type"] == .string("result") && $0["result"]?["name"] == .string("screenshot") }
             }
 
             // The viewer leaves: the session ends, and the machine stops saying it is watched.

@@ -2,6 +2,7 @@ import ApsioAgent
 import ApsioCore
 import ApsioNet
 import ApsioLive
+import Synchronization
 
 /// A person's side of the development backend's viewer API over loopback, for end-to-end tests:
 /// sign in, list devices, watch, send commands, read the stream.
@@ -33,3 +34,27 @@ struct ViewerAPI: Sendable {
             HTTPRequest(method: method, path: path, headers: headers, body: body.map(JSONWriter.encode) ?? []), to: endpoint)
     }
 }
+
+/// A person's stream of one device, read poll after poll: every event seen so far, kept, so a
+/// test asks whether one has arrived among them.
+final class ViewerStream: Sendable {
+    private let api: ViewerAPI
+    private let path: String
+    private let bearer: String
+    private let seen = Mutex<[JSONValue]>([])
+
+    init(_ api: ViewerAPI, install: String, bearer: String) {
+        self.api = api
+        path = "/api/devices/\(install)/stream"
+        self.bearer = bearer
+    }
+
+    /// Polls once (held until there is something to say), and says whether an event seen so far
+    /// matches.
+    func contains(_ match: @Sendable (JSONValue) -> Bool) async -> Bool {
+        guard let stream = try? await api.call("GET", path, bearer) else { return false }
+        let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
+        return events.contains(where: match)
+    }
+}
+

@@ -31,7 +31,9 @@ import Testing
             }
         }
 
-        init(count: Int = 3, interval: Int = 30) async throws {
+        /// With `configured`, the instances read the app from a configuration directory they share
+        /// (`config`), as a fleet's instances do, instead of flags.
+        init(count: Int = 3, interval: Int = 30, configured: Bool = false) async throws {
             redis = try RedisServerFixture()
             directory = try TemporaryDirectory("apsio-fleet")
             let accounts = directory.path + "/accounts"
@@ -39,24 +41,39 @@ import Testing
                 Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000)),
                 Account(user: "bob", role: .viewer, password: PasswordHash(password: "bob-password", iterations: 1000)),
             ]).save(path: accounts)
+            if configured { try Self.writeApp(directory.path + "/config", testers: true) }
             var instances: [Instance] = []
             for number in 0..<count {
                 instances.append(try await Self.launch(
-                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval))
+                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval,
+                    config: configured ? directory.path + "/config" : nil))
             }
             self.instances = instances
         }
 
-        static func launch(number: Int, directory: String, accounts: String, redis: String, interval: Int) async throws -> Instance {
+        var config: String { directory.path + "/config" }
+
+        static func writeApp(_ config: String, testers: Bool) throws {
+            try FileManager.default.createDirectory(atPath: config + "/apps.d", withIntermediateDirectories: true)
+            let match = FleetBinaryTests.proof.match(hashing: sha256)
+            let tester = testers ? "Tester=\(FleetBinaryTests.proof.entryID):\(match):4000000000\n" : ""
+            try "[App]\nName=demo\nAppKey=\(FleetBinaryTests.appKey)\n\(tester)".write(
+                toFile: config + "/apps.d/demo.conf", atomically: true, encoding: .utf8)
+        }
+
+        static func launch(
+            number: Int, directory: String, accounts: String, redis: String, interval: Int, config: String? = nil
+        ) async throws -> Instance {
             let own = directory + "/instance-\(number)-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             let child = try BackendBinaryTests.Child(
                 binary: BackendBinaryTests.binary,
                 arguments: [
                     "--dev", "--listen", "127.0.0.1:0", "--live-origin", "http://127.0.0.1:8787", "--interval", String(interval),
-                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
                     "--accounts", accounts, "--redis", redis,
-                ], directory: own)
+                ] + (config.map { ["--config", $0] } ?? [
+                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
+                ]), directory: own)
             try await poll("instance \(number) says where it listens", seconds: 120) {
                 child.stdout.contains("\n") || !child.process.isRunning
             }
@@ -140,6 +157,22 @@ import Testing
         }
     }
 
+    /// A tester's device in a live session that ann watches: hello on instance `hello`, ann
+    /// signs in and watches on `watch`, the session starts at a hello on `session`, one `frames`
+    /// is posted on `frames` and heard by ann's stream polled on `heard`.
+    static func liveSession(
+        _ fleet: Fleet, hello: Int, watch: Int, session: Int, frames: Int, heard: Int, line: String
+    ) async throws -> (token: String, ann: String, stream: Stream) {
+        let token = try #require(try await Self.hello(fleet[hello]).body["device_token"]?.stringValue)
+        let ann = try await fleet[watch].signIn("ann", "ann-password")
+        #expect(try await fleet[watch].api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(fleet[session], token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(fleet[frames], token: token, line: line) == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [fleet[heard]])
+        return (token, ann, stream)
+    }
+
     /// A live session across the instances: hello on A, `next` held on B, frames on C reaching a
     /// viewer signed in on A; a command sent on C answers the `next` held on B; the result is
     /// accepted once on any instance and a made-up one is refused with 409 on another.
@@ -198,13 +231,7 @@ import Testing
     @Test func aReplaceOnAnotherInstanceEndsTheSessionAsReplaced() async throws {
         let fleet = try await Fleet()
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "first") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [c])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "first")
 
         let replaced = try await Self.hello(b)
         let newToken = try #require(replaced.body["device_token"]?.stringValue)
@@ -331,13 +358,7 @@ import Testing
     @Test func redisRestartedEmptyEndsSessionsAndDevicesSayHelloAgain() async throws {
         let fleet = try await Fleet()
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "live") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [a])
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 0, line: "live")
 
         let held = Task { try await Self.next(b, token: token) }
         let watching = Task { [after = stream.after] in
@@ -354,5 +375,23 @@ import Testing
         #expect(ended?["reason"]?.stringValue == "backend_restarted", "events: \(events); A: \(fleet.instances[0].child.stderr) B: \(fleet.instances[1].child.stderr) C: \(fleet.instances[2].child.stderr)")
         let again = try await Self.hello(a, token: token)
         #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+    }
+
+    /// A tester taken off the list in the files every instance reads ends its session once the
+    /// instances read them again (SIGHUP), without waiting for the device's next request.
+    @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {
+        let fleet = try await Fleet(configured: true)
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "listed")
+
+        try Fleet.writeApp(fleet.config, testers: false)
+        for instance in fleet.instances { instance.child.signal(SIGHUP) }
+        for instance in fleet.instances {
+            try await poll("an instance reads its files again") { instance.child.count("configuration read again") >= 1 }
+        }
+        let ended = try await stream.until("session_ended", on: [a, b, c])
+        #expect(ended["reason"]?.stringValue == "tester_removed")
+        let hello = try await Self.hello(b, token: token)
+        #expect(hello.body["viewers"]?.numberValue == 0 && hello.body["device_token"] == nil, "a tester no longer listed counts nowhere")
     }
 }

@@ -118,9 +118,19 @@ package actor FleetService: HubService {
         client.close()
     }
 
-    package func reconfigure(_ configuration: HubConfiguration) {
+    /// A reload. Every instance reads the same files; each then looks at every device once, so
+    /// a tester taken off the list ends its session now rather than at the device's next request.
+    /// The devices of an app no longer served are forgotten as in memory (`app_removed`).
+    package func reconfigure(_ configuration: HubConfiguration) async {
         rules.reconfigure(configuration, now: clock.now())
         appKeys.withLock { $0 = Set(configuration.apps.map(\.appKey)) }
+        guard let members = try? await documents.members() else { return }
+        for key in members.compactMap(FleetKeys.device(member:)) {
+            let served = rules.app(named: key.app) != nil
+            _ = try? await step(key, token: nil) { hub, now in
+                if served { hub.expire(key, now: now) } else { hub.forget(key, now: now) }
+            }
+        }
     }
 
     // MARK: - One step on one device
