@@ -188,7 +188,7 @@ import Testing
                 #expect(await stopped.child.terminate() == 0)
                 try await journal.write([journal.entry(unit: Self.unit, message: "order 1235 shipped")])
                 try await within(90, "a line written after an instance stopped") {
-                    await streamContains { event in
+                    await stream.contains { event in
                         (event["frames"]?["lines"]?.arrayValue ?? []).contains { $0["body"] == .string("order 1235 shipped") }
                     }
                 }
