@@ -53,6 +53,7 @@ extension DevBackend {
                 return .ok(writer.bytes)
             }
         }
+        addStreamsRoute(&router, service: service)
         router.addPrefix("/api/devices/") { request in
             await deviceRoute(request, service: service)
         }
@@ -97,7 +98,7 @@ extension DevBackend {
     }
 
     /// Runs `body` for a signed-in person; anyone else gets 401, a service credential 403.
-    private static func asViewer(
+    static func asViewer(
         _ request: HTTPServerRequest, service: any HubService,
         _ body: (HubViewerIdentity) async -> HubReply
     ) async -> HTTPServerResponse {
