@@ -31,7 +31,8 @@ SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$packaging/deb
 export SOURCE_DATE_EPOCH
 
 for file in "$packaging/etc/apsio/apsiod.conf" "$packaging/etc/apsio/apps.d/example.conf.example" \
-    "$packaging/etc/apsio-backend/backend.conf" "$packaging/etc/apsio-backend/apps.d/example.conf.example"; do
+    "$packaging/etc/apsio-backend/backend.conf" "$packaging/etc/apsio-backend/apps.d/example.conf.example" \
+    "$packaging/examples/nginx-apsio-backend.conf"; do
     [ -f "$file" ] || fail "missing ${file#"$repo"/}"
 done
 
@@ -166,6 +167,9 @@ install_man "$packaging/man/apsio-backend.8" 8 "$backend_root"
 backend_doc="$backend_root/usr/share/doc/apsio-backend"
 install -D -m 0644 "$packaging/debian/copyright" "$backend_doc/copyright"
 gzip -9n -c "$packaging/debian/changelog" > "$backend_doc/changelog.gz"
+# The nginx configuration the tests run (docs/nginx.md), uncompressed so that it can be copied
+# into /etc/nginx/conf.d as it is.
+install -D -m 0644 "$packaging/examples/nginx-apsio-backend.conf" "$backend_doc/examples/nginx-apsio-backend.conf"
 for script in postinst prerm postrm; do
     install -m 0755 "$packaging/debian/apsio-backend/$script" "$backend_root/DEBIAN/$script"
 done

@@ -139,6 +139,11 @@ if [ "${1:-}" = "--in-namespace" ]; then
     [ -d "$root/etc/apsio-backend/apps.d" ] || fail "no /etc/apsio-backend/apps.d"
     ok "apsio-backend.service installed and enabled; backend.conf and apps.d/example.conf.example are conffiles"
     in_root dpkg --verify apsio-backend || fail "dpkg --verify finds apsio-backend files that differ from md5sums"
+    # The nginx example is the file the tests run nginx from, unchanged.
+    cmp -s "$root/usr/share/doc/apsio-backend/examples/nginx-apsio-backend.conf" \
+        "$repo/packaging/examples/nginx-apsio-backend.conf" \
+        || fail "/usr/share/doc/apsio-backend/examples/nginx-apsio-backend.conf is not packaging/examples/nginx-apsio-backend.conf"
+    ok "the nginx example is in /usr/share/doc/apsio-backend/examples, as tested"
     in_root /usr/sbin/apsio-backend --help | grep -q -- '--config DIR' || fail "apsio-backend --help does not run"
     # The shipped backend.conf is read without a problem: only the missing live origin stops it.
     start_error=$(in_root timeout 30 /usr/sbin/apsio-backend 2>&1 >/dev/null | head -n 1 || true)

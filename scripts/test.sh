@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when it is missing, checks the systemd units,
-# runs every test, replays every fuzz input kept in fuzz/ once (docs/fuzzing.md), checks that the
-# release binaries carry their own Swift runtime, then builds the Debian package and installs it
-# into a fresh Debian root.
+# runs every test, replays every fuzz input kept in fuzz/ once (docs/fuzzing.md), runs the browser
+# test against the demo and again through nginx (docs/nginx.md), checks that the release binaries
+# carry their own Swift runtime, then builds the Debian package and installs it into a fresh
+# Debian root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,6 +14,7 @@ swift build --build-tests
 swift test --skip-build
 fuzz/replay.sh
 scripts/test-browser.sh
+scripts/test-browser.sh --front nginx
 scripts/check-release.sh
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)

@@ -186,6 +186,11 @@ extension LiveHub {
             return .empty
         }
         device.commands[index].resolved = true
+        var entry = AuditEntry(at: now, .result, key, user: device.commands[index].by)
+        entry.commandID = id
+        entry.commandName = name
+        entry.outcome = outcome.rawValue
+        record(entry)
         device.session?.bytes += max(wireBytes, 0)
         devices[key] = device
         // A result slower than its session goes to nobody: a screenshot never outlives its session
@@ -215,6 +220,9 @@ extension LiveHub {
         device.session = HubSession(number: nextSessionNumber(), now: now.mono)
         device.lastStop = nil
         devices[key] = device
+        var entry = AuditEntry(at: now, .sessionStarted, key)
+        entry.viewers = watchers(key)
+        record(entry)
         broadcast(key, type: "session_started", now: now) { writer in
             writer.key("device")
             writer.beginObject()
@@ -266,11 +274,15 @@ extension LiveHub {
     mutating func recheckHeldNext(_ key: DeviceKey, token: String?, answer: Bool, now: LiveNow) {
         guard let held = devices[key]?.heldNext else { return }
         expire(key, now: now)
-        guard devices[key]?.heldNext == held else { return }
-        if deviceKey(forToken: token) != key {
+        // Answered while expiring (a session's end, due commands).
+        guard holds[held] != nil else { return }
+        guard devices[key]?.heldNext == held, deviceKey(forToken: token) == key else {
+            // The device is gone, or its token was replaced: it must say hello again.
             devices[key]?.heldNext = nil
             release(held, Self.badToken)
-        } else if devices[key]?.session == nil {
+            return
+        }
+        if devices[key]?.session == nil {
             devices[key]?.heldNext = nil
             release(held, .ok(nextBody(key, commands: [], stop: devices[key]?.lastStop ?? "ended", now: now)))
         } else if answer || !dueCommands(key, now: now).isEmpty {

@@ -3,7 +3,6 @@ import ApsioBackend
 import ApsioCore
 import ApsioNet
 import Foundation
-import Synchronization
 @testable import ApsioTestSupport
 import Testing
 import ApsioState
@@ -121,14 +120,9 @@ import ApsioState
 
             // The unit writes; the person's stream shows the line.
             try await journal.write([journal.entry(unit: Self.unit, message: "order 1234 shipped")])
-            let seen = Mutex<[JSONValue]>([])
-            @Sendable func streamContains(_ match: @Sendable (JSONValue) -> Bool) async -> Bool {
-                guard let stream = try? await api("GET", "/api/devices/\(install)/stream", ann) else { return false }
-                let events = seen.withLock { $0 += stream.1["events"]?.arrayValue ?? []; return $0 }
-                return events.contains(where: match)
-            }
+            let stream = ViewerStream(viewer, install: install, bearer: ann)
             try await within(60, "the line in the viewer's stream") {
-                await streamContains { event in
+                await stream.contains { event in
                     (event["frames"]?["lines"]?.arrayValue ?? event["lines"]?.arrayValue ?? [])
                         .contains { $0["body"] == .string("order 1234 shipped") }
                 }
@@ -138,7 +132,7 @@ import ApsioState
             let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
             #expect((200..<300).contains(command.0))
             try await within(60, "the screenshot's result in the stream") {
-                await streamContains { $0["type"] == .string("result") }
+                await stream.contains { $0["type"] == .string("result") }
             }
             try await within(30, "the notice in apsioctl watch") {
                 watch.stdout.contains("\"notice\"") && watch.stdout.contains("\"screenshot\"")

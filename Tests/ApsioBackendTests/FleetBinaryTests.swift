@@ -12,6 +12,9 @@ import Testing
     static let appKey = "apsio_app_fleet_test_key"
     static let install = "5a0e51c2-7d4b-4f64-a7a5-0c8f1e2d3b4a"
     static let proof = TesterProof(entryID: "qa-fleet-1", installationID: install, hashing: sha256)
+    /// A second tester's box, for what a person watches several of at once.
+    static let otherInstall = "9c1d7e3a-0b5f-4e2d-8a61-3f4e5d6c7b8a"
+    static let otherProof = TesterProof(entryID: "qa-fleet-2", installationID: otherInstall, hashing: sha256)
 
     /// One Redis and `count` instances on it; everything is stopped by pid when the value goes.
     final class Fleet: Sendable {
@@ -31,7 +34,9 @@ import Testing
             }
         }
 
-        init(count: Int = 3, interval: Int = 30) async throws {
+        /// With `configured`, the instances read the app from a configuration directory they share
+        /// (`config`), as a fleet's instances do, instead of flags.
+        init(count: Int = 3, interval: Int = 30, configured: Bool = false) async throws {
             redis = try RedisServerFixture()
             directory = try TemporaryDirectory("apsio-fleet")
             let accounts = directory.path + "/accounts"
@@ -39,24 +44,40 @@ import Testing
                 Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000)),
                 Account(user: "bob", role: .viewer, password: PasswordHash(password: "bob-password", iterations: 1000)),
             ]).save(path: accounts)
+            if configured { try Self.writeApp(directory.path + "/config", testers: true) }
             var instances: [Instance] = []
             for number in 0..<count {
                 instances.append(try await Self.launch(
-                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval))
+                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval,
+                    config: configured ? directory.path + "/config" : nil))
             }
             self.instances = instances
         }
 
-        static func launch(number: Int, directory: String, accounts: String, redis: String, interval: Int) async throws -> Instance {
+        var config: String { directory.path + "/config" }
+
+        static func writeApp(_ config: String, testers: Bool) throws {
+            try FileManager.default.createDirectory(atPath: config + "/apps.d", withIntermediateDirectories: true)
+            let match = FleetBinaryTests.proof.match(hashing: sha256)
+            let tester = testers ? "Tester=\(FleetBinaryTests.proof.entryID):\(match):4000000000\n" : ""
+            try "[App]\nName=demo\nAppKey=\(FleetBinaryTests.appKey)\n\(tester)".write(
+                toFile: config + "/apps.d/demo.conf", atomically: true, encoding: .utf8)
+        }
+
+        static func launch(
+            number: Int, directory: String, accounts: String, redis: String, interval: Int, config: String? = nil
+        ) async throws -> Instance {
             let own = directory + "/instance-\(number)-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             let child = try BackendBinaryTests.Child(
                 binary: BackendBinaryTests.binary,
                 arguments: [
                     "--dev", "--listen", "127.0.0.1:0", "--live-origin", "http://127.0.0.1:8787", "--interval", String(interval),
-                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
                     "--accounts", accounts, "--redis", redis,
-                ], directory: own)
+                ] + (config.map { ["--config", $0] } ?? [
+                    "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
+                    "--tester", "\(FleetBinaryTests.otherProof.entryID):\(FleetBinaryTests.otherInstall)",
+                ]), directory: own)
             try await poll("instance \(number) says where it listens", seconds: 120) {
                 child.stdout.contains("\n") || !child.process.isRunning
             }
@@ -79,18 +100,20 @@ import Testing
         }
     }
 
-    static func helloBody() -> JSONValue {
+    static func helloBody(_ proof: TesterProof = proof) -> JSONValue {
         .object([
-            "install": .string(install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"), "release": .string("1.0"),
-            "tester": .string(proof.entryID), "proof": .string(proof.secretHex),
+            "install": .string(proof.entryID == otherProof.entryID ? otherInstall : install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
+            "release": .string("1.0"), "tester": .string(proof.entryID), "proof": .string(proof.secretHex),
         ])
     }
 
-    static func hello(_ client: DevBackendHTTPTests.Client, token: String? = nil) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-        try await client.device("/v1/live/hello", helloBody(), token: token, key: appKey)
+    static func hello(
+        _ client: DevBackendHTTPTests.Client, token: String? = nil, as proof: TesterProof = proof
+    ) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await client.device("/v1/live/hello", helloBody(proof), token: token, key: appKey)
     }
 
-    static func frames(_ client: DevBackendHTTPTests.Client, token: String, line: String) async throws -> Int {
+    static func frames(_ client: DevBackendHTTPTests.Client, token: String, line: String, install: String = install) async throws -> Int {
         try await client.device(
             "/v1/live/frames",
             .object(["install": .string(install), "state": .string("live"), "lines": .array([.object(["body": .string(line)])])]),
@@ -138,6 +161,22 @@ import Testing
             }
             throw WaitTimedOut(what: "a \(type) event")
         }
+    }
+
+    /// A tester's device in a live session that ann watches: hello on instance `hello`, ann
+    /// signs in and watches on `watch`, the session starts at a hello on `session`, one `frames`
+    /// is posted on `frames` and heard by ann's stream polled on `heard`.
+    static func liveSession(
+        _ fleet: Fleet, hello: Int, watch: Int, session: Int, frames: Int, heard: Int, line: String
+    ) async throws -> (token: String, ann: String, stream: Stream) {
+        let token = try #require(try await Self.hello(fleet[hello]).body["device_token"]?.stringValue)
+        let ann = try await fleet[watch].signIn("ann", "ann-password")
+        #expect(try await fleet[watch].api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(fleet[session], token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(fleet[frames], token: token, line: line) == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("frames", on: [fleet[heard]])
+        return (token, ann, stream)
     }
 
     /// A live session across the instances: hello on A, `next` held on B, frames on C reaching a
@@ -198,13 +237,7 @@ import Testing
     @Test func aReplaceOnAnotherInstanceEndsTheSessionAsReplaced() async throws {
         let fleet = try await Fleet()
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
-        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
-        let ann = try await b.signIn("ann", "ann-password")
-        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
-        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
-        #expect(try await Self.frames(a, token: token, line: "first") == 200)
-        let stream = Stream(bearer: ann)
-        _ = try await stream.until("frames", on: [c])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "first")
 
         let replaced = try await Self.hello(b)
         let newToken = try #require(replaced.body["device_token"]?.stringValue)
@@ -228,5 +261,222 @@ import Testing
         _ = try await stream.until("device_gone", on: [a, b, c])
         let devices = try await a.api("GET", "/api/devices", bearer: ann)
         #expect(devices.body["devices"]?.arrayValue?.isEmpty == true)
+    }
+
+    /// CPU seconds a child has used so far (user and system), from /proc.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 of the whole line.
+        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// An instance killed mid-session: the device's requests go to the others, the session goes
+    /// on, and the command queued while the dead instance held the `next` reaches the device.
+    @Test func anInstanceKilledMidSessionLosesNothing() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await a.signIn("ann", "ann-password")
+        #expect(try await c.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(c, token: token).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(a, token: token, line: "before") == 200)
+
+        let held = Task { try? await Self.next(b, token: token) }
+        try await fleet.waitForHeld(1, count: 1)
+        fleet.instances[1].child.signal(SIGKILL)
+        _ = await held.value
+        let command = try await a.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("screenshot")]))
+        #expect(command.status == 202)
+
+        let answer = try await Self.next(c, token: token)
+        #expect(answer.status == 200)
+        let sent = try #require(answer.body["commands"]?.arrayValue?.first, "the command queued while B held the next: \(answer.body)")
+        #expect(sent["id"] == command.body["id"])
+        #expect(try await Self.frames(c, token: token, line: "after") == 200)
+        #expect(try await Self.result(a, token: token, id: sent["id"]!, name: "screenshot") == 200)
+        let stream = Stream(bearer: ann)
+        _ = try await stream.until("result", on: [c, a])
+        let lines = stream.events.compactMap { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue }
+        #expect(lines == ["before", "after"])
+        #expect(!stream.events.contains { $0["type"]?.stringValue == "session_ended" })
+    }
+
+    /// Redis away for 30 s: device and viewer routes answer 503 with Retry-After, the health says
+    /// degraded, policy refreshes go on, nothing crashes or spins; when Redis is back (empty,
+    /// as it has no persistence here) the device is refused its old token, says hello again, and
+    /// everything works again.
+    @Test func redisStoppedForThirtySecondsAndStartedAgain() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await b.signIn("ann", "ann-password")
+
+        fleet.redis.stop()
+        let cpuBefore = fleet.instances.map { Self.cpuSeconds($0.child.process.processIdentifier) }
+        let hello = try await Self.hello(b, token: token)
+        #expect(hello.status == 503)
+        let retry = Int(hello.headers["Retry-After"] ?? "") ?? 0
+        #expect((1...30).contains(retry), "Retry-After: \(hello.headers["Retry-After"] ?? "none")")
+        #expect(try await Self.next(c, token: token).status == 503)
+        #expect(try await Self.frames(a, token: token, line: "x") == 503)
+        #expect(try await c.api("GET", "/api/devices", bearer: ann).status == 503)
+        let health = try await a.send(.get("/api/health"))
+        #expect(health.status == 503 && health.body["status"]?.stringValue == "degraded")
+        let policy = try await c.send(.get("/v1/policy", headers: ["Apsio-App-Key": Self.appKey]))
+        #expect(policy.status == 200, "the policy comes from memory")
+
+        try await Task.sleep(for: .seconds(30))
+        let cpuAfter = fleet.instances.map { Self.cpuSeconds($0.child.process.processIdentifier) }
+        let spent = zip(cpuAfter, cpuBefore).map { $0 - $1 }
+        print("fleet: CPU seconds per instance over 30 s without Redis: \(spent)")
+        #expect(spent.allSatisfy { $0 < 10 }, "an instance spun while Redis was away: \(spent)")
+        #expect(fleet.instances.allSatisfy { $0.child.process.isRunning })
+
+        try fleet.redis.start()
+        for instance in fleet.instances {
+            try await poll("instance on port \(instance.port) reaches Redis again") {
+                try await instance.client.send(.get("/api/health")).status == 200
+            }
+        }
+        let refused = try await Self.next(b, token: token)
+        #expect(refused.status == 401, "the token went with Redis's state: \(refused.status)")
+        let again = try await Self.hello(c)
+        #expect(again.status == 200)
+        let newToken = try #require(again.body["device_token"]?.stringValue)
+        #expect(try await a.api("GET", "/api/devices", bearer: ann).status == 401, "sign-ins went with the state too")
+        let ann2 = try await a.signIn("ann", "ann-password")
+        #expect(try await b.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann2).status == 200)
+        #expect(try await Self.hello(a, token: newToken).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.frames(b, token: newToken, line: "back") == 200)
+        let stream = Stream(bearer: ann2)
+        let frames = try await stream.until("frames", on: [c])
+        #expect(frames["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "back")
+    }
+
+    /// Redis restarted empty while a `next` and a viewer's poll are held: the device hears its
+    /// token is gone (401) and says hello again; the viewer hears the session ended because the
+    /// backend restarted.
+    @Test func redisRestartedEmptyEndsSessionsAndDevicesSayHelloAgain() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 0, line: "live")
+
+        let held = Task { try await Self.next(b, token: token) }
+        let watching = Task { [after = stream.after] in
+            try await c.api("GET", "/api/devices/\(Self.install)/stream?app=demo&after=\(after ?? 0)", bearer: ann)
+        }
+        try await fleet.waitForHeld(1, count: 1)
+        try await fleet.waitForHeld(2, count: 1)
+        try fleet.redis.restart()
+
+        let heldAnswer = try await held.value
+        #expect(heldAnswer.status == 401, "next: \(heldAnswer.status) \(heldAnswer.body); B: \(fleet.instances[1].child.stderr)")
+        let events = try await watching.value.body["events"]?.arrayValue ?? []
+        let ended = events.first { $0["type"]?.stringValue == "session_ended" }
+        #expect(ended?["reason"]?.stringValue == "backend_restarted", "events: \(events); A: \(fleet.instances[0].child.stderr) B: \(fleet.instances[1].child.stderr) C: \(fleet.instances[2].child.stderr)")
+        let again = try await Self.hello(a, token: token)
+        #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+    }
+
+    /// A tester taken off the list in the files every instance reads ends its session once the
+    /// instances read them again (SIGHUP), without waiting for the device's next request.
+    @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {
+        let fleet = try await Fleet(configured: true)
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "listed")
+
+        try Fleet.writeApp(fleet.config, testers: false)
+        for instance in fleet.instances { instance.child.signal(SIGHUP) }
+        for instance in fleet.instances {
+            try await poll("an instance reads its files again") { instance.child.count("configuration read again") >= 1 }
+        }
+        let ended = try await stream.until("session_ended", on: [a, b, c])
+        #expect(ended["reason"]?.stringValue == "tester_removed")
+        let hello = try await Self.hello(b, token: token)
+        #expect(hello.body["viewers"]?.numberValue == 0 && hello.body["device_token"] == nil, "a tester no longer listed counts nowhere")
+    }
+
+    /// Several boxes watched in one held request (`POST /api/streams`): it answers when any of
+    /// them has something to say, on any instance, and a box not watched is refused without
+    /// ending the wait.
+    @Test func oneRequestStreamsSeveralBoxes() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let first = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let second = try #require(try await Self.hello(b, as: Self.otherProof).body["device_token"]?.stringValue)
+        let ann = try await c.signIn("ann", "ann-password")
+        for install in [Self.install, Self.otherInstall] {
+            #expect(try await a.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: ann).status == 200)
+        }
+        #expect(try await Self.hello(c, token: first).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.hello(c, token: second, as: Self.otherProof).body["viewers"]?.numberValue == 1)
+
+        func streams(_ afters: [String: Double], on client: DevBackendHTTPTests.Client) async throws -> [String: JSONValue] {
+            var devices: [JSONValue] = [.object(["app": .string("demo"), "install": .string("not-watched")])]
+            for (install, after) in afters {
+                devices.append(.object(["app": .string("demo"), "install": .string(install), "after": .number(after)]))
+            }
+            let answer = try await client.api("POST", "/api/streams", bearer: ann, body: .object(["devices": .array(devices)]))
+            try #require(answer.status == 200, "\(answer.body)")
+            var byInstall: [String: JSONValue] = [:]
+            for entry in answer.body["streams"]?.arrayValue ?? [] { byInstall[entry["install"]?.stringValue ?? ""] = entry }
+            return byInstall
+        }
+        // Each device's first answer says where its stream stands now.
+        var afters: [String: Double] = [:]
+        for install in [Self.install, Self.otherInstall] {
+            let state = try await a.api("GET", "/api/devices/\(install)/stream?app=demo", bearer: ann)
+            afters[install] = state.body["last_seq"]?.numberValue ?? 0
+        }
+        let held = Task { try await streams(afters, on: b) }
+        try await fleet.waitForHeld(1, count: 2)
+        #expect(try await Self.frames(a, token: second, line: "from the second box", install: Self.otherInstall) == 200)
+        let answer = try await held.value
+        #expect(answer["not-watched"]?["status"]?.numberValue == 404)
+        let lines = answer[Self.otherInstall]?["events"]?.arrayValue?.compactMap {
+            $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue
+        }
+        #expect(lines == ["from the second box"])
+        #expect(answer[Self.otherInstall]?["status"]?.numberValue == 200)
+        #expect(answer[Self.install]?["status"]?.numberValue == 204, "the quiet box was let go, not answered")
+    }
+
+    /// Who watched what, on any instance: the audit holds the watch, the session, the command
+    /// and its outcome, and the leave, and never a line that was streamed.
+    @Test func theAuditSaysWhoWatchedAndNeverWhatWasStreamed() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let marker = "marker-line-\(UUID().uuidString)"
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: marker)
+        let command = try await c.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        let sent = try #require(try await Self.next(a, token: token).body["commands"]?.arrayValue?.first)
+        #expect(sent["id"] == command.body["id"])
+        #expect(try await Self.result(b, token: token, id: sent["id"]!, name: "diagnostics") == 200)
+        _ = try await stream.until("result", on: [a])
+        #expect(try await a.api("DELETE", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+
+        let text = try await c.http.send(
+            HTTPRequest(method: "GET", path: "/api/audit?device=demo/\(Self.install)", headers: ["Authorization": "Bearer \(ann)"]),
+            to: c.endpoint)
+        let body = String(decoding: text.body, as: UTF8.self)
+        #expect(text.status == 200 && text.headers["Content-Type"] == "application/x-ndjson")
+        let entries = body.split(separator: "\n").compactMap { JSONBody.parse(Array($0.utf8)) }
+        let types = entries.compactMap { $0["type"]?.stringValue }
+        #expect(types == ["watch", "session_started", "command", "result", "leave", "session_ended"], "\(body)")
+        #expect(entries.first { $0["type"]?.stringValue == "result" }?["outcome"]?.stringValue == "done")
+        #expect(entries.first { $0["type"]?.stringValue == "command" }?["user"]?.stringValue == "ann")
+        #expect(entries.first { $0["type"]?.stringValue == "leave" }?["reason"]?.stringValue == "left")
+        #expect(entries.last?["reason"]?.stringValue == "viewers_left")
+        #expect(!body.contains(marker), "the audit never holds what was streamed")
+        #expect(!body.contains("\"ok\""), "nor a command's result")
+
+        let bob = try await a.signIn("bob", "bob-password")
+        #expect(try await b.api("GET", "/api/audit?device=demo/\(Self.install)", bearer: bob).status == 403)
     }
 }

@@ -1,4 +1,5 @@
 @testable import ApsioNet
+import ApsioTestSupport
 import Testing
 
 /// TLS against the test CA: verification is on in every test; only what the client trusts changes.

@@ -5,7 +5,11 @@ Screenshot and sees the frame with the service's process; the machine says it is
 Saves a PNG of the page. The demo is stopped by its pid when the test ends, whatever happened, and
 stops everything it started by theirs.
 
-Usage: viewer_test.py --demo scripts/demo.sh --bin BUILD_BIN_DIR --artifacts DIR
+With --front nginx the demo runs the production path instead (docs/nginx.md): the page, its API and
+apsiod's traffic go through nginx over TLS to apsio-backend instances. The browser accepts the
+demo's certificate for its one key, as apsiod trusts it alone; nothing else is exempt from checks.
+
+Usage: viewer_test.py --demo scripts/demo.sh --bin BUILD_BIN_DIR --artifacts DIR [--front nginx [--instances N]]
 """
 import argparse
 import os
@@ -84,6 +88,8 @@ def main():
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     parser.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    parser.add_argument("--front", choices=["nginx"], help="the demo's nginx in front of its backend instances")
+    parser.add_argument("--instances", type=int, default=3, help="backend instances behind --front")
     args = parser.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
     screenshot_path = os.path.abspath(os.path.join(args.artifacts, "viewer.png"))
@@ -94,8 +100,9 @@ def main():
     info = {}
     try:
         info_path = os.path.join(workdir, "demo.info")
+        front = ["--front", args.front, "--instances", str(args.instances)] if args.front else []
         demo = subprocess.Popen(
-            [args.demo, "--port", str(free_port()), "--bin", args.bin, "--info", info_path],
+            [args.demo, "--port", str(free_port()), "--bin", args.bin, "--info", info_path] + front,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         # The demo writes its info file before it prints the banner's last line.
         wait_for_line(demo, "Press Ctrl-C", DEMO_STARTUP, demo_said)
@@ -109,6 +116,8 @@ def main():
                      "--window-size=1400,1100", "--no-first-run", "--disable-extensions",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
             options.add_argument(flag)
+        if info.get("spki"):
+            options.add_argument("--ignore-certificate-errors-spki-list=" + info["spki"])
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
         wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
@@ -119,6 +128,12 @@ def main():
         driver.find_element(By.ID, "password").send_keys(info["password"])
         driver.find_element(By.ID, "sign-in-button").click()
         step("signed in")
+        if args.front:
+            # The page came through nginx over TLS and HTTP/2, where every tab's held stream poll
+            # shares one connection (docs/nginx.md).
+            protocol = driver.execute_script("return performance.getEntriesByType('navigation')[0].nextHopProtocol")
+            assert base.startswith("https://") and protocol == "h2", f"the page over {protocol} from {base}"
+            step(f"the page came through nginx: {base} over {protocol}")
 
         # The fleet lists apsiod's install once it said hello; open it.
         row = f'#devices-body tr[data-install="{install}"] a'
@@ -159,6 +174,19 @@ def main():
             f"the screenshot lists the demo service's process {service_pid}: {cells}"
         step(f"the screenshot's frame shows the demo service's process {service_pid}")
 
+        if args.front:
+            # nginx's access log: the viewer's and apsiod's requests went to the instances, more
+            # than one when there are several (nothing sticks), and the logs to the collector.
+            with open(info["access_log"], encoding="utf-8") as log:
+                forwarded = [line.split() for line in log if line.count(" ") == 3]
+            instances = set(info["instances"].split())
+            upstreams = {fields[3].removeprefix("upstream=") for fields in forwarded if fields[1] != "/v1/logs"}
+            assert upstreams <= instances, f"requests went elsewhere than the instances {instances}: {upstreams}"
+            assert len(instances) == 1 or len(upstreams) > 1, f"one instance served everything: {upstreams}"
+            logs = {fields[3].removeprefix("upstream=") for fields in forwarded if fields[1] == "/v1/logs"}
+            assert logs <= {info["collector"]}, f"/v1/logs went to {logs}, not the collector {info['collector']}"
+            step(f"through nginx: {len(forwarded)} requests over {len(upstreams)} of {len(instances)} instances")
+
         # The filter hides what does not match, and shows it again.
         driver.find_element(By.ID, "log-filter").send_keys("no line says this")
         wait.until(lambda d: not any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, lines)))
@@ -185,9 +213,12 @@ def main():
             except Exception:  # the browser itself may be gone
                 pass
         # The demo removes its directory when it stops: keep its processes' logs first.
-        for name in ["apsiod.log", "backend.log", "journal-remote.log", "dbusmock.log", "bus.log"]:
+        names = ["apsiod.log", "backend.log", "journal-remote.log", "dbusmock.log", "bus.log", "collector.log",
+                 "nginx.log", "nginx/error.log", "nginx/access.log", "redis.log"]
+        names += [f"instance-{i}.log" for i in range(1, args.instances + 1)]
+        for name in names:
             if info.get("work") and os.path.exists(os.path.join(info["work"], name)):
-                shutil.copy(os.path.join(info["work"], name), os.path.join(args.artifacts, name))
+                shutil.copy(os.path.join(info["work"], name), os.path.join(args.artifacts, name.replace("/", "-")))
         print(f"browser test: FAILED: {type(error).__name__}: {error}", file=sys.stderr)
         print(f"browser test: the demo said:\n{''.join(demo_said)}the processes' logs: {args.artifacts}", file=sys.stderr)
         return 1

@@ -3,15 +3,15 @@ import ApsioCore
 /// A viewer event as it travels between instances on `apsio:events`: a header line (the device,
 /// the event's number, whether it is a session's live data, and the viewers and session after the
 /// step that made it), a newline, and the event as viewers receive it. Nothing of it is stored.
-struct FleetEventMessage: Sendable, Equatable {
-    var device: DeviceKey
-    var seq: UInt64
-    var liveData: Bool
-    var type: String
-    var snapshot: FleetDeviceSnapshot
-    var json: [UInt8]
+package struct FleetEventMessage: Sendable, Equatable {
+    package var device: DeviceKey
+    package var seq: UInt64
+    package var liveData: Bool
+    package var type: String
+    package var snapshot: FleetDeviceSnapshot
+    package var json: [UInt8]
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: json.count + 256)
         writer.beginObject()
         writer.key("app"); writer.string(device.app)
@@ -41,7 +41,7 @@ struct FleetEventMessage: Sendable, Equatable {
         return bytes
     }
 
-    init(device: DeviceKey, seq: UInt64, liveData: Bool, type: String, snapshot: FleetDeviceSnapshot, json: [UInt8]) {
+    package init(device: DeviceKey, seq: UInt64, liveData: Bool, type: String, snapshot: FleetDeviceSnapshot, json: [UInt8]) {
         self.device = device
         self.seq = seq
         self.liveData = liveData
@@ -51,7 +51,7 @@ struct FleetEventMessage: Sendable, Equatable {
     }
 
     /// Nil for anything else on the channel: a message that does not parse is dropped, as if lost.
-    init?(decoding bytes: [UInt8]) {
+    package init?(decoding bytes: [UInt8]) {
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
             let header = JSONBody.object(Array(bytes[..<newline])),
             let app = header["app"]?.stringValue, let install = header["install"]?.stringValue,
@@ -73,18 +73,25 @@ struct FleetEventMessage: Sendable, Equatable {
 }
 
 /// What a viewer's stream answer says beside its events: who watches, and the session.
-struct FleetDeviceSnapshot: Sendable, Equatable {
-    struct Session: Sendable, Equatable {
-        var state: String
-        var reason: String?
-        var untilUnixMs: Int64?
-        var bytes: Int
+package struct FleetDeviceSnapshot: Sendable, Equatable {
+    package struct Session: Sendable, Equatable {
+        package var state: String
+        package var reason: String?
+        package var untilUnixMs: Int64?
+        package var bytes: Int
+
+        package init(state: String, reason: String? = nil, untilUnixMs: Int64? = nil, bytes: Int = 0) {
+            self.state = state
+            self.reason = reason
+            self.untilUnixMs = untilUnixMs
+            self.bytes = bytes
+        }
     }
 
-    var viewers: Set<String>
-    var session: Session?
+    package var viewers: Set<String>
+    package var session: Session?
 
-    init(viewers: Set<String>, session: Session?) {
+    package init(viewers: Set<String>, session: Session?) {
         self.viewers = viewers
         self.session = session
     }

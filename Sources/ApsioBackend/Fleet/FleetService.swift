@@ -49,9 +49,10 @@ package actor FleetService: HubService {
     private var passwordChecks = 0
     private var ticker: Task<Void, Never>?
     private var listener: Task<Void, Never>?
-    private var epoch: String?
+    private let epochWatch = FleetEpoch()
     private var lastEpochCheck: MonotonicInstant?
-    private var lastSweepFailed = false
+    private var reachable = true
+    private let log: BackendLog
 
     private enum Heard: Sendable {
         case message(RedisSubscriber.Message)
@@ -62,8 +63,9 @@ package actor FleetService: HubService {
 
     package init(
         configuration: HubConfiguration, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
-        limits: Limits = .spec, backendLimits: BackendLimits = .default
+        limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
     ) {
+        log = BackendLog(program: program)
         var rules = LiveHub(
             configuration: configuration, hashing: OpenSSLSHA256(), random: SystemRandomBytes(), limits: limits,
             backendLimits: backendLimits)
@@ -74,7 +76,11 @@ package actor FleetService: HubService {
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
         // A request waits at most this long for Redis: well inside a device's own request timeout.
-        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2), prepare: RedisDocuments.prepare)
+        let epochWatch = epochWatch
+        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2)) { connection in
+            try await RedisDocuments.prepare(connection)
+            try await epochWatch.prepare(connection)
+        }
         documents = RedisIndexedDocuments(client: client, index: FleetKeys.devices)
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
@@ -112,9 +118,19 @@ package actor FleetService: HubService {
         client.close()
     }
 
-    package func reconfigure(_ configuration: HubConfiguration) {
+    /// A reload. Every instance reads the same files; each then looks at every device once, so
+    /// a tester taken off the list ends its session now rather than at the device's next request.
+    /// The devices of an app no longer served are forgotten as in memory (`app_removed`).
+    package func reconfigure(_ configuration: HubConfiguration) async {
         rules.reconfigure(configuration, now: clock.now())
         appKeys.withLock { $0 = Set(configuration.apps.map(\.appKey)) }
+        guard let members = try? await documents.members() else { return }
+        for key in members.compactMap(FleetKeys.device(member:)) {
+            let served = rules.app(named: key.app) != nil
+            _ = try? await step(key, token: nil) { hub, now in
+                if served { hub.expire(key, now: now) } else { hub.forget(key, now: now) }
+            }
+        }
     }
 
     // MARK: - One step on one device
@@ -143,6 +159,7 @@ package actor FleetService: HubService {
         let instance = instance
         let hashing = hashing
         let limits = limits
+        let backendLimits = backendLimits
         let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
         return try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
             let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
@@ -212,21 +229,30 @@ package actor FleetService: HubService {
                     ).encoded())
             }
             if wake { publish.append(.init(channel: FleetKeys.wake, message: FleetWake(device: key, answer: true).encoded())) }
+            let audit = hub.takeAudit()
+            // Scored in microseconds, the entry's place in its step added, so the entries of one
+            // step keep their order within their millisecond.
+            let log = audit.isEmpty ? nil : RedisIndexedDocuments.LogAppend(
+                key: FleetKeys.audit(key), oldestScore: (nowMs - FleetDeviceDocument.ms(backendLimits.auditRetention)) * 1000,
+                maxEntries: backendLimits.maxAuditEntriesPerDevice, lifetime: backendLimits.auditRetention,
+                entries: audit.enumerated().map { index, entry in
+                    (entry.atUnixMs * 1000 + Int64(min(index, 999)), entry.json(ref: Hex.lowercase(SecureRandom.bytes(6))))
+                })
             let step = Step(
                 result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, joinedAfter: next.joinedAfter,
                 existed: bytes != nil, now: now)
             guard let device, !device.isEmpty else {
-                return (.delete(publish: publish), step)
+                return (.delete(publish: publish, log: log), step)
             }
             let encoded = next.encoded()
-            if encoded == bytes, publish.isEmpty { return (.keep, step) }
+            if encoded == bytes, publish.isEmpty, log == nil { return (.keep, step) }
             hub.holds = [:]
             hub.devices[key]?.heldNext = nil
             let deadline = hub.nextDeadline ?? now.mono + .seconds(60)
             // Redis forgets the document by itself some minutes after it needs attention, in case
             // no instance is left to look at it.
             let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
-            return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish), step)
+            return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish, log: log), step)
         }
     }
 
@@ -592,6 +618,14 @@ package actor FleetService: HubService {
         if streamHolds[key]?.isEmpty == true { streamHolds[key] = nil }
     }
 
+    package func audit(of device: DeviceKey) async -> Result<[[UInt8]], HubUnavailable> {
+        do {
+            return .success(try await documents.log(FleetKeys.audit(device), limit: backendLimits.maxAuditEntriesPerDevice))
+        } catch {
+            return .failure(unavailable(error))
+        }
+    }
+
     package func heldRequestCount() -> Int { nextHolds.count + streamHolds.values.reduce(0) { $0 + $1.count } }
 
     package func health() -> HubReply {
@@ -681,23 +715,35 @@ package actor FleetService: HubService {
         }
     }
 
-    /// Redis restarted without its state when the epoch this instance knew is gone: no instance
-    /// will publish the end of the sessions it had, so this one tells its viewers and devices.
+    /// Says when Redis becomes unreachable and reachable again, and, when it came back without
+    /// the fleet's state (`FleetEpoch`), tells this instance's viewers and devices: no instance
+    /// will publish the end of the sessions it had.
     private func checkEpoch(now: MonotonicInstant) async {
         if let last = lastEpochCheck, now < last + .seconds(2) { return }
         lastEpochCheck = now
-        // A fresh value each time: one that vanished comes back different for every instance.
-        let mine = Hex.lowercase(SecureRandom.bytes(16))
-        guard let replies = try? await client.send([RESPCommand("SET", FleetKeys.epoch, mine, "NX"), RESPCommand("GET", FleetKeys.epoch)]),
-            let current = replies[1].text
-        else { return }
-        defer { epoch = current }
-        guard let known = epoch, known != current else { return }
+        do {
+            _ = try await client.send(RESPCommand("PING"))
+        } catch {
+            if reachable { log.error("Redis at \(client.endpoint) is unavailable: \(error); device routes answer 503 until it is back") }
+            reachable = false
+            return
+        }
+        let wasAway = !reachable
+        if wasAway { log.error("Redis at \(client.endpoint) is reachable again") }
+        reachable = true
+        let lost = epochWatch.takeLost()
+        if lost { log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again") }
+        guard lost || wasAway else { return }
+        // A session this instance heard of whose document is gone ended with the state, and no
+        // instance will say so: this one tells its viewers.
+        let live = rings.filter { $0.value.snapshot.session != nil }.map(\.key)
+        guard let (documents, _) = try? await documents.read(live.map(FleetKeys.document)) else { return }
         let nowMs = clock.now().wallUnixMs
-        for key in Array(rings.keys) {
-            rings[key]!.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
+        for (key, document) in zip(live, documents) where document == nil {
+            rings[key]?.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
             answerStreams(key, all: true)
         }
+        guard lost else { return }
         for (key, hold) in nextHolds {
             nextHolds.removeValue(forKey: key)
             hold.continuation.resume(returning: LiveHub.badToken)

@@ -1,4 +1,4 @@
-import ApsioCore
+package import ApsioCore
 
 /// One device's recent viewer events as one instance heard them on `apsio:events`: what a viewer's
 /// stream poll on this instance is answered from, whichever instance served its previous poll.
@@ -8,21 +8,21 @@ import ApsioCore
 /// so a number skipped becomes a `gap` event saying how many were missed, never a silent hole.
 /// A session's live data goes when the session ends; everything goes after `memory` or past the
 /// byte and count bounds, and a poll that falls behind is told how many it missed (`dropped`).
-struct FleetStreamRing: Sendable {
-    struct Event: Sendable {
-        let seq: UInt64
-        let liveData: Bool
-        let json: [UInt8]
-        let receivedAt: MonotonicInstant
+package struct FleetStreamRing: Sendable {
+    package struct Event: Sendable {
+        package let seq: UInt64
+        package let liveData: Bool
+        package let json: [UInt8]
+        package let receivedAt: MonotonicInstant
     }
 
-    private(set) var events: [Event] = []
+    package private(set) var events: [Event] = []
     private var bytes = 0
     /// The highest number heard, or made up for a gap.
-    private(set) var lastSeq: UInt64
+    package private(set) var lastSeq: UInt64
     /// Events up to this number are gone from the ring (trimmed), or were never heard here.
     private var horizon: UInt64
-    private(set) var snapshot: FleetDeviceSnapshot
+    package private(set) var snapshot: FleetDeviceSnapshot
     /// The snapshot's event number: a newer one (from a message or a document) replaces it.
     private var snapshotSeq: UInt64
     private(set) var lastUsed: MonotonicInstant
@@ -32,7 +32,7 @@ struct FleetStreamRing: Sendable {
     static let largestGap: UInt64 = 100_000
 
     /// A ring starting at `seq`, with what a document or message said then.
-    init(after seq: UInt64, snapshot: FleetDeviceSnapshot, now: MonotonicInstant) {
+    package init(after seq: UInt64, snapshot: FleetDeviceSnapshot, now: MonotonicInstant) {
         lastSeq = seq
         horizon = seq
         self.snapshot = snapshot
@@ -41,7 +41,7 @@ struct FleetStreamRing: Sendable {
     }
 
     /// Adds an event heard on the channel; returns false for one heard already.
-    mutating func receive(_ message: FleetEventMessage, now: MonotonicInstant, limits: BackendLimits) -> Bool {
+    package mutating func receive(_ message: FleetEventMessage, now: MonotonicInstant, limits: BackendLimits) -> Bool {
         guard message.seq > lastSeq else { return false }
         if message.seq - lastSeq > Self.largestGap {
             events = []
@@ -62,7 +62,7 @@ struct FleetStreamRing: Sendable {
     }
 
     /// What a document read at event number `seq` says, when it is newer than what was heard.
-    mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
+    package mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
         lastUsed = now
         guard seq >= snapshotSeq else { return }
         self.snapshot = snapshot
@@ -70,7 +70,7 @@ struct FleetStreamRing: Sendable {
     }
 
     /// Ends the session without a message: Redis lost the state, so no instance will send one.
-    mutating func endSessionLocally(reason: String, app: String, install: String, nowUnixMs: Int64, now: MonotonicInstant) {
+    package mutating func endSessionLocally(reason: String, app: String, install: String, nowUnixMs: Int64, now: MonotonicInstant) {
         guard snapshot.session != nil else { return }
         dropLiveData()
         lastSeq += 1
@@ -85,13 +85,12 @@ struct FleetStreamRing: Sendable {
         writer.endObject()
         append(Event(seq: lastSeq, liveData: false, json: writer.bytes, receivedAt: now))
         snapshot.session = nil
-        snapshot.viewers = []
         snapshotSeq = lastSeq
     }
 
     /// The events after `after`, and how many after it are gone from the ring or were never
     /// heard by this instance. Every event kept is numbered above `horizon`.
-    func events(after: UInt64) -> (events: [Event], dropped: Int) {
+    package func events(after: UInt64) -> (events: [Event], dropped: Int) {
         let waiting = events.filter { $0.seq > after }
         guard after < horizon, horizon - after <= Self.largestGap else { return (waiting, 0) }
         return (waiting, Int(horizon - after))
@@ -99,7 +98,7 @@ struct FleetStreamRing: Sendable {
 
     mutating func touch(now: MonotonicInstant) { lastUsed = now }
 
-    mutating func trim(now: MonotonicInstant, limits: BackendLimits) {
+    package mutating func trim(now: MonotonicInstant, limits: BackendLimits) {
         var cut = 0
         while cut < events.count,
             events.count - cut > limits.maxEventsPerViewer || bytes > limits.maxFleetStreamBytesPerDevice
@@ -112,7 +111,7 @@ struct FleetStreamRing: Sendable {
         if cut > 0 { events.removeFirst(cut) }
     }
 
-    var isIdle: Bool { events.isEmpty }
+    package var isIdle: Bool { events.isEmpty }
 
     private mutating func append(_ event: Event) {
         events.append(event)

@@ -21,6 +21,7 @@ const endReasons = {
   stop: 'The backend told the device to stop.',
   paused: 'The session stayed paused for 60 seconds.',
   tester_removed: 'The device’s tester entry expired or was removed from the policy.',
+  backend_restarted: 'The backend’s shared state was lost (its Redis restarted empty); the device says hello again and a new session can start.',
 };
 
 /** Reasons after which the backend waits for a viewer to act before another session (16.3). */
@@ -257,6 +258,9 @@ export class DevicePage {
         }
         break;
       }
+      case 'gap':
+        this.marker(`${event.missed ?? 'Some'} events were lost between the backend’s instances.`);
+        break;
       case 'device_gone':
         this.applySession(null);
         this.showNotice('The device is gone: it stopped saying hello and its presence ran out.', 'ended');

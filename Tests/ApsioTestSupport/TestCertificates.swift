@@ -1,25 +1,24 @@
-@testable import ApsioTestSupport
 import Foundation
 
 /// Certificates made with the `openssl` command for one test: a test CA, a server certificate for
 /// localhost, 127.0.0.1 and ::1 signed by it, one for another host name signed by it, and a
 /// self-signed one nobody trusts. The client trusts the test CA through its CA-file option; no
 /// test ever turns verification off.
-struct TestCertificates {
+package struct TestCertificates: Sendable {
     let directory: TemporaryDirectory
-    var caFile: String { path("ca.pem") }
-    var serverCertificate: String { path("server.pem") }
-    var serverKey: String { path("server.key") }
-    var otherHostCertificate: String { path("other.pem") }
-    var otherHostKey: String { path("other.key") }
-    var untrustedCertificate: String { path("untrusted.pem") }
-    var untrustedKey: String { path("untrusted.key") }
+    package var caFile: String { path("ca.pem") }
+    package var serverCertificate: String { path("server.pem") }
+    package var serverKey: String { path("server.key") }
+    package var otherHostCertificate: String { path("other.pem") }
+    package var otherHostKey: String { path("other.key") }
+    package var untrustedCertificate: String { path("untrusted.pem") }
+    package var untrustedKey: String { path("untrusted.key") }
 
     private func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
 
     /// Makes them on a thread of its own: the openssl runs block, and the cooperative pool is
     /// needed by the servers and clients of the tests running meanwhile.
-    static func make() async throws -> TestCertificates {
+    package static func make() async throws -> TestCertificates {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try TestCertificates() }) }
         }
@@ -70,8 +69,8 @@ struct TestCertificates {
         }
     }
 
-    struct CertificateError: Error, CustomStringConvertible {
+    package struct CertificateError: Error, CustomStringConvertible {
         let message: String
-        var description: String { message }
+        package var description: String { message }
     }
 }
