@@ -99,7 +99,12 @@ package actor FleetService: HubService {
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
-        listener = Task { for await item in heard { await self.handle(item) } }
+        listener = Task.detached { [weak self] in
+            for await item in heard {
+                guard let parsed = Self.parse(item) else { continue }
+                await self?.handle(parsed)
+            }
+        }
         ticker = Task { await self.runTicker() }
     }
 
@@ -645,22 +650,41 @@ package actor FleetService: HubService {
 
     // MARK: - What other instances say
 
-    private func handle(_ item: Heard) async {
+    /// What the subscriber heard, parsed off the actor: the actor only files each event in its
+    /// ring and answers the polls waiting for it.
+    private enum Parsed: Sendable {
+        case event(FleetEventMessage)
+        case wake(FleetWake)
+        case subscribed
+    }
+
+    private static func parse(_ item: Heard) -> Parsed? {
+        switch item {
+        case .subscribed: return .subscribed
+        case .message(let message) where message.channel == FleetKeys.events:
+            return FleetEventMessage(decoding: message.payload).map(Parsed.event)
+        case .message(let message):
+            return FleetWake(decoding: message.payload).map(Parsed.wake)
+        }
+    }
+
+    private func handle(_ item: Parsed) {
         switch item {
         case .subscribed:
             // Messages published while the subscription was down are gone: look again at every
             // `next` held here, and let the next event of each device show its gap.
-            for key in Array(nextHolds.keys) { await recheck(key, answer: false) }
-        case .message(let message) where message.channel == FleetKeys.events:
-            guard let event = FleetEventMessage(decoding: message.payload) else { return }
+            for key in Array(nextHolds.keys) { Task { await self.recheck(key, answer: false) } }
+        case .event(let event):
             let now = clock.now().mono
             var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, snapshot: event.snapshot, now: now)
             guard ring.receive(event, now: now, limits: backendLimits) else { return }
             rings[event.device] = ring
             answerStreams(event.device)
-        case .message(let message):
-            guard let wake = FleetWake(decoding: message.payload), nextHolds[wake.device] != nil else { return }
-            await recheck(wake.device, answer: wake.answer)
+        case .wake(let wake):
+            // Looked at beside the stream, not before it: a wake-up's Redis round trip never
+            // holds up the events behind it.
+            guard nextHolds[wake.device] != nil else { return }
+            Task { await self.recheck(wake.device, answer: wake.answer) }
         }
     }
 
