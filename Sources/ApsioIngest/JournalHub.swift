@@ -117,6 +117,7 @@ package actor JournalHub {
                     placement.handedOver(id, through: cursor)
                 } else {
                     placement.park(id)
+                    log.debug("ingest of \(id) cannot take more: the tail reader goes on without it")
                 }
             }
             changes.notify()
@@ -149,7 +150,7 @@ package actor JournalHub {
         for id in placement.parked where subscriptions[id]?.wantsEntries == true { placement.fallBehind(id) }
         let behind = placement.behind
         guard !behind.isEmpty else {
-            catchUp = nil
+            closeCatchUp()
             return false
         }
         if catchUp.map({ !Set(behind).isSubset(of: $0.serving) }) ?? true {
@@ -171,8 +172,11 @@ package actor JournalHub {
         guard let current = catchUp, current.follower === reader.follower else { return true }
         guard let batch else {
             // Everything there is has been read: every app the tail has not overtaken joins it.
-            for id in behind where current.serving.contains(id) && placement.join(id) { catchUp?.serving.remove(id) }
-            if placement.behind.isEmpty { catchUp = nil }
+            for id in behind where current.serving.contains(id) && placement.join(id) {
+                catchUp?.serving.remove(id)
+                log.debug("ingest of \(id) caught up: back at the tail reader")
+            }
+            if placement.behind.isEmpty { closeCatchUp() }
             return false
         }
         let byApp = Self.recordsByApp(batch)
@@ -202,6 +206,7 @@ package actor JournalHub {
             for gap in follower.gaps { subscriptions[gap.appID]?.reportGaps([gap]) }
             catchUp = CatchUp(follower: follower, serving: Set(ids))
             catchUpFailed = false
+            log.debug("the catch-up reader opened for \(ids.joined(separator: ", "))")
             return true
         } catch {
             if !catchUpFailed { log.err("the journal cannot be opened to catch up: \(error); it is tried again at the next change") }
@@ -209,6 +214,12 @@ package actor JournalHub {
             for id in ids { placement.park(id) }
             return false
         }
+    }
+
+    private func closeCatchUp() {
+        guard catchUp != nil else { return }
+        catchUp = nil
+        log.debug("the catch-up reader closed: no app is behind")
     }
 
     private static func recordsByApp(_ batch: JournalBatch) -> [String: [JournalRecord]] {
