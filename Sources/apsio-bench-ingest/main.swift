@@ -130,7 +130,12 @@ case "run":
             await exporter.policyChanged(Policy())
         }
         let startCPU = cpuSeconds()
-        for exporter in exporters { try await exporter.start() }
+        // One reader for every app, as the daemon has.
+        let hub = try JournalHub(
+            source: .directory(journalDir),
+            apps: zip(names, units).map { JournalApp(id: $0.rawValue, unit: $1, start: .now) })
+        await hub.start()
+        for exporter in exporters { try await exporter.start(hub: hub) }
         func sent() async -> (records: Int, batches: Int) {
             var total = (records: 0, batches: 0)
             for exporter in exporters {
@@ -148,6 +153,7 @@ case "run":
                 try await Task.sleep(for: .milliseconds(50))
             }
             for exporter in exporters { await exporter.stop() }
+            await hub.stop()
             let cpu = cpuSeconds() - startCPU
             let status = await sent()
             say(
@@ -156,6 +162,7 @@ case "run":
         } else {
             await waitForTermination()
             for exporter in exporters { await exporter.stop() }
+            await hub.stop()
         }
     } catch {
         fail("apsio-bench-ingest: \(error)", status: 1)
