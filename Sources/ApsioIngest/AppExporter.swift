@@ -447,8 +447,10 @@ package actor AppExporter {
         let now = clock.now()
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
-        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.count)
-        for index in batch.records.indices where batch.records[index].appID == name.rawValue {
+        // The reader's batch holds every app's records it read; this app's are taken from it.
+        let id = name.rawValue
+        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.reduce(0) { $0 + ($1.appID == id ? 1 : 0) })
+        for index in batch.records.indices where batch.records[index].appID == id {
             let record = redaction.redact(batch.records[index].record)
             var mark: SamplingMark?
             if let policy {

@@ -109,10 +109,11 @@ package actor JournalHub {
                 if !Task.isCancelled { log.err("reading the journal failed: \(error)") }
                 return
             }
-            let byApp = Self.recordsByApp(batch)
             // Handed over before live is fed: nothing between reading and placing can move an app.
+            // Every app is handed the whole batch, one array for all (each exporter takes its own
+            // records from it): no record is copied or its app looked up on the way.
             for (id, cursor) in batch.cursors {
-                guard let part = placement.tailRead(id, records: byApp[id] ?? [], through: cursor) else { continue }
+                guard let part = placement.tailRead(id, records: batch.records, through: cursor) else { continue }
                 if subscriptions[id]?.offer(part) == true {
                     placement.handedOver(id, through: cursor)
                 } else {
@@ -121,7 +122,7 @@ package actor JournalHub {
                 }
             }
             changes.notify()
-            if let live, !byApp.isEmpty { await live(byApp.mapValues { $0.map(\.record) }) }
+            if let live, !batch.records.isEmpty { await live(Self.recordsByApp(batch)) }
         }
     }
 
@@ -179,9 +180,8 @@ package actor JournalHub {
             if placement.behind.isEmpty { closeCatchUp() }
             return false
         }
-        let byApp = Self.recordsByApp(batch)
         for (id, cursor) in batch.cursors where current.serving.contains(id) && placement.place(of: id) == .behind {
-            if subscriptions[id]?.offer(JournalBatch(records: byApp[id] ?? [], cursors: [id: cursor])) == true {
+            if subscriptions[id]?.offer(JournalBatch(records: batch.records, cursors: [id: cursor])) == true {
                 placement.handedOver(id, through: cursor)
             } else {
                 placement.park(id)
@@ -202,7 +202,12 @@ package actor JournalHub {
             return app
         }
         do {
-            let follower = try JournalFollower(source: source, apps: wanted)
+            // A batch as large for each app as one reader of its own would read: each hand-over is
+            // then worth its pull, its actor hop and its window's bookkeeping.
+            var limits = JournalReadLimits.standard
+            limits.maxRecordsPerBatch *= max(1, wanted.count)
+            limits.maxEntriesPerBatch *= max(1, wanted.count)
+            let follower = try JournalFollower(source: source, apps: wanted, limits: limits)
             for gap in follower.gaps { subscriptions[gap.appID]?.reportGaps([gap]) }
             catchUp = CatchUp(follower: follower, serving: Set(ids))
             catchUpFailed = false
@@ -222,9 +227,9 @@ package actor JournalHub {
         log.debug("the catch-up reader closed: no app is behind")
     }
 
-    private static func recordsByApp(_ batch: JournalBatch) -> [String: [JournalRecord]] {
-        var byApp: [String: [JournalRecord]] = [:]
-        for record in batch.records { byApp[record.appID, default: []].append(record) }
+    private static func recordsByApp(_ batch: JournalBatch) -> [String: [LogRecord]] {
+        var byApp: [String: [LogRecord]] = [:]
+        for record in batch.records { byApp[record.appID, default: []].append(record.record) }
         return byApp
     }
 }

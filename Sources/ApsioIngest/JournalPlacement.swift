@@ -50,7 +50,8 @@ package struct JournalPlacement: Sendable {
     // MARK: The tail
 
     /// The tail read the app's entries through `cursor` (its last one, delivered or below its
-    /// floor): the part to hand over, or nil when the app is not at the tail or has had all of it.
+    /// floor): what to hand over, or nil when the app is not at the tail or has had all of it.
+    /// `records` may hold other apps' records too: the app's exporter takes its own.
     package mutating func tailRead(_ id: String, records: [JournalRecord], through cursor: String) -> JournalBatch? {
         guard var app = apps[id] else { return nil }
         app.tailSeen = cursor
@@ -61,7 +62,7 @@ package struct JournalPlacement: Sendable {
             // The catch-up reader went further than the tail had when the app rejoined.
             guard let last = JournalPosition(cursor: cursor), last.isAfter(seen) else { return nil }
             records.removeAll { record in
-                guard let position = record.record.journalCursor.flatMap(JournalPosition.init(cursor:)) else { return false }
+                guard record.appID == id, let position = record.record.journalCursor.flatMap(JournalPosition.init(cursor:)) else { return false }
                 return !position.isAfter(seen)
             }
             app.duplicatesThrough = nil

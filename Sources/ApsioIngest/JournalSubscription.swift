@@ -2,7 +2,8 @@ import ApsioPOSIX
 package import ApsioPlatform
 import Synchronization
 
-/// One app's ingest as the shared journal reader sees it: a hand-over of at most one batch, the
+/// One app's ingest as the shared journal reader sees it: a hand-over of at most one batch (the
+/// reader's, shared with the other apps it holds records of; the cursor is this app's), the
 /// app's pull for the next, and whether the app is stalled. The exporter pulls (`next()`) only
 /// while its window has room, so a full hand-over is how the reader learns that the app cannot
 /// take more now.

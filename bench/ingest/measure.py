@@ -18,6 +18,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--units", type=int, default=1,
                         help="units in the files: one app per unit in one pipeline process, all of them matched by journalctl")
+    parser.add_argument("--reader", help="apsio-bench-journal: with several units, one reader of all of them that maps "
+                        "every entry and sends nothing, the peak RSS the pipeline's is held to")
     parser.add_argument("--levels", nargs="+", default=["1"])
     parser.add_argument("--before", help="an earlier build of apsio-bench-ingest, run in the same rounds")
     parser.add_argument("--redact-rules", nargs="+", default=["standard"],
@@ -25,6 +27,8 @@ def main():
     args = parser.parse_args()
 
     runners = [("journalctl -o export", None, (None, None))]
+    if args.reader and args.units > 1:
+        runners.append(("one reader of every unit", args.reader, (None, None)))
     for rules in args.redact_rules:
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
         runners += [(f"pipeline, gzip {level}{suffix}", args.bench, (level, rules)) for level in args.levels]
@@ -44,6 +48,10 @@ def main():
                     process = subprocess.Popen(journalctl, stdout=sink)
                     _, status, usage = os.wait4(process.pid, 0)
                 results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss})
+                continue
+            if level is None:
+                command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)]
+                results[name].append(run(command))
                 continue
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)

@@ -38,6 +38,11 @@ fi
 
 swift build -c release --product apsio-bench-ingest >&2
 bench="$(swift build -c release --show-bin-path)/apsio-bench-ingest"
+reader=
+if [ "$UNITS" -gt 1 ]; then
+    swift build -c release --product apsio-bench-journal >&2
+    reader="$(swift build -c release --show-bin-path)/apsio-bench-journal"
+fi
 
 "$bench" sink > "$work/sink.out" &
 sink_pid=$!
@@ -47,4 +52,4 @@ port=$(sed -n 's/^port=//p' "$work/sink.out")
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
-    --work "$work" --units "$UNITS" --levels $LEVELS --redact-rules $REDACT_RULES ${BEFORE:+--before "$BEFORE"}
+    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES ${BEFORE:+--before "$BEFORE"}
