@@ -167,6 +167,8 @@ package actor Daemon {
             guard let app = new.app(named: name) else { continue }
             await serve(app)
         }
+        // Once every app subscribed: those behind are caught up together, from one catch-up reader.
+        await journal?.hub.start()
         // Apps whose file did not change still see settings changed while the daemon ran.
         for name in apps.keys.sorted() { await applySettings(to: name) }
         restartFeedsIfUnitsChanged()
@@ -334,7 +336,6 @@ package actor Daemon {
                         if unreadableJournalFiles.first(file.path) { log.log(.warning, .journal, file.description) }
                     },
                     live: { [weak self] byApp in await self?.liveRecords(byApp) })
-                await hub.start()
                 journal = (hub, wanted)
                 for served in apps.values { await served.exporter.attach(hub) }
             } catch {

@@ -171,9 +171,7 @@ package actor AppExporter {
             hub = (shared, false)
         } else {
             do {
-                let own = try JournalHub(source: configuration.journal, apps: [app], log: log)
-                await own.start()
-                hub = (own, true)
+                hub = (try JournalHub(source: configuration.journal, apps: [app], log: log), true)
             } catch {
                 throw .journal(error)
             }
@@ -184,6 +182,7 @@ package actor AppExporter {
         }
         started = true
         await subscribe()
+        if let hub, hub.own { await hub.reader.start() }
         if queue.counters.records > 0 { queueOldestAt = clock.now().mono }
         reportQueue()
         await adjustReading()

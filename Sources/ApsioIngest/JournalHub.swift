@@ -25,6 +25,7 @@ package actor JournalHub {
     private let live: (@Sendable ([String: [LogRecord]]) async -> Void)?
     private let log: Logger
     private var running: Task<Void, Never>?
+    private var stopped = false
     /// The catch-up reader could not be opened: said once until it opens again.
     private var catchUpFailed = false
 
@@ -53,17 +54,20 @@ package actor JournalHub {
         self.log = log
     }
 
-    /// Starts reading, on the ingest thread; `stop()` ends it.
+    /// Starts reading, on the ingest thread; `stop()` ends it. Apps subscribed before it starts
+    /// are caught up together, by one catch-up reader opened once.
     package func start() {
-        guard running == nil else { return }
+        guard running == nil, !stopped else { return }
         running = Task(executorPreference: IngestThread.executor) { await self.run() }
     }
 
     /// Ends the reading; every subscription's waiting pull ends with `CancellationError`.
     package func stop() async {
-        guard let running else { return }
-        running.cancel()
-        await running.value
+        stopped = true
+        if let running {
+            running.cancel()
+            await running.value
+        }
         for subscription in subscriptions.values { subscription.close() }
         subscriptions = [:]
         catchUp = nil
@@ -72,7 +76,7 @@ package actor JournalHub {
     /// The app's ingest reads from here on, after `position`; nil for an app this reader does not
     /// match. A subscription the app held before is closed.
     package func subscribe(_ appID: String, after position: JournalStartPoint) -> JournalSubscription? {
-        guard apps[appID] != nil, running != nil else { return nil }
+        guard apps[appID] != nil, !stopped else { return nil }
         subscriptions[appID]?.close()
         let subscription = JournalSubscription(appID: appID, changes: changes)
         subscriptions[appID] = subscription

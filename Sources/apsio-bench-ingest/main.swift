@@ -134,8 +134,8 @@ case "run":
         let hub = try JournalHub(
             source: .directory(journalDir),
             apps: zip(names, units).map { JournalApp(id: $0.rawValue, unit: $1, start: .now) })
-        await hub.start()
         for exporter in exporters { try await exporter.start(hub: hub) }
+        await hub.start()
         func sent() async -> (records: Int, batches: Int) {
             var total = (records: 0, batches: 0)
             for exporter in exporters {
