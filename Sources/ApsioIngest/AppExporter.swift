@@ -672,7 +672,11 @@ package actor AppExporter {
             if force { try cursors.flush(now: now) } else { try cursors.flushIfDue(now: now) }
         } catch {
             log.err("cannot save the journal cursor: \(error); it is tried again")
+            return
         }
+        // Written and synced: an idle app holds no descriptor for its cursor file. It is opened
+        // again at the next write, so busy ingest keeps it open between syncs.
+        if !cursors.hasPendingWrites { cursors.close() }
     }
 
     /// One timer for the delivery's next deadline and the cursor's next write.
