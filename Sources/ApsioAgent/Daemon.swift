@@ -5,6 +5,7 @@ import ApsioPlatform
 package import ApsioConfiguration
 import ApsioLive
 import ApsioState
+import ApsioIngest
 
 /// `apsiod`: every configured app served — its journal exported, its policy followed, its live
 /// channel run — with the operator's settings applied, the indicator shown, and the control socket
@@ -24,12 +25,12 @@ package actor Daemon {
     var configuration = Configuration()
     var settings = OperatorSettings()
     var apps: [AppName: ServedApp] = [:]
-    /// Unit state, Low Power and Low Data Mode, and the live journal feed: rebuilt when the set of
-    /// units changes.
+    /// Unit state, Low Power and Low Data Mode: rebuilt when the set of units changes.
     var feeds: [Task<Void, Never>] = []
     var fedUnits: [String: [AppName]] = [:]
-    /// Each app's `MinPriority=` the live journal reader was opened with.
-    var fedFloors: [AppName: Int] = [:]
+    /// The one journal reader of every app's ingest and of live, and the apps (unit, `MinPriority=`)
+    /// it was opened with: opened again when they change.
+    var journal: (hub: JournalHub, apps: [JournalApp])?
     var lowPower = false
     var lowData = false
     var watchers: [Int: DaemonWatcher] = [:]
@@ -81,6 +82,8 @@ package actor Daemon {
         for task in feeds { task.cancel() }
         feeds = []
         for name in apps.keys.sorted() { await stopServing(name) }
+        await journal?.hub.stop()
+        journal = nil
         await indicator.clear()
         for watcher in watchers.values { watcher.continuation.finish() }
         watchers = [:]
@@ -158,10 +161,14 @@ package actor Daemon {
             await indicator.forget(name.rawValue)
         }
         forgetRemovedApps(present: new.appFiles)
+        let serving = (changes.added + changes.changed).compactMap { new.app(named: $0) }
+        await reopenJournalIfAppsChanged(apps.values.map(\.configuration) + serving)
         for name in (changes.added + changes.changed).sorted() {
             guard let app = new.app(named: name) else { continue }
             await serve(app)
         }
+        // Once every app subscribed: those behind are caught up together, from one catch-up reader.
+        await journal?.hub.start()
         // Apps whose file did not change still see settings changed while the daemon ran.
         for name in apps.keys.sorted() { await applySettings(to: name) }
         restartFeedsIfUnitsChanged()
@@ -205,7 +212,7 @@ package actor Daemon {
             await fetcher.start()
             if let stored = await fetcher.current { await served.apply(stored) }
             await applySettings(to: name)
-            try await served.exporter.start()
+            try await served.exporter.start(hub: journal?.hub)
             log.log(.info, .configuration, "serving \(app.unit) as \(app.serviceName)", app: name.rawValue)
         } catch {
             log.log(.err, .configuration, "cannot be served: \(error)", app: name.rawValue)
@@ -242,10 +249,8 @@ package actor Daemon {
         var units: [String: [AppName]] = [:]
         for (name, served) in apps { units[served.configuration.unit, default: []].append(name) }
         for key in units.keys { units[key]?.sort() }
-        let floors = apps.mapValues(\.configuration.minPriority)
-        guard units != fedUnits || floors != fedFloors || feeds.isEmpty else { return }
+        guard units != fedUnits || feeds.isEmpty else { return }
         fedUnits = units
-        fedFloors = floors
         for task in feeds { task.cancel() }
         feeds = []
         guard !units.isEmpty else { return }
@@ -268,7 +273,6 @@ package actor Daemon {
                 for await state in states { await self?.unitChanged(state, apps: names) }
             })
         }
-        feeds.append(Task { [weak self] in await self?.followJournalForLive() })
     }
 
     private func unitChanged(_ state: UnitState?, apps names: [AppName]) async {
@@ -310,41 +314,41 @@ package actor Daemon {
         for name in apps.keys.sorted() { await applySettings(to: name) }
     }
 
-    /// The lines the live channel streams come from one reader at the journal's end, for every app;
-    /// ingest reads on its own, at its own pace, from each app's cursor.
-    private func followJournalForLive() async {
-        // Each app's own `MinPriority=`: the log bridge's floor holds for live lines too, also
-        // under a raised level (16.6).
-        let journalApps = apps.values.map {
-            JournalApp(
-                id: $0.configuration.name.rawValue, unit: $0.configuration.unit, minPriority: $0.configuration.minPriority,
-                start: .now)
-        }
-        let source: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
-        let follower: JournalFollower
-        do {
-            // This reader, the daemon's one for every app, says which journal files cannot be read.
-            follower = try JournalFollower(source: source, apps: journalApps) { [log, unreadableJournalFiles] file in
-                if unreadableJournalFiles.first(file.path) { log.log(.warning, .journal, file.description) }
-            }
-        } catch {
-            log.log(.err, .journal, "the journal cannot be read for live viewing: \(error)")
-            return
-        }
-        while !Task.isCancelled {
-            let batch: JournalBatch
+    /// One journal reader for every app the daemon serves (`JournalHub`): its tail gives the lines
+    /// the live channel streams, from the moment it opened, and each app's ingest pulls from it at
+    /// its own pace, from its own cursor. Opened again when an app's unit or `MinPriority=` (the log
+    /// bridge's floor, which holds for live lines too, also under a raised level, 16.6) changes, or
+    /// an app comes or goes; the exporters already served move to the new one.
+    private func reopenJournalIfAppsChanged(_ configurations: [AppConfiguration]) async {
+        let wanted = configurations.map {
+            JournalApp(id: $0.name.rawValue, unit: $0.unit, minPriority: $0.minPriority, start: .now)
+        }.sorted { $0.id < $1.id }
+        guard wanted != journal?.apps || (journal == nil && !wanted.isEmpty) else { return }
+        let old = journal
+        journal = nil
+        if !wanted.isEmpty {
+            let source: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
             do {
-                batch = try await follower.next()
+                // This reader, the daemon's one for every app, says which journal files cannot be read.
+                let hub = try JournalHub(
+                    source: source, apps: wanted, log: log.logger(.journal),
+                    unreadableFile: { [log, unreadableJournalFiles] file in
+                        if unreadableJournalFiles.first(file.path) { log.log(.warning, .journal, file.description) }
+                    },
+                    live: { [weak self] byApp in await self?.liveRecords(byApp) })
+                journal = (hub, wanted)
+                for served in apps.values { await served.exporter.attach(hub) }
             } catch {
-                if !Task.isCancelled { log.log(.err, .journal, "reading the journal for live viewing failed: \(error)") }
-                return
+                log.log(.err, .journal, "the journal cannot be read: \(error)")
             }
-            var byApp: [String: [LogRecord]] = [:]
-            for routed in batch.records { byApp[routed.appID, default: []].append(routed.record) }
-            for (app, records) in byApp {
-                guard let name = try? AppName(app), let served = apps[name] else { continue }
-                await served.liveRecords(records)
-            }
+        }
+        await old?.hub.stop()
+    }
+
+    private func liveRecords(_ byApp: [String: [LogRecord]]) async {
+        for (app, records) in byApp {
+            guard let name = try? AppName(app), let served = apps[name] else { continue }
+            await served.liveRecords(records)
         }
     }
 

@@ -8,9 +8,9 @@ package import ApsioState
 /// the policy's gate, as OTLP/HTTP JSON, gzip-compressed, to `POST {Backend}/v1/logs`, when
 /// `IngestDelivery` says, losing nothing across a crash.
 ///
-/// The journal is the queue. The exporter follows the app's entries with its own `JournalFollower`,
-/// from the app's saved cursor, into a bounded window (`IngestWindow`), and reads only while the
-/// window has room. The cursor moves only once the backend accepted every record before it, and is
+/// The journal is the queue. The exporter pulls the app's entries from the daemon's shared reader
+/// (`JournalHub`, through its `JournalSubscription`), from the app's saved cursor, into a bounded
+/// window (`IngestWindow`), and pulls only while the window has room. The cursor moves only once the backend accepted every record before it, and is
 /// written after each accepted batch, synced to disk now and then (see
 /// `AppExporterConfiguration.cursorSyncInterval`) and at `stop()`. Records that are not journal
 /// entries (`submit`) go to the app's on-disk `RecordQueue` and are sent from there, ahead of the
@@ -49,7 +49,15 @@ package actor AppExporter {
     /// When the oldest record of the record queue was queued, as far as this run knows.
     private var queueOldestAt: MonotonicInstant?
 
-    private var follower: JournalFollower?
+    /// The shared reader this app pulls from, and whether the exporter opened it for itself (run
+    /// without a daemon: the benchmark, tests).
+    private var hub: (reader: JournalHub, own: Bool)?
+    private var subscription: JournalSubscription?
+    /// What the app has taken from the journal: where a new subscription or a skip starts.
+    private var readThrough: JournalStartPoint = .head
+    /// The saved cursors found gone, each counted once: the catch-up reader, opened on the same
+    /// cursor, finds it gone again.
+    private var gapsCounted: Set<String> = []
     private var reader: (generation: UInt64, task: Task<Void, Never>)?
     private var readerGeneration: UInt64 = 0
     /// The journal must be skipped to its end before it is read again: what was written while
@@ -123,7 +131,9 @@ package actor AppExporter {
     /// reaches the backend at least once, whatever moment the daemon is killed at. Without it, a
     /// crash before the first accepted batch would start at the journal's end again, past every
     /// entry read so far.
-    package func start() async throws(AppExporterError) {
+    ///
+    /// `hub` is the daemon's shared reader; without one the exporter opens its own.
+    package func start(hub shared: JournalHub? = nil) async throws(AppExporterError) {
         guard !started, !stopped else { return }
         let saved: String?
         do {
@@ -140,26 +150,67 @@ package actor AppExporter {
         case let cursor?: start = .after(cursor: cursor)
         }
         let app = JournalApp(id: name.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: start)
+        // Where the app starts is found on a journal opened for it alone, and closed again: a
+        // saved cursor may name an entry the shared reader's matches would step over.
+        let resolved: (point: JournalStartPoint, gaps: [JournalGap])
         do {
-            follower = try JournalFollower(source: configuration.journal, apps: [app])
+            let follower = try JournalFollower(source: configuration.journal, apps: [app])
+            resolved = (follower.startPoints[name.rawValue] ?? .head, follower.gaps)
         } catch {
             throw .journal(error)
         }
+        readThrough = resolved.point
         if saved == nil {
-            switch follower?.startPoints[name.rawValue] ?? .head {
+            switch resolved.point {
             case .head: cursors.update(CursorStore.fromHead, for: name)
             case .after(let cursor): cursors.update(cursor, for: name)
             }
             writeCursor(force: true)
         }
-        for gap in follower?.gaps ?? [] {
+        if let shared {
+            hub = (shared, false)
+        } else {
+            do {
+                hub = (try JournalHub(source: configuration.journal, apps: [app], log: log), true)
+            } catch {
+                throw .journal(error)
+            }
+        }
+        for gap in resolved.gaps where gapsCounted.insert(gap.cursor).inserted {
             counters.droppedRecords += 1
             log.warning("the journal entry after which sending stopped is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
         }
         started = true
+        await subscribe()
+        if let hub, hub.own { await hub.reader.start() }
         if queue.counters.records > 0 { queueOldestAt = clock.now().mono }
         reportQueue()
         await adjustReading()
+    }
+
+    /// The daemon's shared reader was opened again (the set of apps changed): the app pulls from
+    /// the new one, from what it has taken.
+    package func attach(_ shared: JournalHub) async {
+        guard started, !stopped, hub?.reader !== shared else { return }
+        await stopReader()
+        await leaveHub()
+        hub = (shared, false)
+        await subscribe()
+        await adjustReading()
+    }
+
+    private func subscribe() async {
+        subscription?.close()
+        subscription = await hub?.reader.subscribe(name.rawValue, after: readThrough)
+        if hub != nil, subscription == nil { log.err("the journal reader does not follow \(configuration.unit); nothing is read") }
+        reportStall()
+    }
+
+    private func leaveHub() async {
+        subscription?.close()
+        subscription = nil
+        if let hub, hub.own { await hub.reader.stop() }
+        hub = nil
     }
 
     /// Stops reading and sending, and writes the cursor. The exporter is not started again.
@@ -167,6 +218,7 @@ package actor AppExporter {
         guard !stopped else { return }
         stopped = true
         await stopReader()
+        await leaveHub()
         inFlight?.task?.cancel()
         inFlight = nil
         timer?.task.cancel()
@@ -299,13 +351,27 @@ package actor AppExporter {
 
     /// Skips to the journal's end when asked to, then reads if allowed and there is room.
     private func adjustReading() async {
-        while needsSkip, started, !stopped, !skipping, let follower {
+        while needsSkip, started, !stopped, !skipping {
             skipping = true
             needsSkip = false
             await stopReader()
+            subscription?.close()
+            subscription = nil
+            // Read through on a journal of the app's own, opened for the skip alone: the shared
+            // reader hands over what is written from now on.
+            let start: JournalStart
+            switch readThrough {
+            case .head: start = .oldest
+            case .after(let cursor): start = .after(cursor: cursor)
+            }
+            let app = JournalApp(id: name.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: start)
             do {
+                let follower = try JournalFollower(source: configuration.journal, apps: [app])
                 while let batch = try await follower.nextAvailable() {
-                    if let cursor = batch.cursors[name.rawValue] { cursors.update(cursor, for: name) }
+                    if let cursor = batch.cursors[name.rawValue] {
+                        cursors.update(cursor, for: name)
+                        readThrough = .after(cursor: cursor)
+                    }
                     counters.discardedRecords += batch.records.count
                 }
             } catch {
@@ -313,26 +379,36 @@ package actor AppExporter {
             }
             skipping = false
             writeCursor(force: true)
+            await subscribe()
         }
         startReaderIfAllowed()
         armTimer()
+        reportStall()
+    }
+
+    /// Tells the shared reader whether this app can take entries for a while: not while it may
+    /// not read, nor while its window is full and nothing is on its way to the backend (a
+    /// refusal's backoff, a pause, a hold). Then no reader waits for it.
+    private func reportStall() {
+        let full = !windowHasRoom && inFlight?.task == nil
+        subscription?.setStalled(!readingAllowed || full)
     }
 
     private func startReaderIfAllowed() {
-        guard reader == nil, readingAllowed, windowHasRoom, let follower else { return }
+        guard reader == nil, readingAllowed, windowHasRoom, let subscription else { return }
         readerGeneration += 1
         let generation = readerGeneration
         let task = Task(executorPreference: IngestThread.executor) {
-            await self.read(from: follower, generation: generation)
+            await self.read(from: subscription, generation: generation)
         }
         reader = (generation, task)
     }
 
-    private func read(from follower: JournalFollower, generation: UInt64) async {
+    private func read(from subscription: JournalSubscription, generation: UInt64) async {
         while !Task.isCancelled {
             let batch: JournalBatch
             do {
-                batch = try await follower.next()
+                batch = try await subscription.next()
             } catch {
                 readFailed(error, generation: generation)
                 return
@@ -362,11 +438,18 @@ package actor AppExporter {
         // A reader being stopped drops its last batch: the queue is being dropped, or the daemon is
         // stopping and the cursor never moved past it.
         guard reader?.generation == generation, !Task.isCancelled, readingAllowed else { return false }
+        for gap in subscription?.takeGaps() ?? [] where gapsCounted.insert(gap.cursor).inserted {
+            counters.droppedRecords += 1
+            log.warning("the journal entry after which reading stood is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
+        }
+        if let cursor = batch.cursors[name.rawValue] { readThrough = .after(cursor: cursor) }
         let now = clock.now()
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
-        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.count)
-        for index in batch.records.indices where batch.records[index].appID == name.rawValue {
+        // The reader's batch holds every app's records it read; this app's are taken from it.
+        let id = name.rawValue
+        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.reduce(0) { $0 + ($1.appID == id ? 1 : 0) })
+        for index in batch.records.indices where batch.records[index].appID == id {
             let record = redaction.redact(batch.records[index].record)
             var mark: SamplingMark?
             if let policy {
@@ -394,6 +477,7 @@ package actor AppExporter {
         activity.notify()
         guard windowHasRoom else {
             reader = nil
+            reportStall()
             return false
         }
         return true
@@ -439,6 +523,7 @@ package actor AppExporter {
             }
         }
         armTimer()
+        reportStall()
         activity.notify()
     }
 
@@ -576,6 +661,7 @@ package actor AppExporter {
         writeCursor(force: false)
         reportQueue()
         startReaderIfAllowed()
+        reportStall()
     }
 
     // MARK: - Timers and the cursor
@@ -586,7 +672,11 @@ package actor AppExporter {
             if force { try cursors.flush(now: now) } else { try cursors.flushIfDue(now: now) }
         } catch {
             log.err("cannot save the journal cursor: \(error); it is tried again")
+            return
         }
+        // Written and synced: an idle app holds no descriptor for its cursor file. It is opened
+        // again at the next write, so busy ingest keeps it open between syncs.
+        if !cursors.hasPendingWrites { cursors.close() }
     }
 
     /// One timer for the delivery's next deadline and the cursor's next write.

@@ -5,8 +5,9 @@
 //                          [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
 //                          [--redact-rules none|standard|all]
 //       Exports UNIT's entries in DIR (from the oldest, or after the saved cursor) to URL/v1/logs.
-//       With --expect it stops once N records were accepted in this run, writes the cursor and
-//       prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
+//       UNIT may be a comma-separated list: one app per unit, as the daemon serves several apps.
+//       With --expect it stops once N records (of every app) were accepted in this run, writes the
+//       cursors and prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
 //   apsio-bench-ingest sink [--port N]
 //       A loopback /v1/logs that accepts every request and keeps nothing; prints port=N.
 import ApsioCore
@@ -103,42 +104,65 @@ case "run":
     // The daemon's state directory exists before it starts (StateDirectory=); here it may not yet.
     if (try? FileSystem.makeDirectoryIfMissing(stateDir, mode: 0o750)) == nil { fail("cannot make \(stateDir)", status: 1) }
     do {
-        let app = try AppName("bench")
+        let units = unit.split(separator: ",").map(String.init)
         let backend = try HTTPEndpoint(baseURL: backendURL)
         let resource = OTLPResource(
             serviceName: "com.example.bench", serviceVersion: "1.0", appBuildID: "com.example.bench@1.0",
             facts: ResourceFacts(osName: "Debian GNU/Linux", osVersion: "12", hostName: "bench-host"),
             installationID: installationID)
-        let configuration = AppExporterConfiguration(
-            app: app, unit: unit, journal: .directory(journalDir), firstStart: .oldest, resource: resource,
-            redactor: try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard")),
-            gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
         let clock = SystemAgentClock()
         let client = try HTTPClient()
         let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)
-        let exporter = try AppExporter(
-            configuration: configuration, state: StateLayout(root: stateDir), clock: clock, transport: transport,
-            hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: app.rawValue))
-        await exporter.consent(granted: true)
-        await exporter.policyChanged(Policy())
+        let redactor = try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard"))
+        // One app keeps the name it always had, so that a state directory of an earlier run resumes.
+        let names = try units.indices.map { try AppName(units.count == 1 ? "bench" : "bench\($0)") }
+        var exporters: [AppExporter] = []
+        for (name, unit) in zip(names, units) {
+            let configuration = AppExporterConfiguration(
+                app: name, unit: unit, journal: .directory(journalDir), firstStart: .oldest, resource: resource,
+                redactor: redactor, gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
+            exporters.append(try AppExporter(
+                configuration: configuration, state: StateLayout(root: stateDir), clock: clock, transport: transport,
+                hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: name.rawValue)))
+        }
+        for exporter in exporters {
+            await exporter.consent(granted: true)
+            await exporter.policyChanged(Policy())
+        }
         let startCPU = cpuSeconds()
-        try await exporter.start()
+        // One reader for every app, as the daemon has.
+        let hub = try JournalHub(
+            source: .directory(journalDir),
+            apps: zip(names, units).map { JournalApp(id: $0.rawValue, unit: $1, start: .now) })
+        for exporter in exporters { try await exporter.start(hub: hub) }
+        await hub.start()
+        func sent() async -> (records: Int, batches: Int) {
+            var total = (records: 0, batches: 0)
+            for exporter in exporters {
+                let status = await exporter.status
+                total.records += status.sentRecords
+                total.batches += status.sentBatches
+            }
+            return total
+        }
         if let expect {
             // Polled, not awaited: the pipeline's own code has no "all sent" event, and a poll
             // every 50 ms costs nothing next to it. Peak memory is sampled from outside
             // (bench/ingest/measure.py), so that reading /proc does not count as the pipeline's CPU.
-            while await exporter.status.sentRecords < expect {
+            while await sent().records < expect {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            await exporter.stop()
+            for exporter in exporters { await exporter.stop() }
+            await hub.stop()
             let cpu = cpuSeconds() - startCPU
-            let status = await exporter.status
+            let status = await sent()
             say(
-                "records=\(status.sentRecords) batches=\(status.sentBatches) cpu=\(cpu) "
-                    + "rate=\(Int(Double(status.sentRecords) / max(cpu, 1e-9)))")
+                "records=\(status.records) batches=\(status.batches) cpu=\(cpu) "
+                    + "rate=\(Int(Double(status.records) / max(cpu, 1e-9)))")
         } else {
             await waitForTermination()
-            await exporter.stop()
+            for exporter in exporters { await exporter.stop() }
+            await hub.stop()
         }
     } catch {
         fail("apsio-bench-ingest: \(error)", status: 1)

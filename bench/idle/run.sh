@@ -104,7 +104,9 @@ runs = {"before": [], "after": []}
 for line in sys.argv[1:]:
     words = line.split()
     runs[words[0]].append(dict(part.split("=") for part in words[2:]))
-for key in ("rss_mib", "pss_mib", "rss_anon_mib", "cpu_pct", "wakeups_per_s"):
+for key in ("rss_mib", "pss_mib", "rss_anon_mib", "cpu_pct", "wakeups_per_s", "fds", "inotify_watches"):
+    if any(key not in run for side in runs.values() for run in side):
+        continue
     before = statistics.median(float(run[key]) for run in runs["before"])
     after = statistics.median(float(run[key]) for run in runs["after"])
     spread = lambda side: f"{min(float(r[key]) for r in runs[side])}-{max(float(r[key]) for r in runs[side])}"

@@ -16,6 +16,10 @@ def main():
     parser.add_argument("--entries", type=int, required=True)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--units", type=int, default=1,
+                        help="units in the files: one app per unit in one pipeline process, all of them matched by journalctl")
+    parser.add_argument("--reader", help="apsio-bench-journal: with several units, one reader of all of them that maps "
+                        "every entry and sends nothing, the peak RSS the pipeline's is held to")
     parser.add_argument("--levels", nargs="+", default=["1"])
     parser.add_argument("--before", help="an earlier build of apsio-bench-ingest, run in the same rounds")
     parser.add_argument("--redact-rules", nargs="+", default=["standard"],
@@ -23,12 +27,15 @@ def main():
     args = parser.parse_args()
 
     runners = [("journalctl -o export", None, (None, None))]
+    if args.reader and args.units > 1:
+        runners.append(("one reader of every unit", args.reader, (None, None)))
     for rules in args.redact_rules:
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
         runners += [(f"pipeline, gzip {level}{suffix}", args.bench, (level, rules)) for level in args.levels]
         if args.before:
             runners += [(f"pipeline before, gzip {level}{suffix}", args.before, (level, rules)) for level in args.levels]
     results = {name: [] for name, _, _ in runners}
+    units = [f"bench{u}.service" for u in range(args.units)]
     for round_index in range(args.rounds):
         # Each round starts one place further along the list: whatever favours a place in the
         # round (caches warmed by the run before, the host's load changing within a round) falls
@@ -36,15 +43,19 @@ def main():
         shift = round_index % len(runners)
         for name, bench, (level, rules) in runners[shift:] + runners[:shift]:
             if bench is None:
-                journalctl = ["journalctl", "-D", args.dir, "-o", "export", "_SYSTEMD_UNIT=bench0.service"]
+                journalctl = ["journalctl", "-D", args.dir, "-o", "export"] + [f"_SYSTEMD_UNIT={u}" for u in units]
                 with open(os.devnull, "wb") as sink:
                     process = subprocess.Popen(journalctl, stdout=sink)
                     _, status, usage = os.wait4(process.pid, 0)
-                results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0})
+                results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss})
+                continue
+            if level is None:
+                command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)]
+                results[name].append(run(command))
                 continue
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)
-            command = [bench, "run", "--journal-dir", args.dir, "--unit", "bench0.service",
+            command = [bench, "run", "--journal-dir", args.dir, "--unit", ",".join(units),
                        "--backend", f"http://127.0.0.1:{args.port}", "--state-dir", state,
                        "--gzip-level", level, "--expect", str(args.entries)]
             if rules != "standard":
@@ -52,13 +63,14 @@ def main():
             results[name].append(run(command))
 
     base = statistics.median(r["cpu"] for r in results["journalctl -o export"])
-    print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | rate vs journalctl |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | peak RSS | rate vs journalctl |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, runs in results.items():
         cpu = statistics.median(r["cpu"] for r in runs)
         anon = max(r["peak_anon_kib"] for r in runs) / 1024
         anon_text = f"{anon:.1f} MiB" if anon else "—"
-        print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {base / cpu:.2f}× |")
+        rss = max(r["maxrss_kib"] for r in runs) / 1024
+        print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {rss:.0f} MiB | {base / cpu:.2f}× |")
     print()
     for name, runs in results.items():
         print(f"- {name}: " + ", ".join(f"{r['cpu']:.2f}" for r in runs))

@@ -8,6 +8,7 @@
 #   N=200000 ROUNDS=2 LEVELS="1 3" bench/ingest/run.sh
 #   JOURNAL_DIR=/var/tmp/ib bench/ingest/run.sh  # keep (or reuse) the generated files there
 #   BEFORE=path/to/an/earlier/apsio-bench-ingest bench/ingest/run.sh  # run it in the same rounds
+#   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
 #   MESSAGES=Tests/ApsioCoreTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
 set -euo pipefail
@@ -19,6 +20,7 @@ ROUNDS=${ROUNDS:-3}
 LEVELS=${LEVELS:-1}
 REDACT_RULES=${REDACT_RULES:-standard}
 MESSAGES=${MESSAGES:-}
+UNITS=${UNITS:-1}
 
 work=$(mktemp -d)
 sink_pid=
@@ -30,12 +32,17 @@ trap cleanup EXIT
 dir=${JOURNAL_DIR:-$work/journal}
 mkdir -p "$dir"
 if ! ls "$dir"/*.journal >/dev/null 2>&1; then
-    echo "Writing $N entries of one unit into $dir (systemd-journal-remote)…" >&2
-    python3 bench/journal/generate.py "$N" 1 ${MESSAGES:+"$MESSAGES"} | /lib/systemd/systemd-journal-remote --output="$dir/bench.journal" -
+    echo "Writing $N entries of $UNITS unit(s) into $dir (systemd-journal-remote)…" >&2
+    python3 bench/journal/generate.py "$N" "$UNITS" ${MESSAGES:+"$MESSAGES"} | /lib/systemd/systemd-journal-remote --output="$dir/bench.journal" -
 fi
 
 swift build -c release --product apsio-bench-ingest >&2
 bench="$(swift build -c release --show-bin-path)/apsio-bench-ingest"
+reader=
+if [ "$UNITS" -gt 1 ]; then
+    swift build -c release --product apsio-bench-journal >&2
+    reader="$(swift build -c release --show-bin-path)/apsio-bench-journal"
+fi
 
 "$bench" sink > "$work/sink.out" &
 sink_pid=$!
@@ -45,4 +52,4 @@ port=$(sed -n 's/^port=//p' "$work/sink.out")
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
-    --work "$work" --levels $LEVELS --redact-rules $REDACT_RULES ${BEFORE:+--before "$BEFORE"}
+    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES ${BEFORE:+--before "$BEFORE"}

@@ -6,7 +6,7 @@
 /// how it tells, for an entry, whether an app has already had it. Cursors are
 /// `s=SEQNUM_ID;i=SEQNUM;b=BOOT_ID;m=MONOTONIC;t=REALTIME;x=XOR_HASH` (hex), the form
 /// `sd_journal_get_cursor` has written since its first version.
-struct JournalPosition: Equatable {
+package struct JournalPosition: Equatable, Sendable {
     var seqnumID: Substring
     var seqnum: UInt64
     var bootID: Substring
@@ -15,7 +15,7 @@ struct JournalPosition: Equatable {
     var xorHash: UInt64
 
     /// nil when `cursor` lacks one of the six parts or a number is not hex.
-    init?(cursor: String) {
+    package init?(cursor: String) {
         var seqnumID: Substring?, bootID: Substring?
         var seqnum: UInt64?, monotonic: UInt64?, realtime: UInt64?, xorHash: UInt64?
         for part in cursor.split(separator: ";") {
@@ -41,7 +41,7 @@ struct JournalPosition: Equatable {
     }
 
     /// Whether this entry comes after `other` in the order sd-journal reads them.
-    func isAfter(_ other: JournalPosition) -> Bool {
+    package func isAfter(_ other: JournalPosition) -> Bool {
         if seqnumID == other.seqnumID, seqnum != other.seqnum { return seqnum > other.seqnum }
         if bootID == other.bootID, monotonic != other.monotonic { return monotonic > other.monotonic }
         if realtime != other.realtime { return realtime > other.realtime }
