@@ -16,6 +16,11 @@ package struct BackendLimits: Sendable, Equatable {
     /// on it: long enough for a poll held 25 s elsewhere, small enough for a thousand live devices.
     package var fleetStreamMemory: Duration = .seconds(40)
     package var maxFleetStreamBytesPerDevice = 2 * 1024 * 1024
+    /// Who watched what is kept this long (docs/audit.md), and at most this many entries: in
+    /// memory for the whole hub, in Redis for each device.
+    package var auditRetention: Duration = .seconds(30 * 86_400)
+    package var maxAuditEntries = 100_000
+    package var maxAuditEntriesPerDevice = 10_000
     /// Commands pending for one device at once.
     package var maxPendingCommandsPerDevice = 16
     /// A command sent in a `next` answer and not answered is sent again after this long, or at

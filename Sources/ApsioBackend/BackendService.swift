@@ -10,6 +10,7 @@ package actor BackendService: HubService {
     private var hub: LiveHub
     private var signIns: SignInSessions
     private var ingestLog: IngestLog
+    private var auditLog: AuditLog
     private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
     private var waiters: [HoldID: CheckedContinuation<HubReply, Never>] = [:]
@@ -30,6 +31,7 @@ package actor BackendService: HubService {
             backendLimits: backendLimits)
         signIns = SignInSessions(limits: backendLimits)
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
+        auditLog = AuditLog(capacity: backendLimits.maxAuditEntries, retention: backendLimits.auditRetention)
         self.clock = clock
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
@@ -183,6 +185,10 @@ package actor BackendService: HubService {
         await wait(hub.stream(viewer, app: app, install: install, after: after, now: clock.now()))
     }
 
+    package func audit(of device: DeviceKey) -> Result<[[UInt8]], HubUnavailable> {
+        .success(auditLog.entries(of: device).map { $0.json() })
+    }
+
     /// Requests held now (`next` long polls and stream polls).
     package func heldRequestCount() -> Int { hub.heldRequestCount }
 
@@ -211,6 +217,8 @@ package actor BackendService: HubService {
     }
 
     private func deliver() {
+        let audit = hub.takeAudit()
+        if !audit.isEmpty { auditLog.append(audit, nowUnixMs: clock.now().wallUnixMs) }
         for release in hub.takeReleases() {
             waiters.removeValue(forKey: release.hold)?.resume(returning: release.reply)
         }

@@ -53,6 +53,11 @@ extension DevBackend {
                 return .ok(writer.bytes)
             }
         }
+        addStreamsRoute(&router, service: service)
+        addFleetEventsRoute(&router, service: service)
+        router.add("GET", "/api/audit") { request in
+            await audit(request, service: service)
+        }
         router.addPrefix("/api/devices/") { request in
             await deviceRoute(request, service: service)
         }
@@ -96,8 +101,33 @@ extension DevBackend {
         }
     }
 
+    /// `GET /api/audit?device=APP/INSTALL`: who watched the device and what they sent, as JSON
+    /// lines, for the people allowed to change the project's settings.
+    private static func audit(_ request: HTTPServerRequest, service: any HubService) async -> HTTPServerResponse {
+        guard let device = request.query("device"), let slash = device.firstIndex(of: "/"),
+            slash != device.startIndex, device.index(after: slash) != device.endIndex
+        else { return response(.error(400, "unreadable", "name the device: ?device=APP/INSTALL")) }
+        let key = DeviceKey(app: String(device[..<slash]), install: String(device[device.index(after: slash)...]))
+        var lines: [[UInt8]] = []
+        let refused = await asViewer(request, service: service) { viewer in
+            guard viewer.mayChangeSettings else {
+                return .error(403, "forbidden", "only people allowed to change the project's settings read the audit")
+            }
+            switch await service.audit(of: key) {
+            case .success(let entries):
+                lines = entries
+                return .empty
+            case .failure(let unavailable): return unavailable.reply
+            }
+        }
+        guard refused.status == 200 else { return refused }
+        var body: [UInt8] = []
+        for line in lines { body += line + [UInt8(ascii: "\n")] }
+        return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"], body: body)
+    }
+
     /// Runs `body` for a signed-in person; anyone else gets 401, a service credential 403.
-    private static func asViewer(
+    static func asViewer(
         _ request: HTTPServerRequest, service: any HubService,
         _ body: (HubViewerIdentity) async -> HubReply
     ) async -> HTTPServerResponse {
@@ -119,7 +149,7 @@ extension DevBackend {
 
     /// A project token, an upload token or a device's credential never opens a live view, and
     /// never sends a command: only a person signed in does (16.7).
-    private static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: any HubService) -> HTTPServerResponse? {
+    static func serviceCredentialRefusal(_ request: HTTPServerRequest, service: any HubService) -> HTTPServerResponse? {
         let offered = request.headers.contains("Apsio-App-Key") || request.headers.contains("Apsio-Live-Token")
             || bearer(request).map(service.isAppKey) == true
         guard offered else { return nil }
@@ -174,7 +204,7 @@ extension DevBackend {
     }
 
     /// The sign-in token of a bearer header or, failing that, of the session cookie.
-    private static func signInToken(_ request: HTTPServerRequest) -> String? {
+    static func signInToken(_ request: HTTPServerRequest) -> String? {
         if let bearer = bearer(request) { return bearer }
         for header in request.headers.values("Cookie") {
             for pair in header.split(separator: ";") {

@@ -32,6 +32,8 @@ package protocol HubService: Sendable {
     func leave(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply
     func command(_ viewer: HubViewerIdentity, app: String?, install: String, body: [UInt8]) async -> HubReply
     func stream(_ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?) async -> HubReply
+    /// The device's audit, oldest first (admins only: the route checks).
+    func audit(of device: DeviceKey) async -> Result<[[UInt8]], HubUnavailable>
     /// Requests held now in this instance (`next` long polls and stream polls).
     func heldRequestCount() async -> Int
     /// `GET /api/health`: whether the hub can reach its state; the viewer shows a degraded backend.

@@ -35,6 +35,8 @@ package struct LiveHub: Sendable {
     /// step produces are collected in `emitted` for the instances to hear through Redis.
     var keepsViewerQueues = true
     var emitted: [StreamEvent] = []
+    /// Who watched what, since the caller last took it (`takeAudit()`).
+    private(set) var audit: [AuditEntry] = []
 
     package init(
         configuration: HubConfiguration, hashing: some SHA256Hashing, random: some RandomBytesSource,
@@ -80,7 +82,7 @@ package struct LiveHub: Sendable {
     mutating func forget(_ key: DeviceKey, now: LiveNow) {
         endSession(key, reason: "app_removed", deviceStop: .tokenGone, now: now)
         dropPresence(key, now: now)
-        for viewer in devices[key].map({ Array($0.viewers.keys) }) ?? [] { removeViewer(key, viewer: viewer, now: now) }
+        for viewer in devices[key].map({ Array($0.viewers.keys) }) ?? [] { removeViewer(key, viewer: viewer, reason: "app_removed", now: now) }
         if let held = devices[key]?.heldNext { release(held, Self.unknownAppKey) }
         if let token = devices[key]?.presence?.token { tokens[token] = nil }
         devices[key] = nil
@@ -102,6 +104,19 @@ package struct LiveHub: Sendable {
     package func isInSession(_ key: DeviceKey) -> Bool { devices[key]?.session != nil }
     package func viewerCount(_ key: DeviceKey) -> Int { devices[key]?.viewers.count ?? 0 }
     package var heldRequestCount: Int { holds.count }
+
+    /// The audit entries the hub's steps wrote since the last call, for the caller to keep.
+    package mutating func takeAudit() -> [AuditEntry] {
+        defer { audit = [] }
+        return audit
+    }
+
+    mutating func record(_ entry: AuditEntry) { audit.append(entry) }
+
+    /// The users watching the device now, for the audit.
+    func watchers(_ key: DeviceKey) -> [String] {
+        (devices[key]?.viewers.values.map(\.identity.user) ?? []).sorted()
+    }
 
     /// The answers of held requests released since the last call, for the caller to deliver.
     package mutating func takeReleases() -> [HubRelease] {
@@ -176,7 +191,7 @@ package struct LiveHub: Sendable {
             device = devices[key] ?? device
         }
         for (id, viewer) in device.viewers where now.mono >= viewer.lastSeen + backendLimits.viewerTimeout {
-            removeViewer(key, viewer: id, now: now)
+            removeViewer(key, viewer: id, reason: "timeout", now: now)
         }
         guard var device = devices[key] else { return }
         device.commands.removeAll { now.mono > $0.forgetAt(limits: limits) }
@@ -266,6 +281,11 @@ package struct LiveHub: Sendable {
     /// `session_ended`, and every frame and result of the session is dropped from their queues.
     mutating func endSession(_ key: DeviceKey, reason: String, deviceStop: DeviceStop, now: LiveNow) {
         guard var device = devices[key], let session = device.session else { return }
+        var entry = AuditEntry(at: now, .sessionEnded, key)
+        entry.reason = reason
+        entry.durationMs = Self.milliseconds(now.mono - session.startedAt)
+        entry.viewers = watchers(key)
+        record(entry)
         device.session = nil
         if reason == SessionEndReason.until.rawValue || reason == SessionEndReason.sessionBytes.rawValue {
             device.capsReached = true

@@ -186,6 +186,11 @@ extension LiveHub {
             return .empty
         }
         device.commands[index].resolved = true
+        var entry = AuditEntry(at: now, .result, key, user: device.commands[index].by)
+        entry.commandID = id
+        entry.commandName = name
+        entry.outcome = outcome.rawValue
+        record(entry)
         device.session?.bytes += max(wireBytes, 0)
         devices[key] = device
         // A result slower than its session goes to nobody: a screenshot never outlives its session
@@ -215,6 +220,9 @@ extension LiveHub {
         device.session = HubSession(number: nextSessionNumber(), now: now.mono)
         device.lastStop = nil
         devices[key] = device
+        var entry = AuditEntry(at: now, .sessionStarted, key)
+        entry.viewers = watchers(key)
+        record(entry)
         broadcast(key, type: "session_started", now: now) { writer in
             writer.key("device")
             writer.beginObject()

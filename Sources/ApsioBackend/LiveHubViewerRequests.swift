@@ -59,6 +59,7 @@ extension LiveHub {
                 device.session = session
             }
             devices[key] = device
+            record(AuditEntry(at: now, .renewed, key, user: viewer.user))
             // The device keeps its end by `remaining_ms`: tell it now, not at the end of its hold.
             answerHeldNext(key, now: now)
             if let until = device.session?.untilUnixMs {
@@ -73,6 +74,7 @@ extension LiveHub {
             }
             device.viewers[viewer.signIn] = HubViewer(identity: viewer, now: now.mono)
             devices[key] = device
+            record(AuditEntry(at: now, .watch, key, user: viewer.user))
             broadcastViewers(key, now: now)
         }
         return watchReply(key, now: now)
@@ -100,14 +102,14 @@ extension LiveHub {
         case .failure(let failure): return failure.reply
         }
         guard devices[key]?.viewers[viewer.signIn] != nil else { return Self.notWatching }
-        removeViewer(key, viewer: viewer.signIn, now: now)
+        removeViewer(key, viewer: viewer.signIn, reason: "left", now: now)
         return .ok(Array(#"{"watching":false}"#.utf8))
     }
 
     /// A sign-in ended: its viewer leaves every device.
     package mutating func signedOut(_ signIn: String, now: LiveNow) {
         for key in Array(devices.keys) where devices[key]?.viewers[signIn] != nil {
-            removeViewer(key, viewer: signIn, now: now)
+            removeViewer(key, viewer: signIn, reason: "signed_out", now: now)
         }
     }
 
@@ -142,6 +144,10 @@ extension LiveHub {
         }
         let id = randomHex(bytes: 16)
         device.commands.append(PendingCommand(id: id, name: name, by: viewer.user, createdAt: now.mono))
+        var entry = AuditEntry(at: now, .command, key, user: viewer.user)
+        entry.commandID = id
+        entry.commandName = name.rawValue
+        record(entry)
         device.viewers[viewer.signIn]!.lastSeen = now.mono
         devices[key] = device
         broadcast(key, type: "command", now: now) { writer in
@@ -190,8 +196,11 @@ extension LiveHub {
 
     // MARK: - Steps
 
-    mutating func removeViewer(_ key: DeviceKey, viewer: String, now: LiveNow) {
+    mutating func removeViewer(_ key: DeviceKey, viewer: String, reason: String, now: LiveNow) {
         guard var device = devices[key], let removed = device.viewers.removeValue(forKey: viewer) else { return }
+        var entry = AuditEntry(at: now, .leave, key, user: removed.identity.user)
+        entry.reason = reason
+        record(entry)
         devices[key] = device
         if let held = removed.heldStream { release(held, .ok(Array(#"{"events":[],"watching":false}"#.utf8))) }
         if device.viewers.isEmpty, device.session != nil {

@@ -208,6 +208,42 @@ import Testing
         }
     }
 
+    /// The in-memory hub keeps its audit in memory: the session, the command and its outcome are
+    /// there, the line that was streamed is not.
+    @Test func theAuditInMemorySaysWhoWatchedAndNotWhatWasStreamed() async throws {
+        try await Self.withBackend { _, client async throws in
+            let first = try #require(try await client.hello().body["device_token"]?.stringValue)
+            let ann = try await client.signIn("ann", "ann-password")
+            #expect(try await client.api("POST", "/api/devices/\(Self.install)/watch", bearer: ann).status == 200)
+            let token = try #require(try await client.hello(token: first).body["device_token"]?.stringValue)
+            let marker = "streamed-\(UUID().uuidString)"
+            _ = try await client.device(
+                "/v1/live/frames",
+                .object(["install": .string(Self.install), "state": .string("live"), "lines": .array([.object(["body": .string(marker)])])]),
+                token: token)
+            _ = try await client.api("POST", "/api/devices/\(Self.install)/commands", bearer: ann, body: .object(["name": .string("diagnostics")]))
+            let next = try await client.send(.get(
+                "/v1/live/next?install=\(Self.install)", headers: ["Apsio-App-Key": Self.appKey, "Apsio-Live-Token": token]))
+            let sent = try #require(next.body["commands"]?.arrayValue?.first)
+            _ = try await client.device(
+                "/v1/live/results",
+                .object([
+                    "install": .string(Self.install), "id": sent["id"]!, "name": .string("diagnostics"), "outcome": .string("failed"),
+                    "at": .number(1_800_000_000_000), "result": .object([:]),
+                ]), token: token)
+
+            let answer = try await client.http.send(
+                HTTPRequest(method: "GET", path: "/api/audit?device=demo/\(Self.install)", headers: ["Authorization": "Bearer \(ann)"]),
+                to: client.endpoint)
+            let body = String(decoding: answer.body, as: UTF8.self)
+            let types = body.split(separator: "\n").compactMap { JSONBody.parse(Array($0.utf8))?["type"]?.stringValue }
+            #expect(types == ["watch", "session_started", "command", "result"], "\(body)")
+            #expect(body.contains(#""outcome":"failed""#))
+            #expect(!body.contains(marker))
+            #expect(try await client.api("GET", "/api/audit", bearer: ann).status == 400)
+        }
+    }
+
     @Test func aPersonWhoMayNotChangeSettingsCannotSendCommands() async throws {
         try await Self.withBackend { _, client async throws in
             let first = try #require(try await client.hello().body["device_token"]?.stringValue)

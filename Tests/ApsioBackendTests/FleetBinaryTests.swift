@@ -12,6 +12,9 @@ import Testing
     static let appKey = "apsio_app_fleet_test_key"
     static let install = "5a0e51c2-7d4b-4f64-a7a5-0c8f1e2d3b4a"
     static let proof = TesterProof(entryID: "qa-fleet-1", installationID: install, hashing: sha256)
+    /// A second tester's box, for what a person watches several of at once.
+    static let otherInstall = "9c1d7e3a-0b5f-4e2d-8a61-3f4e5d6c7b8a"
+    static let otherProof = TesterProof(entryID: "qa-fleet-2", installationID: otherInstall, hashing: sha256)
 
     /// One Redis and `count` instances on it; everything is stopped by pid when the value goes.
     final class Fleet: Sendable {
@@ -73,6 +76,7 @@ import Testing
                     "--accounts", accounts, "--redis", redis,
                 ] + (config.map { ["--config", $0] } ?? [
                     "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
+                    "--tester", "\(FleetBinaryTests.otherProof.entryID):\(FleetBinaryTests.otherInstall)",
                 ]), directory: own)
             try await poll("instance \(number) says where it listens", seconds: 120) {
                 child.stdout.contains("\n") || !child.process.isRunning
@@ -96,18 +100,20 @@ import Testing
         }
     }
 
-    static func helloBody() -> JSONValue {
+    static func helloBody(_ proof: TesterProof = proof) -> JSONValue {
         .object([
-            "install": .string(install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"), "release": .string("1.0"),
-            "tester": .string(proof.entryID), "proof": .string(proof.secretHex),
+            "install": .string(proof.entryID == otherProof.entryID ? otherInstall : install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
+            "release": .string("1.0"), "tester": .string(proof.entryID), "proof": .string(proof.secretHex),
         ])
     }
 
-    static func hello(_ client: DevBackendHTTPTests.Client, token: String? = nil) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-        try await client.device("/v1/live/hello", helloBody(), token: token, key: appKey)
+    static func hello(
+        _ client: DevBackendHTTPTests.Client, token: String? = nil, as proof: TesterProof = proof
+    ) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await client.device("/v1/live/hello", helloBody(proof), token: token, key: appKey)
     }
 
-    static func frames(_ client: DevBackendHTTPTests.Client, token: String, line: String) async throws -> Int {
+    static func frames(_ client: DevBackendHTTPTests.Client, token: String, line: String, install: String = install) async throws -> Int {
         try await client.device(
             "/v1/live/frames",
             .object(["install": .string(install), "state": .string("live"), "lines": .array([.object(["body": .string(line)])])]),
@@ -393,5 +399,123 @@ import Testing
         #expect(ended["reason"]?.stringValue == "tester_removed")
         let hello = try await Self.hello(b, token: token)
         #expect(hello.body["viewers"]?.numberValue == 0 && hello.body["device_token"] == nil, "a tester no longer listed counts nowhere")
+    }
+
+    /// Several boxes watched in one held request (`POST /api/streams`): it answers when any of
+    /// them has something to say, on any instance, and a box not watched is refused without
+    /// ending the wait.
+    @Test func oneRequestStreamsSeveralBoxes() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let first = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let second = try #require(try await Self.hello(b, as: Self.otherProof).body["device_token"]?.stringValue)
+        let ann = try await c.signIn("ann", "ann-password")
+        for install in [Self.install, Self.otherInstall] {
+            #expect(try await a.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: ann).status == 200)
+        }
+        #expect(try await Self.hello(c, token: first).body["viewers"]?.numberValue == 1)
+        #expect(try await Self.hello(c, token: second, as: Self.otherProof).body["viewers"]?.numberValue == 1)
+
+        func streams(_ afters: [String: Double], on client: DevBackendHTTPTests.Client) async throws -> [String: JSONValue] {
+            var devices: [JSONValue] = [.object(["app": .string("demo"), "install": .string("not-watched")])]
+            for (install, after) in afters {
+                devices.append(.object(["app": .string("demo"), "install": .string(install), "after": .number(after)]))
+            }
+            let answer = try await client.api("POST", "/api/streams", bearer: ann, body: .object(["devices": .array(devices)]))
+            try #require(answer.status == 200, "\(answer.body)")
+            var byInstall: [String: JSONValue] = [:]
+            for entry in answer.body["streams"]?.arrayValue ?? [] { byInstall[entry["install"]?.stringValue ?? ""] = entry }
+            return byInstall
+        }
+        // Each device's first answer says where its stream stands now.
+        var afters: [String: Double] = [:]
+        for install in [Self.install, Self.otherInstall] {
+            let state = try await a.api("GET", "/api/devices/\(install)/stream?app=demo", bearer: ann)
+            afters[install] = state.body["last_seq"]?.numberValue ?? 0
+        }
+        let held = Task { try await streams(afters, on: b) }
+        try await fleet.waitForHeld(1, count: 2)
+        #expect(try await Self.frames(a, token: second, line: "from the second box", install: Self.otherInstall) == 200)
+        let answer = try await held.value
+        #expect(answer["not-watched"]?["status"]?.numberValue == 404)
+        let lines = answer[Self.otherInstall]?["events"]?.arrayValue?.compactMap {
+            $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue
+        }
+        #expect(lines == ["from the second box"])
+        #expect(answer[Self.otherInstall]?["status"]?.numberValue == 200)
+        #expect(answer[Self.install]?["status"]?.numberValue == 204, "the quiet box was let go, not answered")
+    }
+
+    /// Who watched what, on any instance: the audit holds the watch, the session, the command
+    /// and its outcome, and the leave, and never a line that was streamed.
+    @Test func theAuditSaysWhoWatchedAndNeverWhatWasStreamed() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let marker = "marker-line-\(UUID().uuidString)"
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: marker)
+        let command = try await c.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        let sent = try #require(try await Self.next(a, token: token).body["commands"]?.arrayValue?.first)
+        #expect(sent["id"] == command.body["id"])
+        #expect(try await Self.result(b, token: token, id: sent["id"]!, name: "diagnostics") == 200)
+        _ = try await stream.until("result", on: [a])
+        #expect(try await a.api("DELETE", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+
+        let text = try await c.http.send(
+            HTTPRequest(method: "GET", path: "/api/audit?device=demo/\(Self.install)", headers: ["Authorization": "Bearer \(ann)"]),
+            to: c.endpoint)
+        let body = String(decoding: text.body, as: UTF8.self)
+        #expect(text.status == 200 && text.headers["Content-Type"] == "application/x-ndjson")
+        let entries = body.split(separator: "\n").compactMap { JSONBody.parse(Array($0.utf8)) }
+        let types = entries.compactMap { $0["type"]?.stringValue }
+        #expect(types == ["watch", "session_started", "command", "result", "leave", "session_ended"], "\(body)")
+        #expect(entries.first { $0["type"]?.stringValue == "result" }?["outcome"]?.stringValue == "done")
+        #expect(entries.first { $0["type"]?.stringValue == "command" }?["user"]?.stringValue == "ann")
+        #expect(entries.first { $0["type"]?.stringValue == "leave" }?["reason"]?.stringValue == "left")
+        #expect(entries.last?["reason"]?.stringValue == "viewers_left")
+        #expect(!body.contains(marker), "the audit never holds what was streamed")
+        #expect(!body.contains("\"ok\""), "nor a command's result")
+
+        let bob = try await a.signIn("bob", "bob-password")
+        #expect(try await b.api("GET", "/api/audit?device=demo/\(Self.install)", bearer: bob).status == 403)
+    }
+
+    /// The fleet page's server-sent events, from one instance, for hellos on another: a snapshot
+    /// first, then only what changed.
+    @Test func theFleetPageHearsChangesAsServerSentEvents() async throws {
+        let fleet = try await Fleet()
+        let (a, b) = (fleet[0], fleet[1])
+        let ann = try await a.signIn("ann", "ann-password")
+        _ = try await Self.hello(b, as: Self.otherProof)
+        // A reader of the stream as a browser's EventSource reads it: python3's own socket, the
+        // events it has seen written to a file.
+        let seen = fleet.directory.path + "/events"
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = ["-c", """
+            import socket, sys
+            s = socket.create_connection(("127.0.0.1", \(fleet.instances[0].port)))
+            s.sendall(b"GET /api/fleet/events HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer \(ann)\\r\\n\\r\\n")
+            with open(sys.argv[1], "wb") as out:
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk: break
+                    out.write(chunk); out.flush()
+            """, seen]
+        try reader.run()
+        defer { reader.terminate() }
+        @Sendable func text() -> String { (try? String(contentsOfFile: seen, encoding: .utf8)) ?? "" }
+        try await poll("the snapshot") { text().contains("event: snapshot") }
+        #expect(text().contains("text/event-stream"))
+        #expect(text().contains(Self.otherInstall), "the snapshot lists the box present")
+        #expect(!text().contains(Self.install))
+
+        _ = try await Self.hello(b)
+        try await poll("a change with the new box") { text().contains("event: change") && text().contains(Self.install) }
+        let change = try #require(text().components(separatedBy: "event: change\ndata: ").last?.components(separatedBy: "\n").first)
+        let body = try #require(JSONBody.parse(Array(change.utf8)))
+        let upserts = body["upsert"]?.arrayValue?.compactMap { $0["install"]?.stringValue } ?? []
+        #expect(upserts.contains(Self.install))
+        #expect(body["remove"]?.arrayValue?.isEmpty == true)
     }
 }

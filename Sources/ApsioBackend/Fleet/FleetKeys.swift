@@ -20,6 +20,9 @@ enum FleetKeys {
 
     static func document(_ key: DeviceKey) -> String { "apsio:device:" + member(key) }
 
+    /// The device's audit: a sorted set by time, kept for the retention (docs/audit.md).
+    static func audit(_ key: DeviceKey) -> String { "apsio:audit:" + member(key) }
+
     /// A sign-in by the SHA-256 of its secret token: Redis never holds a credential.
     static func signIn(tokenHash: String) -> String { "apsio:signin:" + tokenHash }
 }

@@ -159,6 +159,7 @@ package actor FleetService: HubService {
         let instance = instance
         let hashing = hashing
         let limits = limits
+        let backendLimits = backendLimits
         let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
         return try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
             let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
@@ -228,21 +229,30 @@ package actor FleetService: HubService {
                     ).encoded())
             }
             if wake { publish.append(.init(channel: FleetKeys.wake, message: FleetWake(device: key, answer: true).encoded())) }
+            let audit = hub.takeAudit()
+            // Scored in microseconds, the entry's place in its step added, so the entries of one
+            // step keep their order within their millisecond.
+            let log = audit.isEmpty ? nil : RedisIndexedDocuments.LogAppend(
+                key: FleetKeys.audit(key), oldestScore: (nowMs - FleetDeviceDocument.ms(backendLimits.auditRetention)) * 1000,
+                maxEntries: backendLimits.maxAuditEntriesPerDevice, lifetime: backendLimits.auditRetention,
+                entries: audit.enumerated().map { index, entry in
+                    (entry.atUnixMs * 1000 + Int64(min(index, 999)), entry.json(ref: Hex.lowercase(SecureRandom.bytes(6))))
+                })
             let step = Step(
                 result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, joinedAfter: next.joinedAfter,
                 existed: bytes != nil, now: now)
             guard let device, !device.isEmpty else {
-                return (.delete(publish: publish), step)
+                return (.delete(publish: publish, log: log), step)
             }
             let encoded = next.encoded()
-            if encoded == bytes, publish.isEmpty { return (.keep, step) }
+            if encoded == bytes, publish.isEmpty, log == nil { return (.keep, step) }
             hub.holds = [:]
             hub.devices[key]?.heldNext = nil
             let deadline = hub.nextDeadline ?? now.mono + .seconds(60)
             // Redis forgets the document by itself some minutes after it needs attention, in case
             // no instance is left to look at it.
             let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
-            return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish), step)
+            return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish, log: log), step)
         }
     }
 
@@ -606,6 +616,14 @@ package actor FleetService: HubService {
             hold.continuation.resume(returning: streamReply(key, viewer: viewer, after: hold.after))
         }
         if streamHolds[key]?.isEmpty == true { streamHolds[key] = nil }
+    }
+
+    package func audit(of device: DeviceKey) async -> Result<[[UInt8]], HubUnavailable> {
+        do {
+            return .success(try await documents.log(FleetKeys.audit(device), limit: backendLimits.maxAuditEntriesPerDevice))
+        } catch {
+            return .failure(unavailable(error))
+        }
     }
 
     package func heldRequestCount() -> Int { nextHolds.count + streamHolds.values.reduce(0) { $0 + $1.count } }

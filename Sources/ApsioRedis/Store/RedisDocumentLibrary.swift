@@ -22,8 +22,10 @@ enum RedisDocumentLibrary {
 /// index (a sorted set scored by when the document next needs attention) and publishes the
 /// messages the change produced: a change and what it tells the other instances happen together
 /// or not at all, so no instance hears of a change that lost its compare-and-set.
-/// keys: the document, the index. args: as above, then the member, its score, and pairs of
-/// channel and message.
+/// keys: the document, the index. args: as above, then the member, its score, the number of
+/// messages and their pairs of channel and message, and optionally a log to append to in the same
+/// step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
+/// lifetime in milliseconds, and pairs of score and entry.
     static let source = """
         #!lua name=apsio
         redis.register_function('apsio_cas', function(keys, args)
@@ -50,7 +52,22 @@ enum RedisDocumentLibrary {
             if ttl > 0 then redis.call('PEXPIRE', keys[1], ttl) else redis.call('PERSIST', keys[1]) end
             redis.call('ZADD', keys[2], args[6], args[5])
           end
-          for i = 7, #args, 2 do redis.call('PUBLISH', args[i], args[i + 1]) end
+          local i = 8
+          for n = 1, tonumber(args[7]) do
+            redis.call('PUBLISH', args[i], args[i + 1])
+            i = i + 2
+          end
+          if args[i] ~= nil then
+            local log, cutoff, cap, ttl = args[i], args[i + 1], tonumber(args[i + 2]), args[i + 3]
+            i = i + 4
+            while args[i] ~= nil do
+              redis.call('ZADD', log, args[i], args[i + 1])
+              i = i + 2
+            end
+            redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. cutoff)
+            redis.call('ZREMRANGEBYRANK', log, 0, -(cap + 1))
+            redis.call('PEXPIRE', log, ttl)
+          end
           return 1
         end)
         """

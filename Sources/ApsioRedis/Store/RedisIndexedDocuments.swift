@@ -14,11 +14,35 @@ package struct RedisIndexedDocuments: Sendable {
         }
     }
 
+    /// Entries appended to a log (a sorted set by time) in the same step as the change: what
+    /// must be kept exactly when the change happened, like an audit.
+    package struct LogAppend: Sendable, Equatable {
+        package var key: String
+        /// Entries scored below this go.
+        package var oldestScore: Int64
+        package var maxEntries: Int
+        package var lifetime: Duration
+        package var entries: [(score: Int64, entry: [UInt8])]
+
+        package init(key: String, oldestScore: Int64, maxEntries: Int, lifetime: Duration, entries: [(score: Int64, entry: [UInt8])]) {
+            self.key = key
+            self.oldestScore = oldestScore
+            self.maxEntries = maxEntries
+            self.lifetime = lifetime
+            self.entries = entries
+        }
+
+        package static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.key == rhs.key && lhs.oldestScore == rhs.oldestScore && lhs.maxEntries == rhs.maxEntries
+                && lhs.lifetime == rhs.lifetime && lhs.entries.elementsEqual(rhs.entries, by: { $0 == $1 })
+        }
+    }
+
     package enum Change: Sendable, Equatable {
         case keep
-        /// Writes the document, scores its member in the index, publishes.
-        case write([UInt8], lifetime: Duration, score: Int64, publish: [Publication])
-        case delete(publish: [Publication])
+        /// Writes the document, scores its member in the index, publishes, appends to the log.
+        case write([UInt8], lifetime: Duration, score: Int64, publish: [Publication], log: LogAppend? = nil)
+        case delete(publish: [Publication], log: LogAppend? = nil)
     }
 
     let client: RedisClient
@@ -51,22 +75,30 @@ package struct RedisIndexedDocuments: Sendable {
                 Array(index.utf8), Array(version.utf8),
             ]
             let publish: [Publication]
+            let log: LogAppend?
             switch change {
             case .keep:
                 return result
-            case .delete(let publications):
+            case .delete(let publications, let append):
                 guard bytes != nil else { return result }
                 arguments += [[], [], Array("0".utf8), Array(member.utf8), []]
-                publish = publications
-            case .write(let document, let lifetime, let score, let publications):
-                let milliseconds = max(1, lifetime.components.seconds * 1000 + lifetime.components.attoseconds / 1_000_000_000_000_000)
+                (publish, log) = (publications, append)
+            case .write(let document, let lifetime, let score, let publications, let append):
                 arguments += [
-                    Array(RedisDocuments.newVersion().utf8), document, Array(String(milliseconds).utf8), Array(member.utf8),
-                    Array(String(score).utf8),
+                    Array(RedisDocuments.newVersion().utf8), document, Array(String(Self.milliseconds(lifetime)).utf8),
+                    Array(member.utf8), Array(String(score).utf8),
                 ]
-                publish = publications
+                (publish, log) = (publications, append)
             }
+            arguments.append(Array(String(publish.count).utf8))
             for publication in publish { arguments += [Array(publication.channel.utf8), publication.message] }
+            if let log, !log.entries.isEmpty {
+                arguments += [
+                    Array(log.key.utf8), Array(String(log.oldestScore).utf8), Array(String(log.maxEntries).utf8),
+                    Array(String(Self.milliseconds(log.lifetime)).utf8),
+                ]
+                for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
+            }
             let reply = try await client.send(RESPCommand(arguments))
             switch reply {
             case .integer(1): return result
@@ -75,6 +107,16 @@ package struct RedisIndexedDocuments: Sendable {
             }
         }
         throw RedisDocuments.UpdateError.contended(key: key, tries: maxTries)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// A log's entries (as appended by a change), oldest first, at most `limit` of the newest.
+    package func log(_ key: String, limit: Int) async throws -> [[UInt8]] {
+        let reply = try await client.send(RESPCommand("ZRANGE", key, "0", String(limit - 1), "REV"))
+        return (reply.elements ?? []).compactMap(\.bytes).reversed()
     }
 
     /// The index's members whose score is at most `score`, at most `limit` of them.

@@ -29,6 +29,11 @@ struct HTTPServerConnection: Sendable {
                 let (request, keepAlive, rest) = try await readRequest(leftover: pending)
                 guard let (response, watched) = await respond(to: request) else { return }
                 pending = rest + watched
+                if let stream = response.stream, request.method != "HEAD" {
+                    try await write(response, headOnly: true, close: true, gzip: false, length: false)
+                    await serve(stream)
+                    return
+                }
                 let wantsGzip = request.headers.hasToken("gzip", in: "Accept-Encoding")
                 try await write(response, headOnly: request.method == "HEAD", close: !keepAlive, gzip: wantsGzip)
                 if !keepAlive { return }
@@ -163,7 +168,23 @@ struct HTTPServerConnection: Sendable {
 
     // MARK: Writing
 
-    private func write(_ response: HTTPServerResponse, headOnly: Bool, close: Bool, gzip: Bool) async throws {
+    /// Writes what the stream produces until it ends, or until the client goes or stops reading
+    /// for longer than the write timeout.
+    private func serve(_ stream: HTTPResponseStream) async {
+        let transport = transport
+        let writeTimeout = limits.writeTimeout
+        let watchLimit = limits.http.maxHeaderBytes
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await stream.produce { bytes in try await transport.write(bytes, until: .now + writeTimeout) }
+            }
+            group.addTask { _ = await Self.watch(transport, limit: watchLimit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func write(_ response: HTTPServerResponse, headOnly: Bool, close: Bool, gzip: Bool, length: Bool = true) async throws {
         var body = response.body
         var headers = response.headers
         for name in ["Content-Length", "Transfer-Encoding", "Connection"] { headers.remove(name) }
@@ -174,7 +195,7 @@ struct HTTPServerConnection: Sendable {
             headers.add("Vary", "Accept-Encoding")
         }
         var head = "HTTP/1.1 \(response.status) \(HTTPServerResponse.reason(response.status))\r\n"
-        if response.status != 204 && response.status != 304 { head += "Content-Length: \(body.count)\r\n" }
+        if length, response.status != 204 && response.status != 304 { head += "Content-Length: \(body.count)\r\n" }
         head += close ? "Connection: close\r\n" : "Connection: keep-alive\r\n"
         for (name, value) in headers
         where HTTPSyntax.isToken(name) && HTTPSyntax.isFieldValue(value) {

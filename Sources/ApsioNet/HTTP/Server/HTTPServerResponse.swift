@@ -4,11 +4,25 @@ package struct HTTPServerResponse: Sendable, Equatable {
     package var status: Int
     package var headers: HTTPHeaders
     package var body: [UInt8]
+    /// A body written while it is produced (`HTTPResponseStream`), in place of `body`.
+    package var stream: HTTPResponseStream?
 
     package init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// Server-sent events (`text/event-stream`), written as `stream` produces them.
+    package static func eventStream(_ stream: HTTPResponseStream) -> HTTPServerResponse {
+        var response = HTTPServerResponse(
+            status: 200, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"])
+        response.stream = stream
+        return response
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body && (lhs.stream == nil) == (rhs.stream == nil)
     }
 
     package static func json(_ body: [UInt8], status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPServerResponse {
