@@ -306,6 +306,23 @@ def stop_pid(process):
         process.wait(timeout=30)
 
 
+def call(base, method, path, token=None, body=None):
+    """One request to the viewers' API as a script does it, with the sign-in as a bearer token."""
+    import urllib.request
+    import urllib.error
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
 def fleet_main(args):
     here = os.path.dirname(os.path.abspath(__file__))
     workdir = tempfile.mkdtemp(prefix="apsio-fleet-")
@@ -359,6 +376,25 @@ def fleet_main(args):
                 assert name == f"{device['tester']} · {device['model']}", f"named by tester id and model: {name!r}"
             assert "unknown" not in name, name
 
+        # The page updates itself: another person watching a device shows in its row, without a
+        # reload. With the backend's fleet events it says so.
+        updated = driver.find_element(By.ID, "devices-updated").text
+        assert "as the backend sends changes" in updated, f"the fleet page does not use the fleet events: {updated!r}"
+        other = next(d for d in plan if expected_state(d) == "active" and d["app"] == FLEET_APPS[1])
+        status, answer = call(base, "POST", "/api/login", body={"user": user, "password": password})
+        assert status == 200, f"a script's sign-in: {status}"
+        token = answer["token"]
+        route = f"/api/devices/{other['install']}/watch?app={other['app']}"
+        status, _ = call(base, "POST", route, token)
+        assert status == 200, f"a script watching {other['tester']}: {status}"
+        row = f'#devices-body tr[data-install="{other["install"]}"]'
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "live")
+        viewers = driver.find_element(By.CSS_SELECTOR, row + " td.num").text
+        assert viewers == "1", f"{other['tester']}'s viewers: {viewers}"
+        call(base, "DELETE", route, token)
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "active")
+        step(f"the fleet page showed {other['tester']}'s session start and end without a reload ({updated})")
+
         # Filter by app: the fragment holds the filter, and the counts follow it.
         worker = FLEET_APPS[1]
         Select(driver.find_element(By.ID, "f-app")).select_by_value(worker)
@@ -399,6 +435,8 @@ def fleet_main(args):
         wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
         panels = {d["install"]: f'.watch-panel[data-install="{d["install"]}"]' for d in chosen}
         assert len(driver.find_elements(By.CSS_SELECTOR, ".watch-panel")) == 3
+        # This backend serves every device's stream in one held request.
+        wait.until(lambda d: "POST /api/streams" in d.find_element(By.ID, "watch-note").text)
         step("opened three devices together: " + ", ".join(names[d["install"]] for d in chosen))
 
         # The merged tail: lines of all three, each marked with its device.

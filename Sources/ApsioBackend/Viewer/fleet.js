@@ -67,11 +67,12 @@ class FleetFeed {
     let heard = false;
     const source = new EventSource('/api/fleet/events', { withCredentials: true });
     this.source = source;
+    this.mode = 'events';
     source.addEventListener('snapshot', (event) => {
       const data = parse(event.data);
       if (!data || !Array.isArray(data.devices)) return;
       heard = true;
-      this.mode = 'events';
+      this.eventsWorked = true;
       this.onSnapshot(data.devices);
       this.onStatus({ mode: 'events' });
     });
@@ -81,19 +82,27 @@ class FleetFeed {
       this.onChange(Array.isArray(data.upsert) ? data.upsert : [], Array.isArray(data.remove) ? data.remove : []);
       this.onStatus({ mode: 'events' });
     });
+    source.addEventListener('degraded', () => {
+      this.onStatus({ mode: 'events', error: 'the backend cannot read the fleet’s state now; the list shows what it last knew' });
+    });
+    source.addEventListener('recovered', () => this.onStatus({ mode: 'events' }));
+    source.addEventListener('signed_out', () => {
+      this.close();
+      this.onSignedOut();
+    });
     source.addEventListener('error', () => {
       if (this.closed || this.source !== source) return;
-      if (!heard) {
-        // No stream here (a backend without fleet events answers 404), or no sign-in: the device
-        // list says which, and carries the page from now on.
+      if (!heard || source.readyState === EventSource.CLOSED) {
+        // No stream here (a backend without fleet events answers 404), no sign-in, or the
+        // browser gave up reconnecting: the device list says which, and carries the page; a
+        // backend whose events worked is asked for them again after a while.
         source.close();
         this.source = null;
+        this.known = new Map();
+        this.listed = false;
         this.poll();
-      } else if (source.readyState === EventSource.CLOSED) {
-        // The browser gave up reconnecting; start over, and the new snapshot replaces the rows.
-        this.onStatus({ mode: 'events', error: 'the fleet stream was interrupted; reconnecting' });
-        this.timer = setTimeout(() => { if (!this.closed) this.openEvents(); }, pollEvery);
       } else {
+        // The browser reconnects by itself; the new snapshot replaces the rows.
         this.onStatus({ mode: 'events', error: 'the fleet stream was interrupted; reconnecting' });
       }
     });
@@ -107,6 +116,11 @@ class FleetFeed {
       if (this.closed) return;
       this.diff(Array.isArray(data?.devices) ? data.devices : []);
       this.onStatus({ mode: 'polling' });
+      this.polls = (this.polls ?? 0) + 1;
+      if (this.eventsWorked && this.polls % 20 === 0 && typeof EventSource === 'function') {
+        this.openEvents();
+        return;
+      }
     } catch (error) {
       if (this.closed) return;
       if (error.status === 401) { this.onSignedOut(); return; }
