@@ -265,23 +265,77 @@ FLEET_OS = ["Debian GNU/Linux 12", "Ubuntu 24.04.1 LTS"]
 FLEET_RELEASES = ["1.4.2", "1.5.0"]
 
 
+def fleet_apps(count):
+    """Two apps, and more past 200 devices: an app lists at most 100 testers."""
+    return FLEET_APPS + [f"com.example.app{k}" for k in range(1, max(0, -(-count // 100) - 2) + 1)]
+
+
 def fleet_plan(count):
-    """The scripted devices: 60 % of the first app, the rest of the second; every 7th interrupted
-    (its hello says `inactive`), every 11th in low-power mode, every 13th capped."""
-    keys = {app: "apsio_app_" + os.urandom(8).hex() for app in FLEET_APPS}
+    """The scripted devices: up to 100, 60 % of the first app and the rest of the second; past
+    that, spread evenly over the apps. Every 7th is interrupted (its hello says `inactive`),
+    every 11th in low-power mode, every 13th capped."""
+    apps = fleet_apps(count)
+    keys = {app: "apsio_app_" + os.urandom(8).hex() for app in apps}
+    numbers = {app: 0 for app in apps}
     devices = []
     first = max(1, count * 3 // 5)
     for i in range(count):
-        app = FLEET_APPS[0] if i < first else FLEET_APPS[1]
-        number = i + 1 if i < first else i - first + 1
+        if count <= 100:
+            app = apps[0] if i < first else apps[1]
+        else:
+            app = apps[i % len(apps)]
+        numbers[app] += 1
         reason = "inactive" if i % 7 == 6 else "low_power" if i % 11 == 10 else "capped" if i % 13 == 12 else None
         device = {"app": app, "app_key": keys[app], "install": str(uuid.uuid4()),
-                  "tester": f"{app.rsplit('.', 1)[1]}-box-{number:02d}", "model": FLEET_MODELS[i % len(FLEET_MODELS)],
+                  "tester": f"{app.rsplit('.', 1)[1]}-box-{numbers[app]:02d}", "model": FLEET_MODELS[i % len(FLEET_MODELS)],
                   "os": FLEET_OS[i % len(FLEET_OS)], "release": FLEET_RELEASES[(i // 2) % len(FLEET_RELEASES)]}
         if reason:
             device["reason"] = reason
         devices.append(device)
     return keys, devices
+
+
+def measure_fleet_events(base, token, seconds):
+    """Reads GET /api/fleet/events as the page would for `seconds`: the snapshot's bytes, then the
+    changes' count, bytes and devices. Reported, not asserted."""
+    import http.client
+    import urllib.parse
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.request("GET", "/api/fleet/events", headers={"Authorization": "Bearer " + token,
+                                                                "Accept": "text/event-stream"})
+        response = connection.getresponse()
+        if response.status != 200:
+            return None
+        result = {"snapshot_bytes": 0, "snapshot_devices": 0, "changes": 0, "change_bytes": 0, "upserts": 0}
+        name, data, started = None, [], None
+        while True:
+            if started is not None and time.monotonic() - started > seconds:
+                break
+            line = response.readline()
+            if not line:
+                break
+            text = line.decode("utf-8").rstrip("\n")
+            if text.startswith("event:"):
+                name = text[6:].strip()
+            elif text.startswith("data:"):
+                data.append(text[5:].strip())
+            elif text == "" and name:
+                body = "\n".join(data)
+                if name == "snapshot":
+                    result["snapshot_bytes"] = len(body.encode())
+                    result["snapshot_devices"] = len(json.loads(body).get("devices", []))
+                    started = time.monotonic()
+                elif name == "change":
+                    result["changes"] += 1
+                    result["change_bytes"] += len(body.encode())
+                    result["upserts"] += len(json.loads(body).get("upsert", []))
+                name, data = None, []
+        result["seconds"] = seconds
+        return result
+    finally:
+        connection.close()
 
 
 def expected_state(device):
@@ -323,6 +377,32 @@ def call(base, method, path, token=None, body=None):
         return error.code, None
 
 
+def measure(driver, base, token, count, loaded):
+    """How the fleet page does with this many devices: its first load, the bytes of the fleet
+    events, the page's long tasks while changes come in, and a text filter's turnaround. Printed
+    for the record; a loaded machine makes any of them slower, so none is asserted."""
+    driver.execute_script(
+        "window.apsioLongTasks = [];"
+        "new PerformanceObserver((list) => { for (const e of list.getEntries()) window.apsioLongTasks.push(e.duration); })"
+        ".observe({type: 'longtask'});")
+    events = measure_fleet_events(base, token, 10)
+    tasks = driver.execute_script("return window.apsioLongTasks")
+    began = time.monotonic()
+    driver.find_element(By.ID, "f-text").send_keys("box-01")
+    WebDriverWait(driver, PATIENCE, poll_frequency=0.05).until(
+        lambda d: all("box-01" in r["name"] for r in visible_rows(d)))
+    filtered = time.monotonic() - began
+    driver.find_element(By.ID, "f-clear").click()
+    WebDriverWait(driver, PATIENCE, poll_frequency=0.2).until(lambda d: len(visible_rows(d)) == count)
+    step(f"measured with {count} devices: first load (sign-in to every row) {loaded:.2f} s; a text filter {filtered:.2f} s "
+         f"(through WebDriver); long tasks over 10 s of changes: {len(tasks)}"
+         + (f", longest {max(tasks):.0f} ms" if tasks else ""))
+    if events:
+        step(f"measured GET /api/fleet/events: snapshot {events['snapshot_bytes']} bytes for {events['snapshot_devices']} "
+             f"devices; then {events['changes']} changes in {events['seconds']} s, {events['change_bytes']} bytes, "
+             f"{events['upserts']} device updates")
+
+
 def fleet_main(args):
     here = os.path.dirname(os.path.abspath(__file__))
     workdir = tempfile.mkdtemp(prefix="apsio-fleet-")
@@ -339,7 +419,7 @@ def fleet_main(args):
         keys, plan = fleet_plan(args.fleet)
         command = [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen", f"127.0.0.1:{port}",
                    "--live-origin", base, "--interval", "15", "--accounts", accounts]
-        for app in FLEET_APPS:
+        for app in fleet_apps(args.fleet):
             command += ["--app", f"{app}:{keys[app]}"]
             for device in plan:
                 if device["app"] == app:
@@ -357,16 +437,33 @@ def fleet_main(args):
         with open(devices_log, "w", encoding="utf-8") as log:
             devices_process = subprocess.Popen(
                 [sys.executable, os.path.join(here, "scripted_device.py"), "--backend", base, "--fleet", fleet_file,
-                 "--hello-every", "3"], stdout=log, stderr=subprocess.STDOUT)
-        step(f"the backend runs at {base} with {len(plan)} scripted devices in {len(FLEET_APPS)} apps")
+                 # A large fleet says hello less often, as a real one does (15 to 120 s).
+                 "--hello-every", str(max(3, len(plan) // 50))], stdout=log, stderr=subprocess.STDOUT)
+        step(f"the backend runs at {base} with {len(plan)} scripted devices in {len(keys)} apps")
+
+        # Every device has said hello before the page opens, so its first load is the whole fleet.
+        status, answer = call(base, "POST", "/api/login", body={"user": user, "password": password})
+        assert status == 200, f"a script's sign-in: {status}"
+        token = answer["token"]
+        deadline = time.monotonic() + PATIENCE
+        while len(call(base, "GET", "/api/devices", token)[1]["devices"]) < len(plan):
+            if time.monotonic() > deadline:
+                raise RuntimeError("not every scripted device said hello")
+            time.sleep(0.5)
 
         driver = start_browser(args)
         wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
-        sign_in(driver, wait, base, user, password)
+        driver.get(base + "/")
+        wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(user)
+        driver.find_element(By.ID, "password").send_keys(password)
+        began = time.monotonic()
+        driver.find_element(By.ID, "sign-in-button").click()
         wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
         wait.until(lambda d: len(visible_rows(d)) == len(plan))
+        loaded = time.monotonic() - began
         rows = visible_rows(driver)
         step(f"the fleet page lists all {len(rows)} devices ({driver.find_element(By.ID, 'devices-updated').text})")
+        measure(driver, base, token, len(plan), loaded)
         names = {row["install"]: row["name"] for row in rows}
         for device in plan:
             name = names[device["install"]]
@@ -381,9 +478,6 @@ def fleet_main(args):
         updated = driver.find_element(By.ID, "devices-updated").text
         assert "as the backend sends changes" in updated, f"the fleet page does not use the fleet events: {updated!r}"
         other = next(d for d in plan if expected_state(d) == "active" and d["app"] == FLEET_APPS[1])
-        status, answer = call(base, "POST", "/api/login", body={"user": user, "password": password})
-        assert status == 200, f"a script's sign-in: {status}"
-        token = answer["token"]
         route = f"/api/devices/{other['install']}/watch?app={other['app']}"
         status, _ = call(base, "POST", route, token)
         assert status == 200, f"a script watching {other['tester']}: {status}"
@@ -504,6 +598,8 @@ def fleet_main(args):
             assert driver.find_elements(By.CSS_SELECTOR, '#audit-body tr[data-type="command"][data-name="screenshot"]')
             title = driver.find_element(By.ID, "device-title").text
             assert title == names[first["install"]], f"the device page's title: {title!r}"
+            driver.execute_script("document.getElementById('audit').scrollIntoView()")
+            driver.save_screenshot(os.path.join(args.artifacts, "device-audit.png"))
             step("the device page shows the audit of the session and the screenshot command")
 
         problems = page_problems(driver)

@@ -269,7 +269,7 @@ export class FleetPage {
     const nameCell = element('td');
     nameCell.append(link);
     const cells = {};
-    for (const name of ['app', 'model', 'os', 'release', 'foreground', 'session', 'viewers', 'hello']) {
+    for (const name of ['app', 'os', 'release', 'foreground', 'session', 'viewers', 'hello']) {
       cells[name] = element('td', name === 'viewers' ? 'num' : null);
     }
     cells.foregroundBadge = element('span', 'badge');
@@ -277,7 +277,8 @@ export class FleetPage {
     cells.foreground.append(cells.foregroundBadge, ' ', cells.reason);
     cells.sessionBadge = element('span', 'badge');
     cells.session.append(cells.sessionBadge);
-    row.append(pickCell, nameCell, cells.app, cells.model, cells.os, cells.release, cells.foreground,
+    // The model is in the device's name (the model filter offers it too).
+    row.append(pickCell, nameCell, cells.app, cells.os, cells.release, cells.foreground,
       cells.session, cells.viewers, cells.hello);
     return { key, row, pick, link, cells, device, index: -1 };
   }
@@ -289,8 +290,6 @@ export class FleetPage {
     set(entry.link, 'textContent', entry.name);
     set(entry.link, 'title', `${device.app}, installation ${device.install}`);
     set(cells.app, 'textContent', device.app);
-    set(cells.model, 'textContent', knownModel(device) ?? 'not reported');
-    set(cells.model, 'className', knownModel(device) ? '' : 'muted');
     set(cells.os, 'textContent', device.os || '—');
     set(cells.release, 'textContent', device.release || '—');
     const foreground = device.foreground || 'active';
