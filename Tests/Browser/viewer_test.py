@@ -287,8 +287,11 @@ def fleet_plan(count):
         numbers[app] += 1
         reason = "inactive" if i % 7 == 6 else "low_power" if i % 11 == 10 else "capped" if i % 13 == 12 else None
         device = {"app": app, "app_key": keys[app], "install": str(uuid.uuid4()),
-                  "tester": f"{app.rsplit('.', 1)[1]}-box-{numbers[app]:02d}", "model": FLEET_MODELS[i % len(FLEET_MODELS)],
-                  "os": FLEET_OS[i % len(FLEET_OS)], "release": FLEET_RELEASES[(i // 2) % len(FLEET_RELEASES)]}
+                  "tester": f"{app.rsplit('.', 1)[1]}-box-{numbers[app]:02d}"}
+        # Counted within the app, so that every app has every model, OS and release.
+        n = numbers[app] - 1
+        device.update(model=FLEET_MODELS[n % len(FLEET_MODELS)], os=FLEET_OS[n % len(FLEET_OS)],
+                      release=FLEET_RELEASES[(n // 2) % len(FLEET_RELEASES)])
         if reason:
             device["reason"] = reason
         devices.append(device)
