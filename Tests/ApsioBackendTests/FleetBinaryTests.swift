@@ -518,4 +518,29 @@ import Testing
         #expect(upserts.contains(Self.install))
         #expect(body["remove"]?.arrayValue?.isEmpty == true)
     }
+
+    /// What Redis holds after a whole session names no secret: not the device token, not the
+    /// tester's proof, not the sign-in token, not the app key; and the instances' logs name none.
+    @Test func redisAndTheLogsHoldNoSecret() async throws {
+        let fleet = try await Fleet()
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "x")
+        _ = try await fleet[1].api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        _ = try await stream.until("command", on: [fleet[0]])
+        var everything = ""
+        for key in try fleet.redis.cli("--scan").split(separator: "\n").map(String.init) {
+            everything += key + "\n"
+            switch try fleet.redis.cli("TYPE", key) {
+            case "hash": everything += try fleet.redis.cli("HGETALL", key)
+            case "zset": everything += try fleet.redis.cli("ZRANGE", key, "0", "-1", "WITHSCORES")
+            case "string": everything += try fleet.redis.cli("GET", key)
+            default: everything += try fleet.redis.cli("DUMP", key)
+            }
+        }
+        #expect(everything.contains("apsio:device:demo:\(Self.install)"), "the scan found the device's document")
+        for secret in [token, Self.proof.secretHex, ann, Self.appKey] {
+            #expect(!everything.contains(secret))
+            for instance in fleet.instances { #expect(!instance.child.stderr.contains(secret) && !instance.child.stdout.contains(secret)) }
+        }
+    }
 }

@@ -305,10 +305,13 @@ package actor FleetService: HubService {
         } catch {
             return unavailable(error).reply
         }
-        guard case .held(let id) = outcome.result else {
+        guard case .held = outcome.result else {
             if case .reply(let reply) = outcome.result { return reply }
             return .noContent
         }
+        // The step's hub numbered its hold afresh; this instance's holds need numbers of their own.
+        lastHoldNumber += 1
+        let id = HoldID(value: lastHoldNumber)
         // One `next` per device at a time here: an earlier one still held is over.
         nextHolds.removeValue(forKey: key)?.continuation.resume(returning: .noContent)
         let now = clock.now().mono
