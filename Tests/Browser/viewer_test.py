@@ -17,7 +17,11 @@ one and sees it in that device's panel only, stops one and sees the other two go
 audit of the session and the command on the device's page (when the backend serves the audit).
 
 Usage: viewer_test.py --demo scripts/demo.sh --bin BUILD_BIN_DIR --artifacts DIR [--front nginx [--instances N]]
-       viewer_test.py --fleet N --bin BUILD_BIN_DIR --artifacts DIR [--docs DIR]
+       viewer_test.py --fleet N --bin BUILD_BIN_DIR --artifacts DIR [--docs DIR] [--front nginx [--instances N]]
+
+With --fleet and --front nginx, the fleet test's page goes through nginx over TLS (HTTP/2) to
+--instances apsio-backend instances on one redis-server; the scripted devices, which speak plain
+HTTP to loopback only, reach the first instance directly.
 """
 import argparse
 import json
@@ -406,55 +410,137 @@ def measure(driver, base, token, count, loaded):
              f"{events['upserts']} device updates")
 
 
+def start_logged(processes, command, log_path):
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    processes.append((process, log_path))
+    return process
+
+
+def listening_port(process, log_path, what):
+    """The port a backend said it listens on (it was given port 0)."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        with open(log_path, encoding="utf-8") as log:
+            found = re.search(r"listening on https?://127\.0\.0\.1:(\d+)", log.read())
+        if found:
+            return int(found.group(1))
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} did not listen (its log: {log_path})")
+
+
+def start_fleet_backends(args, workdir, processes, accounts, keys, plan):
+    """The backend the fleet test runs against: one apsio-devbackend, or with --front nginx the
+    production path of docs/nginx.md, nginx over TLS in front of --instances apsio-backend
+    instances on one redis-server. Answers (the page's address, the devices' and scripts' address,
+    the certificate's key for the browser). The scripted devices speak plain HTTP to loopback, so
+    they reach the first instance directly; the page goes through nginx to every instance."""
+    testers = []
+    for app in keys:
+        testers += ["--app", f"{app}:{keys[app]}"]
+        testers += [arg for d in plan if d["app"] == app for arg in ("--tester", f"{d['tester']}:{d['install']}")]
+    if not args.front:
+        base = f"http://127.0.0.1:{free_port()}"
+        log = os.path.join(workdir, "backend.log")
+        backend = start_logged(processes, [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen",
+                                           base.removeprefix("http://"), "--live-origin", base, "--interval", "15",
+                                           "--accounts", accounts] + testers, log)
+        listening_port(backend, log, "the backend")
+        return base, base, None
+
+    port = free_port()
+    base = f"https://127.0.0.1:{port}"
+    redis_args = []
+    if args.instances > 1:
+        socket_path = os.path.join(workdir, "redis.sock")
+        start_logged(processes, ["redis-server", "--port", "0", "--unixsocket", socket_path, "--unixsocketperm", "700",
+                                 "--save", "", "--appendonly", "no", "--dir", workdir, "--daemonize", "no"],
+                     os.path.join(workdir, "redis.log"))
+        deadline = time.monotonic() + PATIENCE
+        while not os.path.exists(socket_path):
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.1)
+        redis_args = ["--redis", socket_path]
+    tls = os.path.join(workdir, "tls")
+    os.makedirs(tls)
+    cert, key = os.path.join(tls, "live.pem"), os.path.join(tls, "live.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=PATIENCE)
+    spki = subprocess.run(
+        ["bash", "-c", 'openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der '
+                       '| openssl dgst -sha256 -binary | base64', "spki", cert],
+        check=True, capture_output=True, text=True, timeout=PATIENCE).stdout.strip()
+    config = os.path.join(workdir, "backend")
+    os.makedirs(os.path.join(config, "apps.d"))
+    instances = []
+    for i in range(1, args.instances + 1):
+        log = os.path.join(workdir, f"instance-{i}.log")
+        instance = start_logged(processes, [os.path.join(args.bin, "apsio-backend"), "--config", config, "--listen",
+                                            "127.0.0.1:0", "--live-origin", base, "--interval", "15",
+                                            "--accounts", accounts] + testers + redis_args, log)
+        instances.append(f"127.0.0.1:{listening_port(instance, log, f'apsio-backend instance {i}')}")
+    # nginx's configuration needs a collector for /v1/logs; nothing here sends logs.
+    log = os.path.join(workdir, "collector.log")
+    collector = start_logged(processes, [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen", "127.0.0.1:0",
+                                         "--live-origin", "http://127.0.0.1", "--app", testers[1],
+                                         "--accounts", accounts], log)
+    collector_address = f"127.0.0.1:{listening_port(collector, log, 'the collector stand-in')}"
+    prefix = os.path.join(workdir, "nginx")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([os.path.join(root, "scripts", "nginx-front-conf.sh"), "--prefix", prefix, "--port", str(port),
+                    "--cert", cert, "--key", key, "--collector", collector_address]
+                   + [arg for address in instances for arg in ("--instance", address)],
+                   check=True, capture_output=True, timeout=PATIENCE)
+    error_log = os.path.join(prefix, "error.log")
+    nginx = start_logged(processes, ["/usr/sbin/nginx", "-p", prefix, "-c", os.path.join(prefix, "nginx.conf"),
+                                     "-e", error_log, "-g", "daemon off;"], os.path.join(workdir, "nginx.log"))
+    deadline = time.monotonic() + PATIENCE
+    while not (os.path.exists(error_log) and "start worker process" in open(error_log, encoding="utf-8").read()):
+        if nginx.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"nginx did not start (its log: {error_log})")
+        time.sleep(0.1)
+    return base, "http://" + instances[0], spki
+
+
 def fleet_main(args):
     here = os.path.dirname(os.path.abspath(__file__))
     workdir = tempfile.mkdtemp(prefix="apsio-fleet-")
-    backend = devices_process = driver = None
-    backend_log = os.path.join(workdir, "backend.log")
+    processes = []
+    devices_process = driver = None
     devices_log = os.path.join(workdir, "devices.log")
     try:
-        port = free_port()
-        base = f"http://127.0.0.1:{port}"
         user, password = "fleet", os.urandom(9).hex()
         accounts = os.path.join(workdir, "accounts.txt")
         subprocess.run([os.path.join(args.bin, "apsio-devbackend"), "--accounts", accounts, "--add-user", f"{user}:admin"],
                        input=password + "\n", text=True, check=True, capture_output=True, timeout=PATIENCE)
         keys, plan = fleet_plan(args.fleet)
-        command = [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen", f"127.0.0.1:{port}",
-                   "--live-origin", base, "--interval", "15", "--accounts", accounts]
-        for app in fleet_apps(args.fleet):
-            command += ["--app", f"{app}:{keys[app]}"]
-            for device in plan:
-                if device["app"] == app:
-                    command += ["--tester", f"{device['tester']}:{device['install']}"]
-        with open(backend_log, "w", encoding="utf-8") as log:
-            backend = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + PATIENCE
-        while "listening on" not in open(backend_log, encoding="utf-8").read():
-            if backend.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the backend did not listen")
-            time.sleep(0.1)
+        base, device_base, spki = start_fleet_backends(args, workdir, processes, accounts, keys, plan)
         fleet_file = os.path.join(workdir, "fleet.json")
         with open(fleet_file, "w", encoding="utf-8") as file:
             json.dump(plan, file)
         with open(devices_log, "w", encoding="utf-8") as log:
             devices_process = subprocess.Popen(
-                [sys.executable, os.path.join(here, "scripted_device.py"), "--backend", base, "--fleet", fleet_file,
+                [sys.executable, os.path.join(here, "scripted_device.py"), "--backend", device_base, "--fleet", fleet_file,
                  # A large fleet says hello less often, as a real one does (15 to 120 s).
                  "--hello-every", str(max(3, len(plan) // 50))], stdout=log, stderr=subprocess.STDOUT)
-        step(f"the backend runs at {base} with {len(plan)} scripted devices in {len(keys)} apps")
+        step(f"the backend runs at {base}" + (f" (nginx in front of {args.instances} apsio-backend instances)" if args.front else "")
+             + f" with {len(plan)} scripted devices in {len(keys)} apps")
 
         # Every device has said hello before the page opens, so its first load is the whole fleet.
-        status, answer = call(base, "POST", "/api/login", body={"user": user, "password": password})
+        status, answer = call(device_base, "POST", "/api/login", body={"user": user, "password": password})
         assert status == 200, f"a script's sign-in: {status}"
         token = answer["token"]
         deadline = time.monotonic() + PATIENCE
-        while len(call(base, "GET", "/api/devices", token)[1]["devices"]) < len(plan):
+        while len(call(device_base, "GET", "/api/devices", token)[1]["devices"]) < len(plan):
             if time.monotonic() > deadline:
                 raise RuntimeError("not every scripted device said hello")
             time.sleep(0.5)
 
-        driver = start_browser(args)
+        driver = start_browser(args, spki)
         wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
         driver.get(base + "/")
         wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(user)
@@ -464,9 +550,12 @@ def fleet_main(args):
         wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
         wait.until(lambda d: len(visible_rows(d)) == len(plan))
         loaded = time.monotonic() - began
+        if args.front:
+            protocol = driver.execute_script("return performance.getEntriesByType('navigation')[0].nextHopProtocol")
+            assert protocol == "h2", f"the page over {protocol} from {base}"
         rows = visible_rows(driver)
         step(f"the fleet page lists all {len(rows)} devices ({driver.find_element(By.ID, 'devices-updated').text})")
-        measure(driver, base, token, len(plan), loaded)
+        measure(driver, device_base, token, len(plan), loaded)
         names = {row["install"]: row["name"] for row in rows}
         for device in plan:
             name = names[device["install"]]
@@ -482,13 +571,13 @@ def fleet_main(args):
         assert "as the backend sends changes" in updated, f"the fleet page does not use the fleet events: {updated!r}"
         other = next(d for d in plan if expected_state(d) == "active" and d["app"] == FLEET_APPS[1])
         route = f"/api/devices/{other['install']}/watch?app={other['app']}"
-        status, _ = call(base, "POST", route, token)
+        status, _ = call(device_base, "POST", route, token)
         assert status == 200, f"a script watching {other['tester']}: {status}"
         row = f'#devices-body tr[data-install="{other["install"]}"]'
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "live")
         viewers = driver.find_element(By.CSS_SELECTOR, row + " td.num").text
         assert viewers == "1", f"{other['tester']}'s viewers: {viewers}"
-        call(base, "DELETE", route, token)
+        call(device_base, "DELETE", route, token)
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "active")
         step(f"the fleet page showed {other['tester']}'s session start and end without a reload ({updated})")
 
@@ -618,7 +707,7 @@ def fleet_main(args):
                 print(f"browser console: {driver.get_log('browser')}", file=sys.stderr)
             except Exception:  # the browser itself may be gone
                 pass
-        for name in (backend_log, devices_log):
+        for name in [devices_log] + [log for _, log in processes] + [os.path.join(workdir, "nginx", "error.log")]:
             if os.path.exists(name):
                 shutil.copy(name, os.path.join(args.artifacts, "fleet-" + os.path.basename(name)))
         print(f"browser test (fleet): FAILED: {type(error).__name__}: {error}", file=sys.stderr)
@@ -628,7 +717,8 @@ def fleet_main(args):
         if driver is not None:
             driver.quit()
         stop_pid(devices_process)
-        stop_pid(backend)
+        for process, _ in reversed(processes):
+            stop_pid(process)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
