@@ -9,8 +9,8 @@
 #                   (docs/nginx.md); the pages go under .build/browser-test-nginx and
 #                   .build/browser-test-fleet-nginx
 #   --fleet N       the fleet test's number of devices (default 50; 0 skips it)
-#   --docs DIR      where the fleet test saves viewer-fleet.png and viewer-watch.png (docs/ for
-#                   the pictures of the documentation)
+#   --docs DIR      where the fleet test saves viewer-fleet.png, viewer-watch.png and
+#                   viewer-watch-merged.png (docs/ for the pictures of the documentation)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh

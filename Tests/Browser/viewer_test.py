@@ -127,7 +127,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--demo", help="scripts/demo.sh")
     parser.add_argument("--fleet", type=int, help="run the fleet test with this many scripted devices instead")
-    parser.add_argument("--docs", help="where the fleet test also saves viewer-fleet.png and viewer-watch.png")
+    parser.add_argument("--docs", help="where the fleet test also saves viewer-fleet.png, viewer-watch.png and viewer-watch-merged.png")
     parser.add_argument("--bin", required=True, help="where apsiod, apsioctl and apsio-devbackend are built")
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
@@ -506,6 +506,61 @@ def start_fleet_backends(args, workdir, processes, accounts, keys, plan):
     return base, "http://" + instances[0], spki
 
 
+# Makes the page see a backend without the fleet events and the streams of several devices, as
+# one that predates them: /api/fleet/events and /api/streams answer 404, and the EventSource
+# fails as a browser's does on a 404. Injected through DevTools before the page's own scripts.
+OLDER_BACKEND = """
+(() => {
+  const missing = /^\\/api\\/(streams|fleet\\/events)$/;
+  const fetch = window.fetch.bind(window);
+  window.fetch = (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+    if (!missing.test(url.pathname)) return fetch(input, init);
+    const body = JSON.stringify({ error: 'no_such_route', message: 'no such route' });
+    return Promise.resolve(new Response(body, { status: 404, headers: { 'Content-Type': 'application/json' } }));
+  };
+  class NoEventSource extends EventTarget {
+    constructor(url) {
+      super();
+      this.url = url;
+      this.readyState = 0;
+      setTimeout(() => { this.readyState = 2; this.dispatchEvent(new Event('error')); }, 50);
+    }
+    close() { this.readyState = 2; }
+  }
+  Object.assign(NoEventSource, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+  window.EventSource = NoEventSource;
+})();
+"""
+
+
+def fallbacks(driver, wait, base, plan, names):
+    """The page against a backend without /api/fleet/events and /api/streams: the fleet is polled,
+    and five devices watched together are polled one by one, at most four at a time, taking
+    turns; each one's lines still arrive."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OLDER_BACKEND})
+    # A new document (a change of the fragment alone would keep the page as it is).
+    driver.get("about:blank")
+    driver.get(base + "/#/devices?sort=name")
+    wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
+    wait.until(lambda d: len(visible_rows(d)) == len(plan))
+    wait.until(lambda d: "refreshed every 3 seconds" in d.find_element(By.ID, "devices-updated").text)
+    ready = [d for d in plan if d["app"] == FLEET_APPS[0] and expected_state(d) == "active"][3:8]
+    for device in ready:
+        driver.find_element(By.CSS_SELECTOR, f'#devices-body tr[data-install="{device["install"]}"] input.pick').click()
+    driver.find_element(By.ID, "watch-selected").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+    wait.until(lambda d: "polled on its own, 4 at a time" in d.find_element(By.ID, "watch-note").text)
+    driver.find_element(By.ID, "view-merged").click()
+    for device in ready:
+        key = f"{device['app']}/{device['install']}"
+        wait.until(lambda d, key=key: d.find_elements(By.CSS_SELECTOR, f'#merged-log li[data-severity][data-key="{key}"]'))
+    driver.find_element(By.ID, "stop-all").click()
+    wait.until(lambda d: all(e.get_attribute("data-status") == "stopped" for e in d.find_elements(By.CSS_SELECTOR, ".watch-panel")))
+    step("against a backend without fleet events and /api/streams: the fleet is polled, and five devices watched "
+         "together, polled 4 at a time, all show their lines: " + ", ".join(names[d["install"]] for d in ready))
+
+
 def fleet_main(args):
     here = os.path.dirname(os.path.abspath(__file__))
     workdir = tempfile.mkdtemp(prefix="apsio-fleet-")
@@ -635,6 +690,9 @@ def fleet_main(args):
             tags = {e.text for e in driver.find_elements(By.CSS_SELECTOR, merged.format(key) + " .dev")}
             assert tags == {names[device["install"]]}, f"lines of {key} marked {tags}"
         step("the merged tail shows lines of all three, each marked with its device")
+        if args.docs:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#merged-log li[data-severity]")) >= 30)
+            driver.save_screenshot(os.path.join(args.docs, "viewer-watch-merged.png"))
 
         # A screenshot to the first shows in its panel only.
         first, second, third = chosen
@@ -693,6 +751,8 @@ def fleet_main(args):
             driver.execute_script("document.getElementById('audit').scrollIntoView()")
             driver.save_screenshot(os.path.join(args.artifacts, "device-audit.png"))
             step("the device page shows the audit of the session and the screenshot command")
+
+        fallbacks(driver, wait, base, plan, names)
 
         problems = page_problems(driver)
         assert not problems, f"the page logged errors (a Content-Security-Policy violation shows here): {problems}"
