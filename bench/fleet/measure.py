@@ -94,8 +94,18 @@ LOADS = {
     "crowd": lambda o: dict(live=o.crowd_live, viewers=1, policy=o.policy_per_second),
 }
 
+def load_shape(load, options):
+    """The load's devices; `crowd:N` is a crowd of N live devices, to find what a machine carries."""
+    name, _, count = load.partition(":")
+    if name not in LOADS or count and (name != "crowd" or not count.isdigit()):
+        sys.exit(f"{load}: a load is one of {', '.join(LOADS)}, or crowd:N")
+    shape = LOADS[name](options)
+    if count:
+        shape["live"] = int(count)
+    return shape
+
 def run_one(options, features, kind, instances, load):
-    shape = LOADS[load](options)
+    shape = load_shape(load, options)
     devices = options.apps * options.devices_per_app
     work = tempfile.mkdtemp(prefix="fleet-", dir=options.work)
     os.mkdir(f"{work}/config")
@@ -286,9 +296,7 @@ def main():
             missing.append(f"{configuration}: this apsio-backend has no --redis")
             continue
         for load in options.loads.split():
-            if load not in LOADS:
-                sys.exit(f"{load}: a load is one of {', '.join(LOADS)}")
-            shape = LOADS[load](options)
+            shape = load_shape(load, options)
             connections = 64 + shape["live"] * (2 + shape["viewers"])
             if connections > 256 and not features["max-connections"]:
                 missing.append(f"{configuration} {load}: needs about {connections} connections; this apsio-backend allows 256")

@@ -18,6 +18,7 @@
 #   mixed   + LIVE live devices with VIEWERS_PER_LIVE viewers each, POLICY_PER_SECOND policy fetches
 #           (166/s: 10,000 boxes x 5 apps at refresh_s 300)
 #   crowd   CROWD_LIVE live devices (1,000) with one viewer each, and the policy fetches
+#   crowd:N the same with N live devices: what this machine carries, where 1,000 overload it
 # A load that needs more than the 256 connections a backend allows by default is run only when
 # apsio-backend has --max-connections; the Redis configurations only when it has --redis.
 set -euo pipefail
@@ -25,7 +26,7 @@ cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
 
 CONFIGURATIONS=${CONFIGURATIONS:-memory:1 redis:1 redis:3}
-LOADS=${LOADS:-hellos mixed crowd}
+LOADS=${LOADS:-hellos mixed crowd:200 crowd}
 APPS=${APPS:-50}
 DEVICES_PER_APP=${DEVICES_PER_APP:-100}
 LIVE=${LIVE:-50}
