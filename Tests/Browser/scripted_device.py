@@ -6,6 +6,12 @@ watches it sends made-up log lines, metrics and process frames about once a seco
 the three commands. Everything it sends is invented; it reads nothing from the machine.
 
 Usage: scripted_device.py --backend http://127.0.0.1:PORT --app-key KEY --install ID --tester ID
+       scripted_device.py --backend http://127.0.0.1:PORT --fleet FILE
+
+--fleet runs many devices in this one process, one thread each (a thread more for a device's
+`next` while it is in a session): FILE is a JSON array of objects with `app_key`, `install`,
+`tester` and, optionally, `model`, `os`, `release` and `reason` (a hello's reason: `inactive`,
+`low_power`, `capped`; such a device says hello and never starts a session).
 """
 import argparse
 import hashlib
@@ -61,10 +67,15 @@ class Device:
     WARNINGS = [(13, "slow query on orders took {ms}ms"), (13, "retrying payment call for order {n}")]
     ERRORS = [(17, "upstream inventory timed out after {ms}ms"), (17, "order {n} failed: card declined")]
 
-    def __init__(self, channel, install, tester, hello_every):
+    def __init__(self, channel, install, tester, hello_every, model="Scripted test device",
+                 os_name="Debian GNU/Linux 12", release="0.0-test", reason=None):
         self.channel = channel
         self.install = install
         self.tester = tester
+        self.model = model
+        self.os_name = os_name
+        self.release = release
+        self.reason = reason
         self.proof = hashlib.sha256(f"{tester}:{install}".encode()).hexdigest()
         self.hello_every = hello_every
         self.token = None
@@ -81,13 +92,16 @@ class Device:
 
     def hello(self):
         body = {"install": self.install, "session": "5d9c2f1e-0b7a-4c3d-8e6f-1a2b3c4d5e6f",
-                "model": "Scripted test device", "os": "Debian GNU/Linux 12", "release": "0.0-test",
+                "model": self.model, "os": self.os_name, "release": self.release,
                 "tester": self.tester, "proof": self.proof}
+        if self.reason:
+            body["reason"] = self.reason
         status, answer = self.channel.request("POST", "/v1/live/hello", body, token=self.token)
         if status != 200 or not isinstance(answer, dict):
             return False
         self.token = answer.get("device_token")
-        return bool(self.token) and answer.get("viewers", 0) > 0
+        # A device that said why it cannot go live starts no session, whoever watches.
+        return bool(self.token) and answer.get("viewers", 0) > 0 and not self.reason
 
     def lines(self):
         out = []
@@ -194,24 +208,55 @@ class Device:
                 time.sleep(self.hello_every)
 
 
+def fleet_devices(backend, path, hello_every):
+    with open(path, encoding="utf-8") as file:
+        entries = json.load(file)
+    devices = []
+    for entry in entries:
+        devices.append(Device(Channel(backend, entry["app_key"]), entry["install"], entry["tester"], hello_every,
+                              model=entry.get("model", "Scripted test device"),
+                              os_name=entry.get("os", "Debian GNU/Linux 12"),
+                              release=entry.get("release", "0.0-test"), reason=entry.get("reason")))
+    return devices
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", required=True)
-    parser.add_argument("--app-key", required=True)
-    parser.add_argument("--install", required=True)
-    parser.add_argument("--tester", required=True)
+    parser.add_argument("--app-key")
+    parser.add_argument("--install")
+    parser.add_argument("--tester")
+    parser.add_argument("--fleet", help="a JSON file of devices to run together")
     parser.add_argument("--hello-every", type=float, default=2.0,
                         help="seconds between hellos (a test double may say hello more often than interval_s)")
     args = parser.parse_args()
-    device = Device(Channel(args.backend, args.app_key), args.install, args.tester, args.hello_every)
+    if args.fleet:
+        devices = fleet_devices(args.backend, args.fleet, args.hello_every)
+    elif args.app_key and args.install and args.tester:
+        devices = [Device(Channel(args.backend, args.app_key), args.install, args.tester, args.hello_every)]
+    else:
+        parser.error("give --app-key, --install and --tester, or --fleet")
 
     def stop(*_):
-        device.running = False
+        for device in devices:
+            device.running = False
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    device.run()
+    if len(devices) == 1:
+        devices[0].run()
+        return
+    def run_after(device, delay):
+        time.sleep(delay)
+        device.run()
+
+    for index, device in enumerate(devices):
+        # Spread the hellos over the interval rather than all at one instant. Daemon threads: the
+        # process ends at SIGTERM without waiting for a held request.
+        threading.Thread(target=run_after, args=(device, index * args.hello_every / len(devices)), daemon=True).start()
+    while True:
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,22 @@ With --front nginx the demo runs the production path instead (docs/nginx.md): th
 apsiod's traffic go through nginx over TLS to apsio-backend instances. The browser accepts the
 demo's certificate for its one key, as apsiod trusts it alone; nothing else is exempt from checks.
 
+With --fleet N the test runs the fleet instead: its own apsio-devbackend with two apps and N
+scripted test devices (Tests/Browser/scripted_device.py --fleet, one process), some of which say
+they cannot go live. The person filters the fleet page by app and state, opens three devices
+together, sees each one's lines in the merged tail marked with its device, sends a screenshot to
+one and sees it in that device's panel only, stops one and sees the other two go on, and reads the
+audit of the session and the command on the device's page (when the backend serves the audit).
+
 Usage: viewer_test.py --demo scripts/demo.sh --bin BUILD_BIN_DIR --artifacts DIR [--front nginx [--instances N]]
+       viewer_test.py --fleet N --bin BUILD_BIN_DIR --artifacts DIR [--docs DIR] [--front nginx [--instances N]]
+
+With --fleet and --front nginx, the fleet test's page goes through nginx over TLS (HTTP/2) to
+--instances apsio-backend instances on one redis-server; the scripted devices, which speak plain
+HTTP to loopback only, reach the first instance directly.
 """
 import argparse
+import json
 import os
 import re
 import select
@@ -22,13 +35,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # Generous: the machine is shared and loaded; a wait ends as soon as its condition holds.
 PATIENCE = 90
@@ -81,9 +95,39 @@ def stop_demo(demo):
         demo.wait(timeout=30)
 
 
+def start_browser(args, spki=None):
+    options = webdriver.ChromeOptions()
+    options.binary_location = args.chromium
+    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1400,1100", "--no-first-run", "--disable-extensions",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
+        options.add_argument(flag)
+    if spki:
+        options.add_argument("--ignore-certificate-errors-spki-list=" + spki)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+
+
+def sign_in(driver, wait, base, user, password):
+    driver.get(base + "/")
+    wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(user)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.ID, "sign-in-button").click()
+
+
+def page_problems(driver):
+    """Severe console entries that are not network answers the page expects and handles (the 401
+    of /api/me before signing in, the 404 of a route this backend does not serve yet): a script
+    error or a Content-Security-Policy violation."""
+    return [entry for entry in driver.get_log("browser")
+            if entry.get("level") == "SEVERE" and entry.get("source") != "network"]
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--demo", required=True, help="scripts/demo.sh")
+    parser.add_argument("--demo", help="scripts/demo.sh")
+    parser.add_argument("--fleet", type=int, help="run the fleet test with this many scripted devices instead")
+    parser.add_argument("--docs", help="where the fleet test also saves viewer-fleet.png, viewer-watch.png and viewer-watch-merged.png")
     parser.add_argument("--bin", required=True, help="where apsiod, apsioctl and apsio-devbackend are built")
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
@@ -92,6 +136,10 @@ def main():
     parser.add_argument("--instances", type=int, default=3, help="backend instances behind --front")
     args = parser.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
+    if args.fleet:
+        return fleet_main(args)
+    if not args.demo:
+        parser.error("give --demo, or --fleet")
     screenshot_path = os.path.abspath(os.path.join(args.artifacts, "viewer.png"))
 
     workdir = tempfile.mkdtemp(prefix="apsio-browser-")
@@ -110,23 +158,11 @@ def main():
         base, install, service_pid = info["base"], info["install"], info["service_pid"]
         step(f"the demo runs: {base}, apsiod's install {install}, the demo service's pid {service_pid}")
 
-        options = webdriver.ChromeOptions()
-        options.binary_location = args.chromium
-        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1400,1100", "--no-first-run", "--disable-extensions",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
-            options.add_argument(flag)
-        if info.get("spki"):
-            options.add_argument("--ignore-certificate-errors-spki-list=" + info["spki"])
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver), options=options)
+        driver = start_browser(args, info.get("spki"))
         wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
 
         # Sign in with the account the demo printed.
-        driver.get(base + "/")
-        wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(info["user"])
-        driver.find_element(By.ID, "password").send_keys(info["password"])
-        driver.find_element(By.ID, "sign-in-button").click()
+        sign_in(driver, wait, base, info["user"], info["password"])
         step("signed in")
         if args.front:
             # The page came through nginx over TLS and HTTP/2, where every tab's held stream poll
@@ -136,7 +172,7 @@ def main():
             step(f"the page came through nginx: {base} over {protocol}")
 
         # The fleet lists apsiod's install once it said hello; open it.
-        row = f'#devices-body tr[data-install="{install}"] a'
+        row = f'#devices-body tr[data-install="{install}"] a.device-link'
         wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, row))).click()
         wait.until(EC.visibility_of_element_located((By.ID, "view-device")))
         step("opened the device")
@@ -197,10 +233,7 @@ def main():
         # A page worth looking at: a screenful of the service's lines.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, lines)) >= 20)
         driver.save_screenshot(screenshot_path)
-        # Network entries are answers the page expects and handles (the 401 of /api/me before
-        # signing in); anything else severe is a script error or a policy violation.
-        problems = [entry for entry in driver.get_log("browser")
-                    if entry.get("level") == "SEVERE" and entry.get("source") != "network"]
+        problems = page_problems(driver)
         assert not problems, f"the page logged errors (a Content-Security-Policy violation shows here): {problems}"
         print(f"browser test: passed; screenshot of the page: {screenshot_path}")
         return 0
@@ -226,6 +259,526 @@ def main():
         if driver is not None:
             driver.quit()
         stop_demo(demo)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# The fleet test's devices: two apps; models with and without DMI data; a few that cannot go live.
+FLEET_APPS = ["com.example.web", "com.example.worker"]
+FLEET_MODELS = ["ThinkPad T14 Gen 3", "PowerEdge R650", "", "Raspberry Pi 4 Model B", "unknown"]
+FLEET_OS = ["Debian GNU/Linux 12", "Ubuntu 24.04.1 LTS"]
+FLEET_RELEASES = ["1.4.2", "1.5.0"]
+
+
+def fleet_apps(count):
+    """Two apps, and more past 200 devices: an app lists at most 100 testers."""
+    return FLEET_APPS + [f"com.example.app{k}" for k in range(1, max(0, -(-count // 100) - 2) + 1)]
+
+
+def fleet_plan(count):
+    """The scripted devices: up to 100, 60 % of the first app and the rest of the second; past
+    that, spread evenly over the apps. Every 7th is interrupted (its hello says `inactive`),
+    every 11th in low-power mode, every 13th capped."""
+    apps = fleet_apps(count)
+    keys = {app: "apsio_app_" + os.urandom(8).hex() for app in apps}
+    numbers = {app: 0 for app in apps}
+    devices = []
+    first = max(1, count * 3 // 5)
+    for i in range(count):
+        if count <= 100:
+            app = apps[0] if i < first else apps[1]
+        else:
+            app = apps[i % len(apps)]
+        numbers[app] += 1
+        reason = "inactive" if i % 7 == 6 else "low_power" if i % 11 == 10 else "capped" if i % 13 == 12 else None
+        device = {"app": app, "app_key": keys[app], "install": str(uuid.uuid4()),
+                  "tester": f"{app.rsplit('.', 1)[1]}-box-{numbers[app]:02d}"}
+        # Counted within the app, so that every app has every model, OS and release.
+        n = numbers[app] - 1
+        device.update(model=FLEET_MODELS[n % len(FLEET_MODELS)], os=FLEET_OS[n % len(FLEET_OS)],
+                      release=FLEET_RELEASES[(n // 2) % len(FLEET_RELEASES)])
+        if reason:
+            device["reason"] = reason
+        devices.append(device)
+    return keys, devices
+
+
+def measure_fleet_events(base, token, seconds):
+    """Reads GET /api/fleet/events as the page would for `seconds`: the snapshot's bytes, then the
+    changes' count, bytes and devices. Reported, not asserted."""
+    import http.client
+    import urllib.parse
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.request("GET", "/api/fleet/events", headers={"Authorization": "Bearer " + token,
+                                                                "Accept": "text/event-stream"})
+        response = connection.getresponse()
+        if response.status != 200:
+            return None
+        result = {"snapshot_bytes": 0, "snapshot_devices": 0, "changes": 0, "change_bytes": 0, "upserts": 0}
+        name, data, started = None, [], None
+        while True:
+            if started is not None and time.monotonic() - started > seconds:
+                break
+            line = response.readline()
+            if not line:
+                break
+            text = line.decode("utf-8").rstrip("\n")
+            if text.startswith("event:"):
+                name = text[6:].strip()
+            elif text.startswith("data:"):
+                data.append(text[5:].strip())
+            elif text == "" and name:
+                body = "\n".join(data)
+                if name == "snapshot":
+                    result["snapshot_bytes"] = len(body.encode())
+                    result["snapshot_devices"] = len(json.loads(body).get("devices", []))
+                    started = time.monotonic()
+                elif name == "change":
+                    result["changes"] += 1
+                    result["change_bytes"] += len(body.encode())
+                    result["upserts"] += len(json.loads(body).get("upsert", []))
+                name, data = None, []
+        result["seconds"] = seconds
+        return result
+    finally:
+        connection.close()
+
+
+def expected_state(device):
+    return {"inactive": "interrupted", "low_power": "low_power", "capped": "capped"}.get(device.get("reason"), "active")
+
+
+def visible_rows(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#devices-body tr')].filter((r) => !r.hidden)"
+        ".map((r) => ({app: r.dataset.app, install: r.dataset.install, state: r.dataset.state,"
+        " name: r.querySelector('a.device-link').textContent}))")
+
+
+def stop_pid(process):
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def call(base, method, path, token=None, body=None):
+    """One request to the viewers' API as a script does it, with the sign-in as a bearer token."""
+    import urllib.request
+    import urllib.error
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+def measure(driver, base, token, count, loaded):
+    """How the fleet page does with this many devices: its first load, the bytes of the fleet
+    events, the page's long tasks while changes come in, and a text filter's turnaround. Printed
+    for the record; a loaded machine makes any of them slower, so none is asserted."""
+    driver.execute_script(
+        "window.apsioLongTasks = [];"
+        "new PerformanceObserver((list) => { for (const e of list.getEntries()) window.apsioLongTasks.push(e.duration); })"
+        ".observe({type: 'longtask'});")
+    events = measure_fleet_events(base, token, 10)
+    tasks = driver.execute_script("return window.apsioLongTasks")
+    began = time.monotonic()
+    driver.find_element(By.ID, "f-text").send_keys("box-01")
+    WebDriverWait(driver, PATIENCE, poll_frequency=0.05).until(
+        lambda d: all("box-01" in r["name"] for r in visible_rows(d)))
+    filtered = time.monotonic() - began
+    driver.find_element(By.ID, "f-clear").click()
+    WebDriverWait(driver, PATIENCE, poll_frequency=0.2).until(lambda d: len(visible_rows(d)) == count)
+    step(f"measured with {count} devices: first load (sign-in to every row) {loaded:.2f} s; a text filter {filtered:.2f} s "
+         f"(through WebDriver); long tasks over 10 s of changes: {len(tasks)}"
+         + (f", longest {max(tasks):.0f} ms" if tasks else ""))
+    if events:
+        step(f"measured GET /api/fleet/events: snapshot {events['snapshot_bytes']} bytes for {events['snapshot_devices']} "
+             f"devices; then {events['changes']} changes in {events['seconds']} s, {events['change_bytes']} bytes, "
+             f"{events['upserts']} device updates")
+
+
+def start_logged(processes, command, log_path):
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    processes.append((process, log_path))
+    return process
+
+
+def listening_port(process, log_path, what):
+    """The port a backend said it listens on (it was given port 0)."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        with open(log_path, encoding="utf-8") as log:
+            found = re.search(r"listening on https?://127\.0\.0\.1:(\d+)", log.read())
+        if found:
+            return int(found.group(1))
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} did not listen (its log: {log_path})")
+
+
+def start_fleet_backends(args, workdir, processes, accounts, keys, plan):
+    """The backend the fleet test runs against: one apsio-devbackend, or with --front nginx the
+    production path of docs/nginx.md, nginx over TLS in front of --instances apsio-backend
+    instances on one redis-server. Answers (the page's address, the devices' and scripts' address,
+    the certificate's key for the browser). The scripted devices speak plain HTTP to loopback, so
+    they reach the first instance directly; the page goes through nginx to every instance."""
+    testers = []
+    for app in keys:
+        testers += ["--app", f"{app}:{keys[app]}"]
+        testers += [arg for d in plan if d["app"] == app for arg in ("--tester", f"{d['tester']}:{d['install']}")]
+    if not args.front:
+        base = f"http://127.0.0.1:{free_port()}"
+        log = os.path.join(workdir, "backend.log")
+        backend = start_logged(processes, [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen",
+                                           base.removeprefix("http://"), "--live-origin", base, "--interval", "15",
+                                           "--accounts", accounts] + testers, log)
+        listening_port(backend, log, "the backend")
+        return base, base, None
+
+    port = free_port()
+    base = f"https://127.0.0.1:{port}"
+    redis_args = []
+    if args.instances > 1:
+        socket_path = os.path.join(workdir, "redis.sock")
+        start_logged(processes, ["redis-server", "--port", "0", "--unixsocket", socket_path, "--unixsocketperm", "700",
+                                 "--save", "", "--appendonly", "no", "--dir", workdir, "--daemonize", "no"],
+                     os.path.join(workdir, "redis.log"))
+        deadline = time.monotonic() + PATIENCE
+        while not os.path.exists(socket_path):
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.1)
+        redis_args = ["--redis", socket_path]
+    tls = os.path.join(workdir, "tls")
+    os.makedirs(tls)
+    cert, key = os.path.join(tls, "live.pem"), os.path.join(tls, "live.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=PATIENCE)
+    spki = subprocess.run(
+        ["bash", "-c", 'openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der '
+                       '| openssl dgst -sha256 -binary | base64', "spki", cert],
+        check=True, capture_output=True, text=True, timeout=PATIENCE).stdout.strip()
+    config = os.path.join(workdir, "backend")
+    os.makedirs(os.path.join(config, "apps.d"))
+    instances = []
+    for i in range(1, args.instances + 1):
+        log = os.path.join(workdir, f"instance-{i}.log")
+        instance = start_logged(processes, [os.path.join(args.bin, "apsio-backend"), "--config", config, "--listen",
+                                            "127.0.0.1:0", "--live-origin", base, "--interval", "15",
+                                            "--accounts", accounts] + testers + redis_args, log)
+        instances.append(f"127.0.0.1:{listening_port(instance, log, f'apsio-backend instance {i}')}")
+    # nginx's configuration needs a collector for /v1/logs; nothing here sends logs.
+    log = os.path.join(workdir, "collector.log")
+    collector = start_logged(processes, [os.path.join(args.bin, "apsio-devbackend"), "--dev", "--listen", "127.0.0.1:0",
+                                         "--live-origin", "http://127.0.0.1", "--app", testers[1],
+                                         "--accounts", accounts], log)
+    collector_address = f"127.0.0.1:{listening_port(collector, log, 'the collector stand-in')}"
+    prefix = os.path.join(workdir, "nginx")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([os.path.join(root, "scripts", "nginx-front-conf.sh"), "--prefix", prefix, "--port", str(port),
+                    "--cert", cert, "--key", key, "--collector", collector_address]
+                   + [arg for address in instances for arg in ("--instance", address)],
+                   check=True, capture_output=True, timeout=PATIENCE)
+    error_log = os.path.join(prefix, "error.log")
+    nginx = start_logged(processes, ["/usr/sbin/nginx", "-p", prefix, "-c", os.path.join(prefix, "nginx.conf"),
+                                     "-e", error_log, "-g", "daemon off;"], os.path.join(workdir, "nginx.log"))
+    deadline = time.monotonic() + PATIENCE
+    while not (os.path.exists(error_log) and "start worker process" in open(error_log, encoding="utf-8").read()):
+        if nginx.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"nginx did not start (its log: {error_log})")
+        time.sleep(0.1)
+    return base, "http://" + instances[0], spki
+
+
+# Makes the page see a backend without the fleet events and the streams of several devices, as
+# one that predates them: /api/fleet/events and /api/streams answer 404, and the EventSource
+# fails as a browser's does on a 404. Injected through DevTools before the page's own scripts.
+OLDER_BACKEND = """
+(() => {
+  const missing = /^\\/api\\/(streams|fleet\\/events)$/;
+  const fetch = window.fetch.bind(window);
+  window.fetch = (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+    if (!missing.test(url.pathname)) return fetch(input, init);
+    const body = JSON.stringify({ error: 'no_such_route', message: 'no such route' });
+    return Promise.resolve(new Response(body, { status: 404, headers: { 'Content-Type': 'application/json' } }));
+  };
+  class NoEventSource extends EventTarget {
+    constructor(url) {
+      super();
+      this.url = url;
+      this.readyState = 0;
+      setTimeout(() => { this.readyState = 2; this.dispatchEvent(new Event('error')); }, 50);
+    }
+    close() { this.readyState = 2; }
+  }
+  Object.assign(NoEventSource, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+  window.EventSource = NoEventSource;
+})();
+"""
+
+
+def fallbacks(driver, wait, base, plan, names):
+    """The page against a backend without /api/fleet/events and /api/streams: the fleet is polled,
+    and five devices watched together are polled one by one, at most four at a time, taking
+    turns; each one's lines still arrive."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OLDER_BACKEND})
+    # A new document (a change of the fragment alone would keep the page as it is).
+    driver.get("about:blank")
+    driver.get(base + "/#/devices?sort=name")
+    wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
+    wait.until(lambda d: len(visible_rows(d)) == len(plan))
+    wait.until(lambda d: "refreshed every 3 seconds" in d.find_element(By.ID, "devices-updated").text)
+    ready = [d for d in plan if d["app"] == FLEET_APPS[0] and expected_state(d) == "active"][3:8]
+    for device in ready:
+        driver.find_element(By.CSS_SELECTOR, f'#devices-body tr[data-install="{device["install"]}"] input.pick').click()
+    driver.find_element(By.ID, "watch-selected").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+    wait.until(lambda d: "polled on its own, 4 at a time" in d.find_element(By.ID, "watch-note").text)
+    driver.find_element(By.ID, "view-merged").click()
+    for device in ready:
+        key = f"{device['app']}/{device['install']}"
+        wait.until(lambda d, key=key: d.find_elements(By.CSS_SELECTOR, f'#merged-log li[data-severity][data-key="{key}"]'))
+    driver.find_element(By.ID, "stop-all").click()
+    wait.until(lambda d: all(e.get_attribute("data-status") == "stopped" for e in d.find_elements(By.CSS_SELECTOR, ".watch-panel")))
+    step("against a backend without fleet events and /api/streams: the fleet is polled, and five devices watched "
+         "together, polled 4 at a time, all show their lines: " + ", ".join(names[d["install"]] for d in ready))
+
+
+def fleet_main(args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    workdir = tempfile.mkdtemp(prefix="apsio-fleet-")
+    processes = []
+    devices_process = driver = None
+    devices_log = os.path.join(workdir, "devices.log")
+    try:
+        user, password = "fleet", os.urandom(9).hex()
+        accounts = os.path.join(workdir, "accounts.txt")
+        subprocess.run([os.path.join(args.bin, "apsio-devbackend"), "--accounts", accounts, "--add-user", f"{user}:admin"],
+                       input=password + "\n", text=True, check=True, capture_output=True, timeout=PATIENCE)
+        keys, plan = fleet_plan(args.fleet)
+        base, device_base, spki = start_fleet_backends(args, workdir, processes, accounts, keys, plan)
+        fleet_file = os.path.join(workdir, "fleet.json")
+        with open(fleet_file, "w", encoding="utf-8") as file:
+            json.dump(plan, file)
+        with open(devices_log, "w", encoding="utf-8") as log:
+            devices_process = subprocess.Popen(
+                [sys.executable, os.path.join(here, "scripted_device.py"), "--backend", device_base, "--fleet", fleet_file,
+                 # A large fleet says hello less often, as a real one does (15 to 120 s).
+                 "--hello-every", str(max(3, len(plan) // 50))], stdout=log, stderr=subprocess.STDOUT)
+        step(f"the backend runs at {base}" + (f" (nginx in front of {args.instances} apsio-backend instances)" if args.front else "")
+             + f" with {len(plan)} scripted devices in {len(keys)} apps")
+
+        # Every device has said hello before the page opens, so its first load is the whole fleet.
+        status, answer = call(device_base, "POST", "/api/login", body={"user": user, "password": password})
+        assert status == 200, f"a script's sign-in: {status}"
+        token = answer["token"]
+        deadline = time.monotonic() + PATIENCE
+        while len(call(device_base, "GET", "/api/devices", token)[1]["devices"]) < len(plan):
+            if time.monotonic() > deadline:
+                raise RuntimeError("not every scripted device said hello")
+            time.sleep(0.5)
+
+        driver = start_browser(args, spki)
+        wait = WebDriverWait(driver, PATIENCE, poll_frequency=0.2)
+        driver.get(base + "/")
+        wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(user)
+        driver.find_element(By.ID, "password").send_keys(password)
+        began = time.monotonic()
+        driver.find_element(By.ID, "sign-in-button").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
+        wait.until(lambda d: len(visible_rows(d)) == len(plan))
+        loaded = time.monotonic() - began
+        if args.front:
+            protocol = driver.execute_script("return performance.getEntriesByType('navigation')[0].nextHopProtocol")
+            assert protocol == "h2", f"the page over {protocol} from {base}"
+        rows = visible_rows(driver)
+        step(f"the fleet page lists all {len(rows)} devices ({driver.find_element(By.ID, 'devices-updated').text})")
+        measure(driver, device_base, token, len(plan), loaded)
+        names = {row["install"]: row["name"] for row in rows}
+        for device in plan:
+            name = names[device["install"]]
+            if device["model"] in ("", "unknown"):
+                assert name == device["tester"], f"a device without a model is named by its tester id: {name!r}"
+            else:
+                assert name == f"{device['tester']} · {device['model']}", f"named by tester id and model: {name!r}"
+            assert "unknown" not in name, name
+
+        # The page updates itself: another person watching a device shows in its row, without a
+        # reload. With the backend's fleet events it says so.
+        updated = driver.find_element(By.ID, "devices-updated").text
+        assert "as the backend sends changes" in updated, f"the fleet page does not use the fleet events: {updated!r}"
+        other = next(d for d in plan if expected_state(d) == "active" and d["app"] == FLEET_APPS[1])
+        route = f"/api/devices/{other['install']}/watch?app={other['app']}"
+        status, _ = call(device_base, "POST", route, token)
+        assert status == 200, f"a script watching {other['tester']}: {status}"
+        row = f'#devices-body tr[data-install="{other["install"]}"]'
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "live")
+        viewers = driver.find_element(By.CSS_SELECTOR, row + " td.num").text
+        assert viewers == "1", f"{other['tester']}'s viewers: {viewers}"
+        call(device_base, "DELETE", route, token)
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "active")
+        step(f"the fleet page showed {other['tester']}'s session start and end without a reload ({updated})")
+
+        # Filter by app: the fragment holds the filter, and the counts follow it.
+        worker = FLEET_APPS[1]
+        Select(driver.find_element(By.ID, "f-app")).select_by_value(worker)
+        expected = [d for d in plan if d["app"] == worker]
+        wait.until(lambda d: len(visible_rows(d)) == len(expected))
+        assert all(row["app"] == worker for row in visible_rows(driver))
+        assert "app=" + worker in driver.execute_script("return location.hash"), driver.execute_script("return location.hash")
+        # ... and by state: the interrupted devices of that app.
+        Select(driver.find_element(By.ID, "f-state")).select_by_value("interrupted")
+        interrupted = [d for d in expected if expected_state(d) == "interrupted"]
+        wait.until(lambda d: sorted(r["install"] for r in visible_rows(d)) == sorted(d["install"] for d in interrupted))
+        count = driver.find_element(By.CSS_SELECTOR, '#fleet-counts button[data-state="interrupted"] strong').text
+        assert count == str(len(interrupted)), f"the count of interrupted devices of {worker}: {count}"
+        step(f"filtered by app and state: {len(expected)} devices of {worker}, {len(interrupted)} of them interrupted")
+
+        # A deep link shows the same filter on a fresh page.
+        link = driver.execute_script("return location.href")
+        driver.get("about:blank")
+        driver.get(link)
+        wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
+        wait.until(lambda d: sorted(r["install"] for r in visible_rows(d)) == sorted(d["install"] for d in interrupted))
+        assert Select(driver.find_element(By.ID, "f-state")).first_selected_option.get_attribute("value") == "interrupted"
+        step(f"the link {link.split('#', 1)[1]} shows the same filter")
+
+        driver.find_element(By.ID, "f-clear").click()
+        wait.until(lambda d: len(visible_rows(d)) == len(plan))
+        if args.docs:
+            driver.save_screenshot(os.path.join(args.docs, "viewer-fleet.png"))
+
+        # Three devices that can go live, one of them without a model, opened together.
+        ready = [d for d in plan if d["app"] == FLEET_APPS[0] and expected_state(d) == "active"]
+        chosen = [next(d for d in ready if d["model"] not in ("", "unknown"))]
+        chosen.append(next(d for d in ready if d["model"] in ("", "unknown")))
+        chosen.append(next(d for d in ready if d not in chosen))
+        for device in chosen:
+            driver.find_element(By.CSS_SELECTOR, f'#devices-body tr[data-install="{device["install"]}"] input.pick').click()
+        driver.find_element(By.ID, "watch-selected").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+        panels = {d["install"]: f'.watch-panel[data-install="{d["install"]}"]' for d in chosen}
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".watch-panel")) == 3
+        # This backend serves every device's stream in one held request.
+        wait.until(lambda d: "POST /api/streams" in d.find_element(By.ID, "watch-note").text)
+        step("opened three devices together: " + ", ".join(names[d["install"]] for d in chosen))
+
+        # The merged tail: lines of all three, each marked with its device.
+        driver.find_element(By.ID, "view-merged").click()
+        wait.until(EC.visibility_of_element_located((By.ID, "merged-log")))
+        merged = '#merged-log li[data-severity][data-key="{}"]'
+        for device in chosen:
+            key = f"{device['app']}/{device['install']}"
+            wait.until(lambda d, key=key: d.find_elements(By.CSS_SELECTOR, merged.format(key)))
+            tags = {e.text for e in driver.find_elements(By.CSS_SELECTOR, merged.format(key) + " .dev")}
+            assert tags == {names[device["install"]]}, f"lines of {key} marked {tags}"
+        step("the merged tail shows lines of all three, each marked with its device")
+        if args.docs:
+            wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#merged-log li[data-severity]")) >= 30)
+            driver.save_screenshot(os.path.join(args.docs, "viewer-watch-merged.png"))
+
+        # A screenshot to the first shows in its panel only.
+        first, second, third = chosen
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, panels[first["install"]] + ' button[data-command="screenshot"]'))).click()
+        done = ' .panel-results li[data-name="screenshot"][data-outcome="done"] table.frame-table tbody tr'
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, panels[first["install"]] + done)))
+        for device in (second, third):
+            assert not driver.find_elements(By.CSS_SELECTOR, panels[device["install"]] + " .panel-results li"), \
+                f"the screenshot shows in {names[device['install']]}'s panel too"
+        step(f"the screenshot's frame shows in {names[first['install']]}'s panel only")
+
+        # The panels, for the picture: each device's own lines and results.
+        driver.find_element(By.ID, "view-grid").click()
+        panel_lines = " .panel-log li[data-severity]"
+        wait.until(lambda d: all(len(d.find_elements(By.CSS_SELECTOR, panels[x["install"]] + panel_lines)) >= 8 for x in chosen))
+        if args.docs:
+            driver.save_screenshot(os.path.join(args.docs, "viewer-watch.png"))
+
+        # Stop the third: it says so, and the other two go on.
+        driver.find_element(By.CSS_SELECTOR, panels[third["install"]] + " button.panel-stop").click()
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, panels[third["install"]]).get_attribute("data-status") == "stopped")
+        counts = {d["install"]: len(driver.find_elements(By.CSS_SELECTOR, panels[d["install"]] + panel_lines)) for d in chosen}
+        for device in (first, second):
+            wait.until(lambda d, device=device: len(d.find_elements(By.CSS_SELECTOR, panels[device["install"]] + panel_lines))
+                       >= counts[device["install"]] + 3)
+        assert len(driver.find_elements(By.CSS_SELECTOR, panels[third["install"]] + panel_lines)) == counts[third["install"]], \
+            "lines arrive for the stopped device"
+        step(f"stopped {names[third['install']]}; the other two go on")
+
+        # Renew all renews the two that still watch; Stop all stops them.
+        driver.find_element(By.ID, "renew-all").click()
+        for device in (first, second):
+            # The page's own answer says "Renewed: …", the stream's event "fleet renewed …".
+            wait.until(lambda d, device=device: "renewed" in d.find_element(
+                By.CSS_SELECTOR, panels[device["install"]] + " .panel-notice").text.lower())
+        driver.find_element(By.ID, "stop-all").click()
+        wait.until(lambda d: all(d.find_element(By.CSS_SELECTOR, panels[x["install"]]).get_attribute("data-status") == "stopped"
+                                 for x in chosen))
+        step("Renew all renewed both sessions; Stop all stopped them")
+
+        # The audit: the session and the command, on the first device's page.
+        audit = driver.execute_script(
+            "return fetch('/api/audit?' + new URLSearchParams({device: arguments[0]}), {credentials: 'same-origin'})"
+            ".then((r) => r.status)", f"{first['app']}/{first['install']}")
+        if audit == 404:
+            step("NOTE: the backend answers 404 for /api/audit (not served yet); the audit check is skipped")
+        else:
+            assert audit == 200, f"/api/audit answered {audit}"
+            driver.get(base + "/#/device/" + first["app"] + "/" + first["install"])
+            wait.until(EC.visibility_of_element_located((By.ID, "audit")))
+            for kind in ("watch", "session_started", "command"):
+                wait.until(lambda d, kind=kind: d.find_elements(By.CSS_SELECTOR, f'#audit-body tr[data-type="{kind}"]'))
+            assert driver.find_elements(By.CSS_SELECTOR, '#audit-body tr[data-type="command"][data-name="screenshot"]')
+            title = driver.find_element(By.ID, "device-title").text
+            assert title == names[first["install"]], f"the device page's title: {title!r}"
+            driver.execute_script("document.getElementById('audit').scrollIntoView()")
+            driver.save_screenshot(os.path.join(args.artifacts, "device-audit.png"))
+            step("the device page shows the audit of the session and the screenshot command")
+
+        fallbacks(driver, wait, base, plan, names)
+
+        problems = page_problems(driver)
+        assert not problems, f"the page logged errors (a Content-Security-Policy violation shows here): {problems}"
+        print("browser test (fleet): passed" + (f"; screenshots in {args.docs}" if args.docs else ""))
+        return 0
+    except (TimeoutException, AssertionError, RuntimeError, KeyError, OSError, subprocess.SubprocessError) as error:
+        if driver is not None:
+            try:
+                path = os.path.abspath(os.path.join(args.artifacts, "fleet.png"))
+                driver.save_screenshot(path)
+                print(f"browser test (fleet): page at failure: {path}", file=sys.stderr)
+                print(f"browser console: {driver.get_log('browser')}", file=sys.stderr)
+            except Exception:  # the browser itself may be gone
+                pass
+        for name in [devices_log] + [log for _, log in processes] + [os.path.join(workdir, "nginx", "error.log")]:
+            if os.path.exists(name):
+                shutil.copy(name, os.path.join(args.artifacts, "fleet-" + os.path.basename(name)))
+        print(f"browser test (fleet): FAILED: {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"browser test (fleet): the processes' logs: {args.artifacts}", file=sys.stderr)
+        return 1
+    finally:
+        if driver is not None:
+            driver.quit()
+        stop_pid(devices_process)
+        for process, _ in reversed(processes):
+            stop_pid(process)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

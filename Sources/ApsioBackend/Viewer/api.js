@@ -42,3 +42,16 @@ export function devicePath(app, install, route, query = {}) {
   const params = new URLSearchParams({ app, ...query });
   return `/api/devices/${encodeURIComponent(install)}/${route}?${params}`;
 }
+
+/** Sends a GET whose answer is text (JSON lines, say): answers `{status, text}` for any status, so
+ * the caller decides what a 404 means; throws an ApiError only when the backend cannot be reached. */
+export async function apiText(path, { signal } = {}) {
+  let response;
+  try {
+    response = await fetch(path, { method: 'GET', credentials: 'same-origin', cache: 'no-store', signal });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'network', 'the backend cannot be reached');
+  }
+  return { status: response.status, text: await response.text() };
+}

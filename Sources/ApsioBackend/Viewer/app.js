@@ -1,16 +1,20 @@
-// The viewer's entry: sign-in, the fleet page, and the route to a device's page.
-// Routes live in the fragment: #/devices and #/device/APP/INSTALL.
+// The viewer's entry: sign-in, and the routes in the fragment: the fleet (#/devices?FILTER), a
+// device's page (#/device/APP/INSTALL), and several devices watched together
+// (#/watch/APP/INSTALL,APP/INSTALL,…[?view=merged]).
 import { api, ApiError } from './api.js';
-import { ago, element } from './format.js';
+import { element } from './format.js';
 import { DevicePage } from './device.js';
+import { FleetPage } from './fleet.js';
+import { parseWatchList, WatchPage } from './watch.js';
 
-const views = ['view-loading', 'view-sign-in', 'view-devices', 'view-device'];
+const views = ['view-loading', 'view-sign-in', 'view-devices', 'view-device', 'view-watch'];
 const $ = (id) => document.getElementById(id);
 
 const state = {
   me: null,
-  fleetTimer: null,
+  fleet: null,
   device: null,
+  watch: null,
 };
 
 function show(view) {
@@ -30,6 +34,7 @@ function signedOut(message) {
   state.me = null;
   stopFleet();
   closeDevice({ leave: false });
+  closeWatch({ leave: false });
   showSignedIn();
   show('view-sign-in');
   $('sign-in-error').hidden = !message;
@@ -58,6 +63,7 @@ async function signIn(event) {
 
 async function signOut() {
   closeDevice({ leave: false });
+  closeWatch({ leave: false });
   try { await api('POST', '/api/logout'); } catch { /* signed out either way */ }
   signedOut();
 }
@@ -65,57 +71,7 @@ async function signOut() {
 // MARK: the fleet page
 
 function stopFleet() {
-  clearTimeout(state.fleetTimer);
-  state.fleetTimer = null;
-}
-
-function stateBadge(device) {
-  const cell = element('td');
-  if (device.session) {
-    cell.append(element('span', `badge ${device.session.state}`, device.session.state));
-    if (device.session.reason) cell.append(' ', element('span', 'muted', device.session.reason));
-  } else {
-    cell.append(element('span', `badge ${device.foreground}`, device.foreground));
-    if (device.reason && device.reason !== 'inactive') cell.append(' ', element('span', 'muted', device.reason));
-  }
-  return cell;
-}
-
-function renderFleet(devices) {
-  const body = $('devices-body');
-  const rows = devices.map((device) => {
-    const row = element('tr');
-    row.dataset.install = device.install;
-    row.dataset.app = device.app;
-    const link = element('a', null, device.app);
-    link.href = `#/device/${encodeURIComponent(device.app)}/${encodeURIComponent(device.install)}`;
-    link.title = `installation ${device.install}`;
-    const appCell = element('td');
-    appCell.append(link);
-    const hello = element('td', null, ago(device.last_hello));
-    hello.title = new Date(device.last_hello).toLocaleString();
-    row.append(appCell, element('td', null, device.tester), element('td', null, device.model || '—'),
-      element('td', null, device.os || '—'), element('td', null, device.release || '—'), stateBadge(device), hello,
-      element('td', 'num', device.viewers));
-    return row;
-  });
-  body.replaceChildren(...rows);
-  $('devices-empty').hidden = devices.length > 0;
-  $('devices-updated').textContent = `updated ${new Date().toLocaleTimeString()}.`;
-}
-
-async function refreshFleet() {
-  stopFleet();
-  try {
-    const { data } = await api('GET', '/api/devices');
-    $('devices-error').hidden = true;
-    renderFleet(data.devices ?? []);
-  } catch (error) {
-    if (error.status === 401) { signedOut('Your sign-in ended; sign in again.'); return; }
-    $('devices-error').hidden = false;
-    $('devices-error').textContent = `Cannot list devices: ${error.message}. Trying again.`;
-  }
-  if (!$('view-devices').hidden) state.fleetTimer = setTimeout(refreshFleet, 3000);
+  state.fleet?.close();
 }
 
 // MARK: routing
@@ -124,6 +80,13 @@ function closeDevice({ leave }) {
   if (state.device) {
     state.device.close({ leave });
     state.device = null;
+  }
+}
+
+function closeWatch({ leave }) {
+  if (state.watch) {
+    state.watch.close({ leave });
+    state.watch = null;
   }
 }
 
@@ -140,24 +103,57 @@ async function route() {
       return;
     }
   }
-  const parts = location.hash.replace(/^#\/?/, '').split('/');
+  const fragment = location.hash.replace(/^#\/?/, '');
+  const question = fragment.indexOf('?');
+  const path = question < 0 ? fragment : fragment.slice(0, question);
+  const query = question < 0 ? '' : fragment.slice(question + 1);
+  const parts = path.split('/');
+  // Leaving a device's page or the watch page within the viewer stops watching; closing the tab
+  // does not (a reload must not end the session): the backend lets a silent viewer go after 60 s.
   if (parts[0] === 'device' && parts.length === 3) {
+    let app;
+    let install;
+    try {
+      app = decodeURIComponent(parts[1]);
+      install = decodeURIComponent(parts[2]);
+    } catch {
+      location.hash = '#/devices';
+      return;
+    }
     stopFleet();
-    const app = decodeURIComponent(parts[1]);
-    const install = decodeURIComponent(parts[2]);
+    closeWatch({ leave: true });
+    show('view-device');
     if (state.device && state.device.app === app && state.device.install === install) return;
     closeDevice({ leave: true });
-    show('view-device');
     state.device = new DevicePage(app, install, state.me, { onSignedOut: signedOut });
     state.device.open();
     return;
   }
-  // Leaving a device's page within the viewer stops watching it; closing the tab does not
-  // (a reload must not end the session): the backend lets a silent viewer go after 60 s.
+  if (parts[0] === 'watch' && parts.length >= 2) {
+    const list = parseWatchList(path.slice('watch/'.length));
+    if (list.length > 0) {
+      const view = new URLSearchParams(query).get('view');
+      closeDevice({ leave: true });
+      show('view-watch');
+      if (state.watch && state.watch.sameAs(list)) {
+        state.watch.setView(view === 'merged' ? 'merged' : 'grid');
+        return;
+      }
+      // Names for the panels at once, from the fleet page's list, until the watch page's own.
+      const known = state.fleet ? (app, install) => state.fleet.device(app, install) : () => null;
+      stopFleet();
+      closeWatch({ leave: true });
+      state.watch = new WatchPage(list, view, state.me, { onSignedOut: signedOut, knownDevice: known });
+      state.watch.open();
+      return;
+    }
+  }
   closeDevice({ leave: true });
-  if (location.hash !== '#/devices') history.replaceState(null, '', '#/devices');
+  closeWatch({ leave: true });
+  if (parts[0] !== 'devices') history.replaceState(null, '', '#/devices');
   show('view-devices');
-  refreshFleet();
+  if (!state.fleet) state.fleet = new FleetPage({ onSignedOut: signedOut });
+  state.fleet.open(query);
 }
 
 $('sign-in-form').addEventListener('submit', signIn);

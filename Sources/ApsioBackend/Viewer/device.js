@@ -1,16 +1,17 @@
 // A device's page: joins its viewers, long-polls its stream, and shows what the session sends:
 // log lines, metrics, the latest process frame, command results, and why a session ended.
-import { api, devicePath } from './api.js';
+import { api, apiText, devicePath } from './api.js';
 import { SeriesChart } from './chart.js';
-import { bytes, clockTime, element, remaining, severityClass, severityName, shortTime } from './format.js';
+import { bytes, clockTime, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const maxLogLines = 2000;
 const maxResults = 20;
+const maxAuditRows = 200;
 const commandNames = ['screenshot', 'diagnostics', 'raise_log_level'];
 
 /** Why a session ended (spec 16.3, 16.7), in words a viewer can act on. */
-const endReasons = {
+export const endReasons = {
   until: 'The session reached its end, 30 minutes after it started or was last renewed.',
   session_bytes: 'The session sent its 10,000,000 bytes.',
   day_bytes: 'The device sent its 50,000,000 bytes for today (UTC); it starts no session before the day ends.',
@@ -25,9 +26,9 @@ const endReasons = {
 };
 
 /** Reasons after which the backend waits for a viewer to act before another session (16.3). */
-const needsRestart = new Set(['until', 'session_bytes']);
+export const needsRestart = new Set(['until', 'session_bytes']);
 
-const pauseReasons = {
+export const pauseReasons = {
   inactive: 'the unit is interrupted (reloading, activating or frozen)',
   low_power: 'the machine is in low-power mode',
   low_data: 'the machine is on a metered network',
@@ -87,6 +88,29 @@ export function renderFrame(frame) {
   return box;
 }
 
+const auditWords = {
+  watch: 'started watching', leave: 'stopped watching', session_started: 'session started',
+  session_ended: 'session ended', renewed: 'renewed', command: 'sent a command', result: 'command result',
+};
+
+function duration(ms) {
+  const seconds = Math.round(Number(ms) / 1000);
+  if (!Number.isFinite(seconds)) return '';
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** An audit entry's particulars in words: why a session ended and how long it ran, a command's name and outcome. */
+function auditDetails(entry) {
+  const parts = [];
+  if (entry.name) parts.push(String(entry.name));
+  if (entry.outcome) parts.push(String(entry.outcome));
+  if (entry.reason) parts.push(`reason ${entry.reason}`);
+  if (entry.duration_ms != null) parts.push(`after ${duration(entry.duration_ms)}`);
+  if (Array.isArray(entry.viewers) && entry.viewers.length > 0) parts.push(`watched by ${entry.viewers.join(', ')}`);
+  if (entry.id) parts.push(`id ${entry.id}`);
+  return parts.join(' · ') || '—';
+}
+
 export class DevicePage {
   constructor(app, install, me, { onSignedOut }) {
     this.app = app;
@@ -109,8 +133,10 @@ export class DevicePage {
 
   open() {
     const signal = this.abort.signal;
-    $('device-title').textContent = this.app;
-    $('device-facts').textContent = `installation ${this.install}`;
+    $('device-title').textContent = this.install;
+    $('device-facts').textContent = `${this.app} · installation ${this.install}`;
+    $('audit').hidden = true;
+    $('audit-body').replaceChildren();
     $('log').replaceChildren();
     $('results').replaceChildren();
     $('frame').replaceChildren(element('p', 'muted', 'No frame yet.'));
@@ -150,6 +176,7 @@ export class DevicePage {
 
   async start() {
     this.loadFacts();
+    this.loadAudit();
     let data;
     try {
       ({ data } = await api('GET', this.path('watch'), undefined, { signal: this.abort.signal }));
@@ -180,13 +207,54 @@ export class DevicePage {
       const { data } = await api('GET', '/api/devices', undefined, { signal: this.abort.signal });
       const device = (data.devices ?? []).find((d) => d.app === this.app && d.install === this.install);
       if (!device) return;
-      $('device-title').textContent = `${this.app} on ${device.model || 'an unnamed machine'}`;
-      const facts = [device.os, device.release && `release ${device.release}`, `tester ${device.tester}`,
+      // Named as the team knows it: its tester id and model; a box without DMI data by its id.
+      $('device-title').textContent = deviceName(device);
+      const facts = [this.app, knownModel(device) ? null : 'model not reported', device.os,
+        device.release && `release ${device.release}`,
         `unit ${device.foreground}${device.reason ? ` (${device.reason})` : ''}`, `installation ${this.install}`];
       $('device-facts').textContent = facts.filter(Boolean).join(' · ');
     } catch {
       // The facts are a courtesy; the stream says what matters.
     }
+  }
+
+  /** Who watched this device and what they sent (admins only): shown when the backend answers. */
+  async loadAudit() {
+    let answer;
+    try {
+      const device = `${this.app}/${this.install}`;
+      answer = await apiText(`/api/audit?${new URLSearchParams({ device })}`, { signal: this.abort.signal });
+    } catch {
+      return;
+    }
+    if (this.closed) return;
+    if (answer.status === 401) { this.onSignedOut('Your sign-in ended; sign in again.'); return; }
+    if (answer.status !== 200) { $('audit').hidden = true; return; }
+    const entries = [];
+    for (const text of answer.text.split('\n')) {
+      if (!text.trim()) continue;
+      try {
+        const entry = JSON.parse(text);
+        if (isObject(entry)) entries.push(entry);
+      } catch {
+        // A line that is not JSON is skipped; the rest still shows.
+      }
+    }
+    entries.sort((a, b) => (Number(b.at) || 0) - (Number(a.at) || 0));
+    const rows = entries.slice(0, maxAuditRows).map((entry) => {
+      const row = element('tr');
+      row.dataset.type = String(entry.type ?? '');
+      if (entry.name) row.dataset.name = String(entry.name);
+      const time = element('td', null, `${new Date(Number(entry.at)).toLocaleDateString()} ${clockTime(entry.at)}`);
+      row.append(time, element('td', null, auditWords[entry.type] ?? entry.type ?? '?'), element('td', null, entry.user ?? '—'),
+        element('td', null, auditDetails(entry)));
+      return row;
+    });
+    $('audit-body').replaceChildren(...rows);
+    $('audit-empty').hidden = rows.length > 0;
+    $('audit-count').textContent = entries.length > maxAuditRows
+      ? `newest ${maxAuditRows} of ${entries.length}` : `${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`;
+    $('audit').hidden = false;
   }
 
   async poll() {
@@ -316,7 +384,7 @@ export class DevicePage {
     }
     $('time-left').textContent = text;
     this.ticks += 1;
-    if (this.ticks % 15 === 0 && !this.closed) this.loadFacts();
+    if (this.ticks % 15 === 0 && !this.closed) { this.loadFacts(); this.loadAudit(); }
   }
 
   async renew() {

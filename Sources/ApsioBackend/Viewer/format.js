@@ -64,3 +64,39 @@ export function element(tag, className, text) {
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
 }
+
+/** The model a device reported, or null when it has none worth showing: a box without DMI data
+ * (many VMs) reports "" or "unknown", and such a box is known by its tester id alone. */
+export function knownModel(device) {
+  const model = typeof device?.model === 'string' ? device.model.trim() : '';
+  return model === '' || model.toLowerCase() === 'unknown' ? null : model;
+}
+
+/** What a team calls a device: the tester id it chose, and the model when the box reports one. */
+export function deviceName(device) {
+  if (!device) return '';
+  const model = knownModel(device);
+  const tester = device.tester || device.install;
+  return model ? `${tester} · ${model}` : tester;
+}
+
+/** The one word the fleet page sorts devices into: the session's state while one runs, otherwise
+ * why the device cannot go live (its foreground state, then its hello's reason), else `active`. */
+export function fleetState(device) {
+  const session = device?.session;
+  if (session && (session.state === 'live' || session.state === 'paused')) return session.state;
+  if (device?.foreground === 'background') return 'background';
+  if (device?.foreground === 'interrupted' || device?.reason === 'inactive') return 'interrupted';
+  if (device?.reason) return device.reason === 'low_power' || device.reason === 'capped' ? device.reason : 'other';
+  return 'active';
+}
+
+/** The key a device is known by on the page: its app and install, which together are unique. */
+export function deviceKey(app, install) {
+  return `${app}/${install}`;
+}
+
+/** A device's own page, `#/device/APP/INSTALL`. */
+export function deviceHash(app, install) {
+  return `#/device/${encodeURIComponent(app)}/${encodeURIComponent(install)}`;
+}

@@ -1,0 +1,731 @@
+// Watching several devices together (`#/watch/APP/INSTALL,APP/INSTALL,…`): each device is its
+// own viewer with its own live session, its 30 minutes, renewal and stop; their lines show in a
+// panel per device or in one merged tail where each line names its device, and every command's
+// result goes to its own device's panel only.
+import { api, ApiError, devicePath } from './api.js';
+import { endReasons, needsRestart, pauseReasons, renderFrame } from './device.js';
+import { clockTime, deviceHash, deviceKey, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
+import { maxWatched } from './fleet.js';
+
+const $ = (id) => document.getElementById(id);
+const commandNames = [['screenshot', 'Screenshot'], ['diagnostics', 'Diagnostics'], ['raise_log_level', 'Raise log level']];
+const maxPanelLines = 500;
+const maxMergedLines = 2000;
+const maxResults = 10;
+/** Browsers hold 6 HTTP/1.1 connections per host: per-device stream polls take at most 4 of them,
+ * leaving room for commands, renewals and the rest of the page. */
+const maxPerDevicePolls = 4;
+/** With more devices than polls, each poll gives up its connection after this long. */
+const pollTurn = 6000;
+
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
+function isObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The devices a `#/watch/…` fragment names, at most 8, each once. */
+export function parseWatchList(text) {
+  const seen = new Set();
+  const list = [];
+  for (const part of text.split(',')) {
+    const [app, install, extra] = part.split('/');
+    if (!app || !install || extra !== undefined) continue;
+    let decoded;
+    try { decoded = { app: decodeURIComponent(app), install: decodeURIComponent(install) }; } catch { continue; }
+    const key = deviceKey(decoded.app, decoded.install);
+    if (seen.has(key) || list.length >= maxWatched) continue;
+    seen.add(key);
+    list.push(decoded);
+  }
+  return list;
+}
+
+class Slots {
+  constructor(count) { this.free = count; this.queue = []; }
+  acquire() {
+    if (this.free > 0) { this.free -= 1; return Promise.resolve(); }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+  release() {
+    const next = this.queue.shift();
+    if (next) next(); else this.free += 1;
+  }
+}
+
+/**
+ * The streams of every watched device. `POST /api/streams` fetches them all in one held request;
+ * a backend without it (404) is polled per device, at most 4 polls at a time.
+ */
+class StreamPump {
+  constructor(page) {
+    this.page = page;
+    this.mode = 'multi';
+    this.current = null;
+    this.slots = new Slots(maxPerDevicePolls);
+    this.wakeUp = null;
+  }
+
+  start() { this.multi(); }
+
+  /** The set of devices changed: ask again for the new set. */
+  wake() {
+    if (this.mode === 'multi') {
+      this.current?.abort();
+      this.wakeUp?.();
+    } else {
+      for (const watch of this.page.watches) if (watch.polling && !watch.looping) this.single(watch);
+    }
+  }
+
+  async multi() {
+    const signal = this.page.abort.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      const polling = this.page.watches.filter((w) => w.polling);
+      if (polling.length === 0) {
+        await new Promise((resolve) => { this.wakeUp = resolve; signal.addEventListener('abort', resolve, { once: true }); });
+        this.wakeUp = null;
+        continue;
+      }
+      const request = new AbortController();
+      this.current = request;
+      const stop = () => request.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      const devices = polling.map((w) => (w.after === undefined ? { app: w.app, install: w.install }
+        : { app: w.app, install: w.install, after: w.after }));
+      try {
+        const { data } = await api('POST', '/api/streams', { devices }, { signal: request.signal });
+        failures = 0;
+        this.page.setNote('One held request fetches every device’s stream (POST /api/streams).');
+        for (const entry of Array.isArray(data?.streams) ? data.streams : []) {
+          this.page.find(entry.app, entry.install)?.streamReply(entry);
+        }
+      } catch (error) {
+        if (error.name === 'AbortError') continue;
+        if (error.status === 401) { this.page.signedOut(); return; }
+        if (error.status === 404 || error.status === 405) {
+          // This backend streams one device per request: poll each, a few at a time.
+          this.mode = 'single';
+          this.page.setNote(`Each device’s stream is polled on its own, ${maxPerDevicePolls} at a time.`);
+          for (const watch of this.page.watches) if (watch.polling) this.single(watch);
+          return;
+        }
+        failures += 1;
+        this.page.setNote(`The streams were interrupted (${error.message}); reconnecting…`);
+        await sleep(Math.min(1000 * 2 ** failures, 15000), signal);
+      } finally {
+        signal.removeEventListener('abort', stop);
+        if (this.current === request) this.current = null;
+      }
+    }
+  }
+
+  async single(watch) {
+    watch.looping = true;
+    let failures = 0;
+    try {
+      while (watch.polling) {
+        await this.slots.acquire();
+        // The watch's signal of now: a device watched again has a new one.
+        const signal = watch.abort.signal;
+        const request = new AbortController();
+        const stop = () => request.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        const crowded = this.page.watches.filter((w) => w.polling).length > maxPerDevicePolls;
+        const timer = crowded ? setTimeout(() => request.abort(), pollTurn) : null;
+        try {
+          const query = watch.after === undefined ? {} : { after: String(watch.after) };
+          const { data } = await api('GET', devicePath(watch.app, watch.install, 'stream', query), undefined, { signal: request.signal });
+          failures = 0;
+          watch.streamReply({ ...(data ?? {}), status: 200 });
+        } catch (error) {
+          // Given up for another device's turn, or stopped: the loop's condition says which.
+          if (error.name === 'AbortError') continue;
+          if (error.status === 401) { this.page.signedOut(); return; }
+          if (error.status === 404) { watch.streamReply({ status: 404, error: error.code, message: error.message }); continue; }
+          failures += 1;
+          watch.notice(`The stream was interrupted (${error.message}); reconnecting…`, 'info');
+          await sleep(Math.min(1000 * 2 ** failures, 15000), signal);
+        } finally {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', stop);
+          this.slots.release();
+        }
+      }
+    } finally {
+      watch.looping = false;
+    }
+  }
+}
+
+/** One watched device: its viewer, session, panel and share of the merged tail. */
+class DeviceWatch {
+  constructor(page, app, install) {
+    this.page = page;
+    this.app = app;
+    this.install = install;
+    this.key = deviceKey(app, install);
+    this.abort = new AbortController();
+    this.polling = false;
+    this.looping = false;
+    this.after = undefined;
+    this.session = null;
+    this.sessionReceivedAt = 0;
+    this.results = new Map();
+    this.facts = null;
+    this.build();
+  }
+
+  path(route, query) {
+    return devicePath(this.app, this.install, route, query);
+  }
+
+  get name() {
+    return this.facts ? deviceName(this.facts) : this.install;
+  }
+
+  build() {
+    const panel = element('section', 'watch-panel pane');
+    panel.dataset.app = this.app;
+    panel.dataset.install = this.install;
+    panel.dataset.key = this.key;
+    const head = element('div', 'panel-head');
+    this.title = element('a', 'panel-name', this.install);
+    this.title.href = deviceHash(this.app, this.install);
+    this.subtitle = element('p', 'muted panel-facts', this.app);
+    head.append(element('h2'), this.subtitle);
+    head.firstChild.append(this.title);
+
+    const bar = element('div', 'session-bar');
+    this.stateText = element('strong', 'panel-state', '—');
+    this.timeLeft = element('span', 'muted');
+    this.viewerCount = element('span', 'muted');
+    this.renewButton = element('button', 'panel-renew', 'Renew');
+    this.renewButton.type = 'button';
+    this.renewButton.disabled = true;
+    this.renewButton.title = 'Sets this session’s end to 30 minutes from now';
+    this.stopButton = element('button', 'quiet panel-stop', 'Stop');
+    this.stopButton.type = 'button';
+    const session = element('span', null, 'Session: ');
+    session.append(this.stateText);
+    bar.append(session, this.timeLeft, this.viewerCount, element('span', 'spacer'), this.renewButton, this.stopButton);
+
+    this.noticeBox = element('div', 'notice panel-notice');
+    this.noticeBox.hidden = true;
+    this.noticeText = element('span');
+    this.noticeButton = element('button');
+    this.noticeButton.type = 'button';
+    this.noticeButton.hidden = true;
+    this.noticeBox.append(this.noticeText, this.noticeButton);
+
+    const commands = element('div', 'commands');
+    this.commandButtons = {};
+    for (const [name, label] of commandNames) {
+      const button = element('button', 'panel-command', label);
+      button.type = 'button';
+      button.dataset.command = name;
+      button.disabled = true;
+      this.commandButtons[name] = button;
+      commands.append(button);
+    }
+    this.commandNote = element('span', 'muted');
+    commands.append(this.commandNote);
+    this.resultList = element('ol', 'results panel-results');
+    this.resultList.setAttribute('aria-label', 'Command results');
+    this.log = element('ol', 'log panel-log');
+    this.log.setAttribute('aria-live', 'off');
+    panel.append(head, bar, this.noticeBox, commands, this.resultList, this.log);
+    this.panel = panel;
+
+    const signal = this.page.abort.signal;
+    this.renewButton.addEventListener('click', () => this.renew(), { signal });
+    this.stopButton.addEventListener('click', () => (this.polling || this.status === 'joining' ? this.stop() : this.start()), { signal });
+    this.noticeButton.addEventListener('click', () => this.noticeAction?.(), { signal });
+    for (const [name] of commandNames) this.commandButtons[name].addEventListener('click', () => this.send(name), { signal });
+  }
+
+  setFacts(device) {
+    if (!device) return;
+    this.facts = device;
+    this.title.textContent = deviceName(device);
+    this.title.title = `installation ${this.install}`;
+    const facts = [this.app, knownModel(device) ? null : 'model not reported', device.os, device.release && `release ${device.release}`];
+    this.subtitle.textContent = facts.filter(Boolean).join(' · ');
+    for (const tag of this.page.mergedLog.querySelectorAll(`li[data-key="${CSS.escape(this.key)}"] .dev`)) tag.textContent = this.name;
+  }
+
+  setStatus(status) {
+    this.status = status;
+    this.panel.dataset.status = status;
+    this.stopButton.textContent = status === 'watching' || status === 'joining' ? 'Stop' : 'Watch again';
+  }
+
+  async start() {
+    this.abort = new AbortController();
+    this.setStatus('joining');
+    this.hideNotice();
+    let data;
+    try {
+      ({ data } = await api('GET', this.path('watch'), undefined, { signal: this.abort.signal }));
+      if (!data.watching) ({ data } = await api('POST', this.path('watch'), undefined, { signal: this.abort.signal }));
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      if (error.status === 401) { this.page.signedOut(); return; }
+      this.setStatus('lost');
+      this.applySession(null);
+      const text = error.code === 'no_device'
+        ? 'This device is not present: it has not said hello recently, or its tester entry no longer counts.'
+        : `Cannot watch this device: ${error.message}.`;
+      this.notice(text, 'ended', 'Try again', () => this.start());
+      return;
+    }
+    this.setViewers(data.viewers);
+    this.applySession(data.session);
+    if (!data.session) {
+      this.notice('Watching. A live session starts at the device’s next hello.', 'info');
+      this.noticeUntilLive = true;
+    }
+    this.setStatus('watching');
+    this.polling = true;
+    this.page.pump.wake();
+  }
+
+  /** Leaves this device's viewers; the others go on. */
+  stop() {
+    this.polling = false;
+    this.abort.abort();
+    this.setStatus('stopped');
+    this.applySession(null);
+    this.setViewers(null);
+    this.page.pump.wake();
+    this.notice('You stopped watching this device. Its session ends when no one else watches.', 'ended');
+    this.page.marker(this, 'Stopped watching.');
+    return api('DELETE', this.path('watch')).catch(() => {});
+  }
+
+  /** Closing the page inside the viewer leaves, as a device's page does; a reload does not. */
+  close({ leave }) {
+    const wasWatching = this.polling || this.status === 'joining';
+    this.polling = false;
+    this.abort.abort();
+    if (leave && wasWatching) {
+      fetch(this.path('watch'), { method: 'DELETE', credentials: 'same-origin', keepalive: true }).catch(() => {});
+    }
+  }
+
+  /** One device's part of a stream answer: as `GET …/stream` answers, plus its status. */
+  streamReply(entry) {
+    if (!this.polling) return;
+    // 204: this device's poll was let go when another device answered first; nothing to show.
+    if (entry.status === 204) return;
+    if (entry.status !== undefined && entry.status !== 200) {
+      this.notWatching(entry.error === 'no_device'
+        ? 'The device is gone: it is no longer present.'
+        : `You are no longer watching this device (${entry.message ?? entry.error ?? entry.status}).`);
+      return;
+    }
+    if (entry.watching === false) {
+      this.notWatching('You are no longer watching this device: a viewer that does not poll for 60 seconds is let go.');
+      return;
+    }
+    if (this.noticeText.textContent.startsWith('The stream was interrupted')) this.hideNotice();
+    for (const event of Array.isArray(entry.events) ? entry.events : []) this.handle(event);
+    if (entry.last_seq > 0) this.after = entry.last_seq;
+    if (entry.dropped > 0) this.page.marker(this, `${entry.dropped} events were dropped: this page fell behind the stream.`);
+    if ('session' in entry) this.applySession(entry.session);
+    if ('viewers' in entry) this.setViewers(entry.viewers);
+  }
+
+  notWatching(text) {
+    this.polling = false;
+    this.setStatus('lost');
+    this.applySession(null);
+    this.notice(text, 'ended', 'Watch again', () => this.start());
+    this.page.pump.wake();
+  }
+
+  handle(event) {
+    switch (event.type) {
+      case 'session_started':
+        this.notice('A live session started; waiting for the device’s first frames.', 'info');
+        this.noticeUntilLive = true;
+        this.page.marker(this, 'Session started.');
+        break;
+      case 'frames': {
+        const frames = isObject(event.frames) ? event.frames : {};
+        if (frames.state === 'paused') {
+          this.notice(`Paused: ${pauseReasons[frames.reason] ?? frames.reason ?? 'no reason given'}. It resumes by itself.`, 'info');
+          this.noticeUntilLive = true;
+        } else if (frames.state === 'live' && this.noticeUntilLive) {
+          this.hideNotice();
+        }
+        if (Array.isArray(frames.lines)) this.page.addLines(this, frames.lines);
+        if (frames.lines_dropped > 0) this.page.marker(this, `${frames.lines_dropped} lines were not sent: the device sends at most 200 a second.`);
+        break;
+      }
+      case 'command':
+        if (event.command) this.commandEntry(event.command.id, event.command.name, event.command.by);
+        break;
+      case 'result':
+        if (event.result) this.resultEntry(event.result);
+        break;
+      case 'renewed':
+        this.notice(`${event.by ?? 'A viewer'} renewed the session: it now ends at ${shortTime(event.until)}.`, 'info');
+        break;
+      case 'viewers':
+        this.setViewers(event.viewers);
+        break;
+      case 'session_ended': {
+        const reason = event.reason ?? 'ended';
+        const words = endReasons[reason] ?? `The session ended (${reason}).`;
+        this.page.marker(this, `Session ended: ${reason}.`);
+        this.applySession(null);
+        this.panel.dataset.ended = reason;
+        if (needsRestart.has(reason)) {
+          this.notice(`Session ended (${reason}). ${words} No new one starts until you ask.`, 'ended', 'Start a new session', () => this.renew());
+        } else {
+          this.notice(`Session ended (${reason}). ${words} While you watch, a new one starts at the device’s next hello.`, 'ended');
+        }
+        break;
+      }
+      case 'gap':
+        this.page.marker(this, `${event.missed ?? 'Some'} events were lost between the backend’s instances.`);
+        break;
+      case 'device_gone':
+        this.applySession(null);
+        this.notice('The device is gone: it stopped saying hello and its presence ran out.', 'ended');
+        break;
+      default:
+        break;
+    }
+  }
+
+  applySession(session) {
+    this.session = isObject(session) ? session : null;
+    this.sessionReceivedAt = performance.now();
+    const s = this.session;
+    if (s) delete this.panel.dataset.ended;
+    this.stateText.textContent = s ? `${s.state}${s.reason ? ` (${s.reason})` : ''}` : 'none';
+    this.panel.dataset.session = s ? s.state : 'none';
+    this.renewButton.disabled = !(s && s.until != null && this.polling);
+    const may = Boolean(this.page.me?.may_send_commands);
+    for (const [name] of commandNames) this.commandButtons[name].disabled = !(s && may && this.status !== 'stopped');
+    if (!may) this.commandNote.textContent = 'Only an admin sends commands.';
+    this.tick();
+  }
+
+  setViewers(count) {
+    this.viewerCount.textContent = typeof count === 'number' ? `${count} viewer${count === 1 ? '' : 's'}` : '';
+  }
+
+  tick() {
+    const s = this.session;
+    let text = '';
+    if (s && typeof s.remaining_ms === 'number') {
+      text = `${remaining(s.remaining_ms - (performance.now() - this.sessionReceivedAt))} left`;
+    } else if (s) {
+      text = '30 minutes from the first frames';
+    }
+    if (this.timeLeft.textContent !== text) this.timeLeft.textContent = text;
+  }
+
+  async renew() {
+    if (this.status !== 'watching') return;
+    try {
+      const { data } = await api('POST', this.path('watch'), undefined, { signal: this.abort.signal });
+      this.setViewers(data.viewers);
+      this.applySession(data.session);
+      if (data.session?.until) this.notice(`Renewed: ends at ${shortTime(data.session.until)}.`, 'info');
+      else if (!data.session) this.notice('Asked for a new session: it starts at the device’s next hello.', 'info');
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      if (error.status === 401) { this.page.signedOut(); return; }
+      this.notice(`Cannot renew: ${error.message}.`, 'ended');
+    }
+  }
+
+  async send(name) {
+    const button = this.commandButtons[name];
+    button.disabled = true;
+    this.commandNote.textContent = '';
+    try {
+      const { data } = await api('POST', this.path('commands'), { name }, { signal: this.abort.signal });
+      this.commandEntry(data.id, data.name, this.page.me?.user);
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      if (error.status === 401) { this.page.signedOut(); return; }
+      const words = { 403: 'Your account may watch but not send commands.', 409: 'Not in a live session.', 429: '16 commands already wait.' };
+      this.commandNote.textContent = words[error.status] ?? `Not sent: ${error.message}.`;
+    } finally {
+      button.disabled = !(this.session && this.page.me?.may_send_commands && this.status === 'watching');
+    }
+  }
+
+  commandEntry(id, name, by) {
+    if (typeof id !== 'string') return null;
+    let entry = this.results.get(id);
+    if (entry) return entry;
+    const item = element('li');
+    item.dataset.id = id;
+    item.dataset.name = name;
+    const head = element('div');
+    const status = element('span', 'muted', 'sent; waiting for the device');
+    head.append(element('strong', null, name), ` by ${by ?? '?'} · `, status);
+    const body = element('div');
+    item.append(head, body);
+    this.resultList.prepend(item);
+    entry = { item, status, body };
+    this.results.set(id, entry);
+    while (this.resultList.children.length > maxResults) {
+      const last = this.resultList.lastElementChild;
+      this.results.delete(last.dataset.id);
+      last.remove();
+    }
+    return entry;
+  }
+
+  resultEntry(result) {
+    const entry = this.commandEntry(result.id, result.name, null);
+    if (!entry) return;
+    entry.item.dataset.outcome = result.outcome;
+    entry.status.className = `outcome-${result.outcome}`;
+    entry.status.textContent = `${result.outcome} at ${shortTime(result.at)}`;
+    const value = result.result;
+    entry.body.replaceChildren();
+    if (result.name === 'screenshot' && isObject(value) && isObject(value.wireframe)) {
+      const details = element('details');
+      details.open = true;
+      details.append(element('summary', null, 'Process frame'), renderFrame(value.wireframe));
+      entry.body.append(details);
+    } else if (result.name === 'raise_log_level' && isObject(value) && typeof value.until === 'number') {
+      entry.body.append(element('p', null, `Debug lines are sent until ${shortTime(value.until)}.`));
+    } else if (isObject(value)) {
+      const list = element('dl', 'facts');
+      for (const key of Object.keys(value).sort()) {
+        const shown = typeof value[key] === 'object' ? JSON.stringify(value[key]) : value[key];
+        list.append(element('dt', null, key), element('dd', null, shown));
+      }
+      entry.body.append(list);
+    } else if (value !== null && value !== undefined) {
+      entry.body.append(element('p', null, JSON.stringify(value)));
+    }
+  }
+
+  notice(text, kind = 'info', actionLabel, action) {
+    this.noticeBox.hidden = false;
+    this.noticeBox.className = `notice panel-notice ${kind}`;
+    this.noticeText.textContent = text;
+    this.noticeButton.hidden = !actionLabel;
+    this.noticeButton.textContent = actionLabel ?? '';
+    this.noticeAction = action;
+    // Set by the caller for a notice that the session's live frames make moot.
+    this.noticeUntilLive = false;
+  }
+
+  hideNotice() {
+    this.noticeBox.hidden = true;
+    this.noticeAction = undefined;
+  }
+}
+
+export class WatchPage {
+  constructor(list, view, me, { onSignedOut, knownDevice }) {
+    this.list = list;
+    this.view = view === 'merged' ? 'merged' : 'grid';
+    this.me = me;
+    this.onSignedOut = onSignedOut;
+    this.knownDevice = knownDevice;
+    this.abort = new AbortController();
+    this.closed = false;
+    this.watches = [];
+    this.mergedLog = $('merged-log');
+    this.newWhilePaused = 0;
+  }
+
+  /** The fragment this page is at, so a link shows the same devices in the same view. */
+  static hash(list, view) {
+    const parts = list.map(({ app, install }) => `${encodeURIComponent(app)}/${encodeURIComponent(install)}`);
+    return `#/watch/${parts.join(',')}${view === 'merged' ? '?view=merged' : ''}`;
+  }
+
+  sameAs(list) {
+    return list.length === this.watches.length && list.every((d, i) => this.watches[i].key === deviceKey(d.app, d.install));
+  }
+
+  open() {
+    const signal = this.abort.signal;
+    this.mergedLog.replaceChildren();
+    $('watch-panels').replaceChildren();
+    this.pump = new StreamPump(this);
+    for (const { app, install } of this.list) {
+      const watch = new DeviceWatch(this, app, install);
+      watch.setFacts(this.knownDevice(app, install));
+      this.watches.push(watch);
+      $('watch-panels').append(watch.panel);
+    }
+    $('watch-title').textContent = `Watching ${this.watches.length} device${this.watches.length === 1 ? '' : 's'} together`;
+    this.setView(this.view);
+    $('view-grid').addEventListener('click', () => this.setView('grid', true), { signal });
+    $('view-merged').addEventListener('click', () => this.setView('merged', true), { signal });
+    $('renew-all').addEventListener('click', () => { for (const w of this.watches) w.renew(); }, { signal });
+    $('stop-all').addEventListener('click', () => { for (const w of this.watches) if (w.polling || w.status === 'joining') w.stop(); }, { signal });
+    $('watch-severity').addEventListener('change', () => this.applyFilter(), { signal });
+    $('watch-filter').addEventListener('input', () => this.applyFilter(), { signal });
+    $('watch-pause').addEventListener('change', () => {
+      if (!$('watch-pause').checked) { this.newWhilePaused = 0; this.scrollAll(); this.updateCount(); }
+    }, { signal });
+    this.timer = setInterval(() => this.tick(), 1000);
+    this.ticks = 0;
+    this.setNote('');
+    this.updateCount();
+    this.loadFacts();
+    this.pump.start();
+    for (const watch of this.watches) watch.start();
+  }
+
+  close({ leave }) {
+    this.closed = true;
+    for (const watch of this.watches) watch.close({ leave });
+    this.abort.abort();
+    clearInterval(this.timer);
+  }
+
+  signedOut() {
+    if (!this.closed) this.onSignedOut('Your sign-in ended; sign in again.');
+  }
+
+  find(app, install) {
+    return this.watches.find((w) => w.app === app && w.install === install) ?? null;
+  }
+
+  setNote(text) {
+    if ($('watch-note').textContent !== text) $('watch-note').textContent = text;
+  }
+
+  setView(view, byHand = false) {
+    this.view = view;
+    $('view-watch').classList.toggle('watch-merged', view === 'merged');
+    $('view-watch').classList.toggle('watch-grid', view === 'grid');
+    $('view-grid').setAttribute('aria-pressed', String(view === 'grid'));
+    $('view-merged').setAttribute('aria-pressed', String(view === 'merged'));
+    if (byHand) history.replaceState(null, '', WatchPage.hash(this.list, view));
+    this.scrollAll();
+  }
+
+  async loadFacts() {
+    try {
+      const { data } = await api('GET', '/api/devices', undefined, { signal: this.abort.signal });
+      for (const device of Array.isArray(data?.devices) ? data.devices : []) this.find(device.app, device.install)?.setFacts(device);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) this.signedOut();
+      // Otherwise the names wait for the next try; the streams say what matters.
+    }
+  }
+
+  tick() {
+    for (const watch of this.watches) watch.tick();
+    this.ticks += 1;
+    if (this.ticks % 15 === 0 && !this.closed) this.loadFacts();
+  }
+
+  // MARK: lines, in each device's panel and in the merged tail
+
+  line(watch, line, merged) {
+    const severity = Number(line.severity) || 9;
+    const item = element('li', severityClass(severity));
+    item.dataset.severity = String(severity);
+    item.dataset.key = watch.key;
+    const body = typeof line.body === 'string' ? line.body : JSON.stringify(line.body);
+    const attributes = isObject(line.attributes) ? Object.entries(line.attributes).map(([k, v]) => `${k}=${v}`).join(' ') : '';
+    const time = element('span', 't', clockTime(line.t));
+    time.title = new Date(Number(line.t)).toISOString();
+    const text = element('span', 'body', body);
+    if (attributes) text.append(' ', element('span', 'attrs', attributes));
+    item.dataset.text = `${body} ${attributes}`.toLowerCase();
+    item.append(time);
+    if (merged) {
+      const tag = element('span', 'dev', watch.name);
+      tag.title = `${watch.app}, installation ${watch.install}`;
+      item.append(tag);
+    }
+    item.append(element('span', 'sev', severityName(severity)), text);
+    item.hidden = !this.matches(item);
+    return item;
+  }
+
+  addLines(watch, lines) {
+    const panel = document.createDocumentFragment();
+    const merged = document.createDocumentFragment();
+    let count = 0;
+    for (const line of lines) {
+      if (!isObject(line)) continue;
+      panel.append(this.line(watch, line, false));
+      merged.append(this.line(watch, line, true));
+      count += 1;
+    }
+    this.append(watch.log, panel, maxPanelLines);
+    this.append(this.mergedLog, merged, maxMergedLines);
+    if ($('watch-pause').checked) this.newWhilePaused += count;
+    this.updateCount();
+  }
+
+  /** A line that is not the device's (a session's start or end, a gap), in both places. */
+  marker(watch, text) {
+    for (const [log, merged, max] of [[watch.log, false, maxPanelLines], [this.mergedLog, true, maxMergedLines]]) {
+      const item = element('li', 'gap');
+      item.dataset.key = watch.key;
+      item.append(element('span', 't', clockTime(Date.now())));
+      if (merged) item.append(element('span', 'dev', watch.name));
+      item.append(element('span', 'gap', text));
+      this.append(log, item, max);
+    }
+  }
+
+  append(log, node, max) {
+    log.append(node);
+    while (log.children.length > max) log.firstElementChild.remove();
+    if (!$('watch-pause').checked) log.scrollTop = log.scrollHeight;
+  }
+
+  scrollAll() {
+    if ($('watch-pause').checked) return;
+    for (const log of [this.mergedLog, ...this.watches.map((w) => w.log)]) log.scrollTop = log.scrollHeight;
+  }
+
+  matches(item) {
+    if (!item.dataset.severity) return true;
+    const min = Number($('watch-severity').value) || 1;
+    const text = $('watch-filter').value.trim().toLowerCase();
+    return Number(item.dataset.severity) >= min && (text === '' || item.dataset.text.includes(text));
+  }
+
+  applyFilter() {
+    for (const log of [this.mergedLog, ...this.watches.map((w) => w.log)]) {
+      for (const item of log.children) {
+        const hidden = !this.matches(item);
+        if (item.hidden !== hidden) item.hidden = hidden;
+      }
+    }
+    this.updateCount();
+    this.scrollAll();
+  }
+
+  updateCount() {
+    let lines = 0;
+    let shown = 0;
+    for (const item of this.mergedLog.children) {
+      if (!item.dataset.severity) continue;
+      lines += 1;
+      if (!item.hidden) shown += 1;
+    }
+    let text = shown === lines ? `${lines} lines` : `${shown} of ${lines} lines`;
+    if ($('watch-pause').checked && this.newWhilePaused > 0) text += `, ${this.newWhilePaused} new below`;
+    $('watch-count').textContent = text;
+  }
+}
