@@ -2,6 +2,7 @@
 // log lines, metrics, the latest process frame, command results, and why a session ended.
 import { api, apiText, devicePath } from './api.js';
 import { SeriesChart } from './chart.js';
+import { CommandLog, handleSessionEvent, isObject, renderFrame, sleep } from './session.js';
 import { bytes, clockTime, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
 
 const $ = (id) => document.getElementById(id);
@@ -9,84 +10,6 @@ const maxLogLines = 2000;
 const maxResults = 20;
 const maxAuditRows = 200;
 const commandNames = ['screenshot', 'diagnostics', 'raise_log_level'];
-
-/** Why a session ended (spec 16.3, 16.7), in words a viewer can act on. */
-export const endReasons = {
-  until: 'The session reached its end, 30 minutes after it started or was last renewed.',
-  session_bytes: 'The session sent its 10,000,000 bytes.',
-  day_bytes: 'The device sent its 50,000,000 bytes for today (UTC); it starts no session before the day ends.',
-  replaced: 'Another sender took over this device’s channel (its token was replaced). What came before was this session; what comes next is a new one.',
-  viewers_left: 'Every viewer left.',
-  silent: 'The device went silent: no frames and no next for 60 seconds, or its presence ran out.',
-  closed: 'The device closed its channel: the unit stopped or went to the background, or live inspection or consent was withdrawn on the machine.',
-  stop: 'The backend told the device to stop.',
-  paused: 'The session stayed paused for 60 seconds.',
-  tester_removed: 'The device’s tester entry expired or was removed from the policy.',
-  backend_restarted: 'The backend’s shared state was lost (its Redis restarted empty); the device says hello again and a new session can start.',
-};
-
-/** Reasons after which the backend waits for a viewer to act before another session (16.3). */
-export const needsRestart = new Set(['until', 'session_bytes']);
-
-export const pauseReasons = {
-  inactive: 'the unit is interrupted (reloading, activating or frozen)',
-  low_power: 'the machine is in low-power mode',
-  low_data: 'the machine is on a metered network',
-  data_saver: 'data saver is on for the machine',
-};
-
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
-
-function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** A process frame (the service's wireframe) as a summary line and a table of its processes. */
-export function renderFrame(frame) {
-  const box = element('div', 'frame');
-  if (!isObject(frame)) {
-    box.append(element('p', 'muted', 'The frame could not be read.'));
-    return box;
-  }
-  const summary = [`${frame.active_state ?? '?'}/${frame.sub_state ?? '?'}`];
-  if (frame.tasks != null) summary.push(`${frame.tasks} tasks`);
-  if (frame.memory_bytes != null) summary.push(`memory ${bytes(frame.memory_bytes)}`);
-  box.append(element('p', 'frame-summary', summary.join(' · ')));
-  const table = element('table', 'grid frame-table');
-  const head = element('tr');
-  for (const [title, numeric] of [['PID', true], ['PPID', true], ['Name', false], ['State', false], ['Threads', true],
-    ['RSS', true], ['CPU %', true]]) {
-    head.append(element('th', numeric ? 'num' : null, title));
-  }
-  table.append(element('thead'));
-  table.tHead.append(head);
-  const body = element('tbody');
-  for (const process of Array.isArray(frame.processes) ? frame.processes : []) {
-    if (!isObject(process)) continue;
-    const row = element('tr');
-    const name = process.argv0 && process.argv0 !== process.comm ? `${process.comm} (${process.argv0})` : process.comm;
-    const cpu = typeof process.cpu_percent === 'number' ? process.cpu_percent.toFixed(1) : '—';
-    row.append(element('td', 'num', process.pid), element('td', 'num', process.ppid), element('td', null, name ?? '?'),
-      element('td', null, process.state ?? '?'), element('td', 'num', process.threads ?? '—'),
-      element('td', 'num', bytes(process.rss_bytes)), element('td', 'num', cpu));
-    body.append(row);
-  }
-  table.append(body);
-  const wrap = element('div', 'table-wrap');
-  wrap.append(table);
-  box.append(wrap);
-  if (frame.omitted_processes > 0) box.append(element('p', 'muted', `${frame.omitted_processes} more processes not listed.`));
-  if (Array.isArray(frame.sockets) && frame.sockets.length > 0) {
-    const listening = frame.sockets.filter(isObject).map((s) => `${s.transport} ${s.address}:${s.port}`);
-    box.append(element('p', 'muted', `Listening: ${listening.join(', ')}`));
-  }
-  return box;
-}
 
 const auditWords = {
   watch: 'started watching', leave: 'stopped watching', session_started: 'session started',
@@ -122,7 +45,8 @@ export class DevicePage {
     this.after = undefined;
     this.session = null;
     this.sessionReceivedAt = 0;
-    this.results = new Map();
+    this.commands = new CommandLog($('results'), maxResults);
+    this.noticeUntilLive = false;
     this.newWhilePaused = 0;
     this.ticks = 0;
   }
@@ -138,7 +62,7 @@ export class DevicePage {
     $('audit').hidden = true;
     $('audit-body').replaceChildren();
     $('log').replaceChildren();
-    $('results').replaceChildren();
+    this.commands.clear();
     $('frame').replaceChildren(element('p', 'muted', 'No frame yet.'));
     for (const id of ['m-memory', 'm-thermal', 'm-battery', 'm-low-power', 'm-network']) $(id).textContent = '—';
     $('m-thermal').className = '';
@@ -188,7 +112,7 @@ export class DevicePage {
     this.setViewers(data.viewers);
     this.applySession(data.session);
     if (!data.session) {
-      this.showNotice('Watching. A live session starts at the device’s next hello (every 15 to 120 seconds).', 'info');
+      this.notice('Watching. A live session starts at the device’s next hello (every 15 to 120 seconds).', 'info');
     }
     this.poll();
   }
@@ -199,7 +123,7 @@ export class DevicePage {
     const text = error.code === 'no_device'
       ? 'This device is not present: it has not said hello recently, or its tester entry no longer counts.'
       : `${what}: ${error.message}.`;
-    this.showNotice(text, 'ended', 'Try again', () => { this.hideNotice(); this.start(); });
+    this.notice(text, 'ended', 'Try again', () => { this.hideNotice(); this.start(); });
   }
 
   async loadFacts() {
@@ -271,7 +195,7 @@ export class DevicePage {
         if (error.status === 401) { this.onSignedOut('Your sign-in ended; sign in again.'); return; }
         if (error.status === 404) { this.notWatching(); return; }
         failures += 1;
-        this.showNotice(`The stream was interrupted (${error.message}); reconnecting…`, 'info');
+        this.notice(`The stream was interrupted (${error.message}); reconnecting…`, 'info');
         await sleep(Math.min(1000 * 2 ** failures, 15000), this.abort.signal);
         continue;
       }
@@ -287,68 +211,20 @@ export class DevicePage {
 
   notWatching() {
     this.applySession(null);
-    this.showNotice('You are no longer watching this device: a viewer that does not poll for 60 seconds is let go, '
+    this.notice('You are no longer watching this device: a viewer that does not poll for 60 seconds is let go, '
       + 'and signing out elsewhere ends it too.', 'ended', 'Watch again', () => { this.hideNotice(); this.start(); });
   }
 
   handle(event) {
-    switch (event.type) {
-      case 'session_started':
-        this.showNotice('A live session started; waiting for the device’s first frames.', 'info');
-        this.marker('Session started.');
-        break;
-      case 'frames':
-        this.frames(event.frames ?? {});
-        break;
-      case 'command':
-        if (event.command) this.commandEntry(event.command.id, event.command.name, event.command.by);
-        break;
-      case 'result':
-        if (event.result) this.resultEntry(event.result);
-        break;
-      case 'renewed':
-        this.showNotice(`${event.by ?? 'A viewer'} renewed the session: it now ends at ${shortTime(event.until)}.`, 'info');
-        break;
-      case 'viewers':
-        this.setViewers(event.viewers);
-        break;
-      case 'session_ended': {
-        const reason = event.reason ?? 'ended';
-        const words = endReasons[reason] ?? `The session ended (${reason}).`;
-        this.marker(`Session ended: ${reason}.`);
-        this.applySession(null);
-        if (needsRestart.has(reason)) {
-          this.showNotice(`Session ended (${reason}). ${words} The backend starts no new one until a viewer asks.`, 'ended',
-            'Start a new session', () => this.renew());
-        } else {
-          this.showNotice(`Session ended (${reason}). ${words} While you watch, a new session starts at the device’s next hello.`,
-            'ended');
-        }
-        break;
-      }
-      case 'gap':
-        this.marker(`${event.missed ?? 'Some'} events were lost between the backend’s instances.`);
-        break;
-      case 'device_gone':
-        this.applySession(null);
-        this.showNotice('The device is gone: it stopped saying hello and its presence ran out.', 'ended');
-        break;
-      default:
-        break;
-    }
+    handleSessionEvent(event, this);
   }
 
-  frames(frames) {
-    if (frames.state === 'paused') {
-      const why = pauseReasons[frames.reason] ?? frames.reason ?? 'no reason given';
-      this.showNotice(`The device paused the session: ${why}. It resumes by itself.`, 'info');
-    } else if (frames.state === 'live' && this.session?.state === 'paused') {
-      this.hideNotice();
-    } else if (frames.state === 'live' && $('notice-text').textContent.startsWith('A live session started')) {
-      this.hideNotice();
-    }
-    if (Array.isArray(frames.lines)) this.appendLines(frames.lines);
-    if (frames.lines_dropped > 0) this.marker(`${frames.lines_dropped} lines were not sent: the device sends at most 200 a second.`);
+  lines(lines) {
+    this.appendLines(lines);
+  }
+
+  /** What only the device page shows of a frames event: metrics and the process frame. */
+  frameDetails(frames) {
     if (isObject(frames.metrics)) this.metrics(frames.metrics);
     if (isObject(frames.wireframe)) $('frame').replaceChildren(renderFrame(frames.wireframe));
   }
@@ -393,9 +269,9 @@ export class DevicePage {
       this.setViewers(data.viewers);
       this.applySession(data.session);
       if (data.session?.until) {
-        this.showNotice(`Renewed: the session now ends at ${shortTime(data.session.until)}.`, 'info');
+        this.notice(`Renewed: the session now ends at ${shortTime(data.session.until)}.`, 'info');
       } else if (!data.session) {
-        this.showNotice('Asked for a new session: it starts at the device’s next hello.', 'info');
+        this.notice('Asked for a new session: it starts at the device’s next hello.', 'info');
       }
     } catch (error) {
       this.failed(error, 'Cannot renew');
@@ -410,7 +286,7 @@ export class DevicePage {
     $('command-note').textContent = '';
     try {
       const { data } = await api('POST', this.path('commands'), { name }, { signal: this.abort.signal });
-      this.commandEntry(data.id, data.name, this.me.user);
+      this.commands.entry(data.id, data.name, this.me.user);
     } catch (error) {
       if (error.name === 'AbortError') return;
       if (error.status === 401) { this.onSignedOut('Your sign-in ended; sign in again.'); return; }
@@ -422,53 +298,6 @@ export class DevicePage {
       $('command-note').textContent = words[error.status] ?? `The command was not sent: ${error.message}.`;
     } finally {
       button.disabled = !(this.session && this.me?.may_send_commands);
-    }
-  }
-
-  commandEntry(id, name, by) {
-    if (typeof id !== 'string') return null;
-    let entry = this.results.get(id);
-    if (entry) return entry;
-    const item = element('li');
-    item.dataset.id = id;
-    item.dataset.name = name;
-    const head = element('div');
-    const status = element('span', 'muted', 'sent; waiting for the device');
-    head.append(element('strong', null, name), ` by ${by ?? '?'} · `, status);
-    const body = element('div');
-    item.append(head, body);
-    $('results').prepend(item);
-    entry = { item, status, body };
-    this.results.set(id, entry);
-    while ($('results').children.length > maxResults) {
-      const last = $('results').lastElementChild;
-      this.results.delete(last.dataset.id);
-      last.remove();
-    }
-    return entry;
-  }
-
-  resultEntry(result) {
-    const entry = this.commandEntry(result.id, result.name, null);
-    if (!entry) return;
-    entry.item.dataset.outcome = result.outcome;
-    entry.status.className = `outcome-${result.outcome}`;
-    entry.status.textContent = `${result.outcome} at ${shortTime(result.at)}`;
-    const value = result.result;
-    entry.body.replaceChildren();
-    if (result.name === 'screenshot' && isObject(value) && isObject(value.wireframe)) {
-      entry.body.append(renderFrame(value.wireframe));
-    } else if (result.name === 'raise_log_level' && isObject(value) && typeof value.until === 'number') {
-      entry.body.append(element('p', null, `The unit’s debug lines are captured and sent until ${shortTime(value.until)}.`));
-    } else if (isObject(value)) {
-      const list = element('dl', 'facts');
-      for (const key of Object.keys(value).sort()) {
-        const shown = typeof value[key] === 'object' ? JSON.stringify(value[key]) : value[key];
-        list.append(element('dt', null, key), element('dd', null, shown));
-      }
-      entry.body.append(list);
-    } else if (value !== null && value !== undefined) {
-      entry.body.append(element('p', null, JSON.stringify(value)));
     }
   }
 
@@ -571,13 +400,15 @@ export class DevicePage {
 
   // MARK: notices
 
-  showNotice(text, kind = 'info', actionLabel, action) {
+  notice(text, kind = 'info', actionLabel, action) {
     $('notice').hidden = false;
     $('notice').className = `notice ${kind}`;
     $('notice-text').textContent = text;
     $('notice-action').hidden = !actionLabel;
     $('notice-action').textContent = actionLabel ?? '';
     this.noticeAction = action;
+    // Set again by the caller for a notice that the session's live frames make moot.
+    this.noticeUntilLive = false;
   }
 
   hideNotice() {

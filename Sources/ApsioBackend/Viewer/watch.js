@@ -3,7 +3,7 @@
 // panel per device or in one merged tail where each line names its device, and every command's
 // result goes to its own device's panel only.
 import { api, ApiError, devicePath } from './api.js';
-import { endReasons, needsRestart, pauseReasons, renderFrame } from './device.js';
+import { CommandLog, handleSessionEvent, isObject, sleep } from './session.js';
 import { clockTime, deviceHash, deviceKey, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
 import { maxWatched } from './fleet.js';
 
@@ -17,17 +17,6 @@ const maxResults = 10;
 const maxPerDevicePolls = 4;
 /** With more devices than polls, each poll gives up its connection after this long. */
 const pollTurn = 6000;
-
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
-
-function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The devices a `#/watch/…` fragment names, at most 8, each once. */
 export function parseWatchList(text) {
@@ -177,7 +166,6 @@ class DeviceWatch {
     this.after = undefined;
     this.session = null;
     this.sessionReceivedAt = 0;
-    this.results = new Map();
     this.facts = null;
     this.build();
   }
@@ -238,6 +226,7 @@ class DeviceWatch {
     commands.append(this.commandNote);
     this.resultList = element('ol', 'results panel-results');
     this.resultList.setAttribute('aria-label', 'Command results');
+    this.commands = new CommandLog(this.resultList, maxResults, { framed: true });
     this.log = element('ol', 'log panel-log');
     this.log.setAttribute('aria-live', 'off');
     panel.append(head, bar, this.noticeBox, commands, this.resultList, this.log);
@@ -351,59 +340,19 @@ class DeviceWatch {
   }
 
   handle(event) {
-    switch (event.type) {
-      case 'session_started':
-        this.notice('A live session started; waiting for the device’s first frames.', 'info');
-        this.noticeUntilLive = true;
-        this.page.marker(this, 'Session started.');
-        break;
-      case 'frames': {
-        const frames = isObject(event.frames) ? event.frames : {};
-        if (frames.state === 'paused') {
-          this.notice(`Paused: ${pauseReasons[frames.reason] ?? frames.reason ?? 'no reason given'}. It resumes by itself.`, 'info');
-          this.noticeUntilLive = true;
-        } else if (frames.state === 'live' && this.noticeUntilLive) {
-          this.hideNotice();
-        }
-        if (Array.isArray(frames.lines)) this.page.addLines(this, frames.lines);
-        if (frames.lines_dropped > 0) this.page.marker(this, `${frames.lines_dropped} lines were not sent: the device sends at most 200 a second.`);
-        break;
-      }
-      case 'command':
-        if (event.command) this.commandEntry(event.command.id, event.command.name, event.command.by);
-        break;
-      case 'result':
-        if (event.result) this.resultEntry(event.result);
-        break;
-      case 'renewed':
-        this.notice(`${event.by ?? 'A viewer'} renewed the session: it now ends at ${shortTime(event.until)}.`, 'info');
-        break;
-      case 'viewers':
-        this.setViewers(event.viewers);
-        break;
-      case 'session_ended': {
-        const reason = event.reason ?? 'ended';
-        const words = endReasons[reason] ?? `The session ended (${reason}).`;
-        this.page.marker(this, `Session ended: ${reason}.`);
-        this.applySession(null);
-        this.panel.dataset.ended = reason;
-        if (needsRestart.has(reason)) {
-          this.notice(`Session ended (${reason}). ${words} No new one starts until you ask.`, 'ended', 'Start a new session', () => this.renew());
-        } else {
-          this.notice(`Session ended (${reason}). ${words} While you watch, a new one starts at the device’s next hello.`, 'ended');
-        }
-        break;
-      }
-      case 'gap':
-        this.page.marker(this, `${event.missed ?? 'Some'} events were lost between the backend’s instances.`);
-        break;
-      case 'device_gone':
-        this.applySession(null);
-        this.notice('The device is gone: it stopped saying hello and its presence ran out.', 'ended');
-        break;
-      default:
-        break;
-    }
+    handleSessionEvent(event, this);
+  }
+
+  marker(text) {
+    this.page.marker(this, text);
+  }
+
+  lines(lines) {
+    this.page.addLines(this, lines);
+  }
+
+  sessionEnded(reason) {
+    this.panel.dataset.ended = reason;
   }
 
   applySession(session) {
@@ -456,7 +405,7 @@ class DeviceWatch {
     this.commandNote.textContent = '';
     try {
       const { data } = await api('POST', this.path('commands'), { name }, { signal: this.abort.signal });
-      this.commandEntry(data.id, data.name, this.page.me?.user);
+      this.commands.entry(data.id, data.name, this.page.me?.user);
     } catch (error) {
       if (error.name === 'AbortError') return;
       if (error.status === 401) { this.page.signedOut(); return; }
@@ -464,56 +413,6 @@ class DeviceWatch {
       this.commandNote.textContent = words[error.status] ?? `Not sent: ${error.message}.`;
     } finally {
       button.disabled = !(this.session && this.page.me?.may_send_commands && this.status === 'watching');
-    }
-  }
-
-  commandEntry(id, name, by) {
-    if (typeof id !== 'string') return null;
-    let entry = this.results.get(id);
-    if (entry) return entry;
-    const item = element('li');
-    item.dataset.id = id;
-    item.dataset.name = name;
-    const head = element('div');
-    const status = element('span', 'muted', 'sent; waiting for the device');
-    head.append(element('strong', null, name), ` by ${by ?? '?'} · `, status);
-    const body = element('div');
-    item.append(head, body);
-    this.resultList.prepend(item);
-    entry = { item, status, body };
-    this.results.set(id, entry);
-    while (this.resultList.children.length > maxResults) {
-      const last = this.resultList.lastElementChild;
-      this.results.delete(last.dataset.id);
-      last.remove();
-    }
-    return entry;
-  }
-
-  resultEntry(result) {
-    const entry = this.commandEntry(result.id, result.name, null);
-    if (!entry) return;
-    entry.item.dataset.outcome = result.outcome;
-    entry.status.className = `outcome-${result.outcome}`;
-    entry.status.textContent = `${result.outcome} at ${shortTime(result.at)}`;
-    const value = result.result;
-    entry.body.replaceChildren();
-    if (result.name === 'screenshot' && isObject(value) && isObject(value.wireframe)) {
-      const details = element('details');
-      details.open = true;
-      details.append(element('summary', null, 'Process frame'), renderFrame(value.wireframe));
-      entry.body.append(details);
-    } else if (result.name === 'raise_log_level' && isObject(value) && typeof value.until === 'number') {
-      entry.body.append(element('p', null, `Debug lines are sent until ${shortTime(value.until)}.`));
-    } else if (isObject(value)) {
-      const list = element('dl', 'facts');
-      for (const key of Object.keys(value).sort()) {
-        const shown = typeof value[key] === 'object' ? JSON.stringify(value[key]) : value[key];
-        list.append(element('dt', null, key), element('dd', null, shown));
-      }
-      entry.body.append(list);
-    } else if (value !== null && value !== undefined) {
-      entry.body.append(element('p', null, JSON.stringify(value)));
     }
   }
 
