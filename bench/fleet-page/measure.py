@@ -3,24 +3,10 @@ Redis behind several instances), apsio-bench-fleet's devices saying hello at int
 page's `GET /api/fleet/events` read from outside as a browser's EventSource reads it. Reports how
 long the first snapshot took and its size, and what the changes weigh afterwards: the page is
 sent what moved, not the list each time. Measured and reported, never asserted."""
-import argparse, json, os, signal, socket, subprocess, sys, tempfile, time
+import argparse, json, os, socket, subprocess, sys, time
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-def wait_port(port, process, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit("a process this run started exited before it was ready")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit(f"nothing listened on {port}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fleet"))
+from processes import free_port, start_redis, stop, tcp_ready, wait_until
 
 def request(port, method, path, body=None, token=None):
     with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
@@ -35,15 +21,6 @@ def request(port, method, path, body=None, token=None):
         while chunk := connection.recv(65536):
             reply += chunk
     return json.loads(reply.split(b"\r\n\r\n", 1)[1] or b"null")
-
-def stop(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 def main():
     parser = argparse.ArgumentParser()
@@ -62,14 +39,8 @@ def main():
         ports = [free_port() for _ in range(instances)]
         extra = []
         if options.redis_instances:
-            sock = f"{options.work}/redis.sock"
-            redis = subprocess.Popen(
-                ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700", "--save", "",
-                 "--appendonly", "no", "--daemonize", "no", "--dir", options.work],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            redis, sock = start_redis(options.work)
             processes.append(redis)
-            while not os.path.exists(sock):
-                time.sleep(0.05)
             extra = ["--redis", sock]
         for port in ports:
             command = [f"{options.bin}/apsio-backend", "--dev", "--listen", f"127.0.0.1:{port}",
@@ -81,7 +52,7 @@ def main():
                     command += ["--tester", f"t-{index}:fleet-{app}-{index}"]
             backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             processes.append(backend)
-            wait_port(port, backend)
+            wait_until(lambda: tcp_ready(port), "apsio-backend", backend, seconds=30)
         generator = subprocess.Popen(
             [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(f"http://127.0.0.1:{p}" for p in ports),
              "--apps", str(options.apps), "--devices-per-app", str(options.devices_per_app), "--live", "0",

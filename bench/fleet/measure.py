@@ -5,7 +5,9 @@ of redis-server over the generator's measured window, RssAnon before the devices
 Every (configuration, load) pair gets a fresh redis-server and fresh instances, so nothing one
 leaves behind is measured in the next. Prints each pair's figures, then one table with the ratios
 against the in-memory hub of the same run."""
-import argparse, os, signal, socket, subprocess, sys, tempfile, time
+import argparse, os, subprocess, sys, tempfile, time
+
+from processes import free_port, redis_used_memory, start_redis, stop, tcp_ready, wait_until
 
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
@@ -18,68 +20,6 @@ def rss_anon_kib(pid):
             if line.startswith("RssAnon:"):
                 return int(line.split()[1])
     return 0
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-def wait_until(ready, what, process, seconds=20):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit(f"{what} exited with {process.returncode} before it was ready")
-        if ready():
-            return
-        time.sleep(0.02)
-    sys.exit(f"{what} was not ready after {seconds} s")
-
-def tcp_ready(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-def redis_call(path, *words):
-    """One RESP command over the unix socket; the reply's raw bytes (enough for PING and INFO)."""
-    with socket.socket(socket.AF_UNIX) as connection:
-        connection.settimeout(2)
-        connection.connect(path)
-        request = f"*{len(words)}\r\n" + "".join(f"${len(word)}\r\n{word}\r\n" for word in words)
-        connection.sendall(request.encode())
-        reply = b""
-        while True:
-            chunk = connection.recv(65536)
-            reply += chunk
-            if not chunk or reply.startswith(b"+") and reply.endswith(b"\r\n"):
-                return reply
-            if reply.startswith(b"$"):
-                header, _, rest = reply.partition(b"\r\n")
-                if len(rest) >= int(header[1:]) + 2:
-                    return reply
-
-def redis_ready(path):
-    try:
-        return redis_call(path, "PING").startswith(b"+PONG")
-    except OSError:
-        return False
-
-def redis_used_memory(path):
-    for line in redis_call(path, "INFO", "memory").decode().splitlines():
-        if line.startswith("used_memory:"):
-            return int(line.split(":")[1])
-    return 0
-
-def stop(process):
-    """By its pid, and waited for: nothing this run started outlives it."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 def backend_features(binary):
     usage = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
@@ -113,13 +53,8 @@ def run_one(options, features, kind, instances, load):
     redis = None
     try:
         if kind == "redis":
-            sock = f"{work}/redis.sock"
-            redis = subprocess.Popen(
-                ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-                 "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", work],
-                stdout=open(f"{work}/redis.log", "w"), stderr=subprocess.STDOUT)
+            redis, sock = start_redis(work)
             processes.append(redis)
-            wait_until(lambda: redis_ready(sock), "redis-server", redis)
         ports = [free_port() for _ in range(instances)]
         origins = [f"http://127.0.0.1:{port}" for port in ports]
         backends = []
