@@ -1,6 +1,7 @@
 import ApsioBackend
 import ApsioConfiguration
 import ApsioCore
+import ApsioRedis
 import Testing
 
 /// The command line over the files, as docs/backend.md says: a setting given as a flag overrides
@@ -104,4 +105,30 @@ import Testing
         #expect(try Self.flags(["--config", "/srv/backend"]).configDirectory == "/srv/backend")
         #expect(try Self.flags([], config: nil).configDirectory == nil)
     }
+
+    @Test func redisAndTheConnectionLimitComeFromTheFilesOrTheFlags() throws {
+        var files = Self.files(apps: [HubApp(name: "web", appKey: "apsio_app_web_key")])
+        files.settings.redis = try RedisEndpoint(parsing: "/run/redis/redis-server.sock")
+        files.settings.maxConnections = 2048
+        let fromFiles = try Self.flags([]).configuration(files: files).configuration
+        #expect(fromFiles.redis == RedisEndpoint(.unix(path: "/run/redis/redis-server.sock")))
+        #expect(fromFiles.maxConnections == 2048)
+        let fromFlags = try Self.flags(["--redis", "redis://10.0.0.5:6380/2", "--max-connections", "4096"])
+            .configuration(files: files).configuration
+        #expect(fromFlags.redis == RedisEndpoint(.tcp(host: "10.0.0.5", port: 6380), database: 2))
+        #expect(fromFlags.maxConnections == 4096)
+        #expect(try Self.flags([]).configuration(files: Self.files(apps: files.apps)).configuration.redis == nil)
+    }
+
+    @Test func aBadRedisURLOrConnectionLimitIsRefusedAndSaysWhy() throws {
+        for (arguments, words) in [
+            (["--redis", "redis://user:secret@10.0.0.5"], "password"),
+            (["--redis", "mysql://x"], "redis://"),
+            (["--max-connections", "5"], "16 to 65536"),
+        ] {
+            let error = #expect(throws: BackendConfigurationError.self) { try Self.flags(arguments) }
+            #expect(error?.description.contains(words) == true, "\(error?.description ?? "no error")")
+        }
+    }
 }
+
