@@ -11,7 +11,7 @@ package enum BackendConfSchema {
             section,
             [
                 .single("Listen"), .single("LiveOrigin"), .single("Interval"), .single("AccountsFile"),
-                .single("TLSCertificateFile"), .single("TLSKeyFile"), .single("Redis"), .single("MaxConnections"),
+                .single("TLSCertificateFile"), .single("TLSKeyFile"), .single("Redis"), .single("MaxConnections"), .single("AuditRetentionDays"),
             ]
         )
     ])
@@ -68,6 +68,14 @@ package enum BackendConfSchema {
             } else {
                 let range = DevBackendCommandLine.maxConnectionsRange
                 report(entry.line, "MaxConnections=\(entry.value) is not a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+        }
+        if let entry = value("AuditRetentionDays") {
+            if let days = Int(entry.value), DevBackendCommandLine.auditRetentionDaysRange.contains(days) {
+                settings.auditRetentionDays = days
+            } else {
+                let range = DevBackendCommandLine.auditRetentionDaysRange
+                report(entry.line, "AuditRetentionDays=\(entry.value) is not a number of days from \(range.lowerBound) to \(range.upperBound)")
             }
         }
         settings.accountsPath = path("AccountsFile")

@@ -19,6 +19,7 @@ package struct BackendFlags: Sendable {
     package var development = false
     package var redis: RedisEndpoint?
     package var maxConnections: Int?
+    package var auditRetentionDays: Int?
     /// The usage text for messages that point at it.
     package var usage = ""
 
@@ -53,7 +54,7 @@ package struct BackendFlags: Sendable {
         if tls == nil, let certificate = files.settings.tlsCertificate, let key = files.settings.tlsKey {
             tls = HTTPServer.TLSFiles(certificateFile: certificate, privateKeyFile: key)
         }
-        let configuration = DevBackendConfiguration(
+        var configuration = DevBackendConfiguration(
             listenHost: listenHost ?? files.settings.listenHost ?? "127.0.0.1",
             listenPort: listenPort ?? files.settings.listenPort ?? 8787,
             hub: HubConfiguration(
@@ -61,6 +62,7 @@ package struct BackendFlags: Sendable {
             accountsPath: accountsPath ?? files.settings.accountsPath, tls: tls, development: development,
             redis: redis ?? files.settings.redis,
             maxConnections: maxConnections ?? files.settings.maxConnections ?? DevBackendConfiguration.defaultMaxConnections)
+        configuration.auditRetention = (auditRetentionDays ?? files.settings.auditRetentionDays).map { .seconds(Int64($0) * 86_400) }
         try configuration.validate()
         return (configuration, problems)
     }

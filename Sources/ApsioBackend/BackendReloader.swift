@@ -48,9 +48,9 @@ struct BackendReloader {
         if new.listenHost != running.listenHost || new.listenPort != running.listenPort || new.tls?.certificateFile != running.tls?.certificateFile
             || new.tls?.privateKeyFile != running.tls?.privateKeyFile
             || new.accountsPath != running.accountsPath || new.redis != running.redis
-            || new.maxConnections != running.maxConnections
+            || new.maxConnections != running.maxConnections || new.auditRetention != running.auditRetention
         {
-            log.append("Listen=, the TLS files, AccountsFile=, Redis= and MaxConnections= change at the next start, not on a reload")
+            log.append("Listen=, the TLS files, AccountsFile=, Redis=, MaxConnections= and AuditRetentionDays= change at the next start, not on a reload")
         }
         running.hub = new.hub
         lastGood = files

@@ -13,6 +13,7 @@ package struct BackendSettings: Sendable, Equatable {
     /// Where the fleet's shared state lives; none keeps the hub in this process's memory.
     package var redis: RedisEndpoint?
     package var maxConnections: Int?
+    package var auditRetentionDays: Int?
 
     package init() {}
 }

@@ -20,6 +20,8 @@ package final class DevBackend: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.accounts = accounts
+        var backendLimits = backendLimits
+        if let retention = configuration.auditRetention { backendLimits.auditRetention = retention }
         let service: any HubService
         if let redis = configuration.redis {
             service = FleetService(

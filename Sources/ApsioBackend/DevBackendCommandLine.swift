@@ -22,7 +22,7 @@ package enum DevBackendCommandLine {
             usage: \(program) [--config DIR] [--app NAME:APPKEY …] [--live-origin ORIGIN] [--accounts FILE]
                    \(pad) [--tester ID:INSTALLATION_ID[:EXPIRES] …] [--listen HOST:PORT]
                    \(pad) [--interval SECONDS] [--tls-cert FILE --tls-key FILE] [--dev]
-                   \(pad) [--redis URL] [--max-connections N]
+                   \(pad) [--redis URL] [--max-connections N] [--audit-retention DAYS]
                    \(program) --accounts FILE --add-user USER:ROLE [--iterations N]
 
             The backend of live inspection (spec 16.4 and 16.7): serves each app's policy, an OTLP/HTTP
@@ -47,6 +47,7 @@ package enum DevBackendCommandLine {
                                      or the path of its unix socket (PATH[?db=N]); without it the hub lives
                                      in this process's memory, one instance
               --max-connections N    connections served at once (default 256); each live device holds two
+              --audit-retention DAYS who watched what is kept this long, 1 to 3650 days (default 30)
               --add-user USER:ROLE   read a password on standard input and add the person to --accounts;
                                      ROLE is viewer (may watch) or admin (may also send commands)
               --iterations N         PBKDF2 iterations for --add-user (default 600000)
@@ -141,6 +142,8 @@ package enum DevBackendCommandLine {
                     throw .usage("--redis \(error.description)")
                 }
             case "--max-connections": flags.maxConnections = try integer(option, inline: inline, in: maxConnectionsRange)
+            case "--audit-retention":
+                flags.auditRetentionDays = try integer(option, inline: inline, in: auditRetentionDaysRange, unit: " days")
             case "--accounts": flags.accountsPath = try value(option, inline: inline)
             case "--tls-cert": certificate = try value(option, inline: inline)
             case "--tls-key": key = try value(option, inline: inline)
@@ -175,6 +178,7 @@ package enum DevBackendCommandLine {
     /// Each connection costs a file descriptor and a little memory; past this a box needs its
     /// file limit raised and is better served by another instance.
     package static let maxConnectionsRange = 16...65_536
+    package static let auditRetentionDaysRange = 1...3650
 
     static func parseApp(_ text: String) throws(BackendConfigurationError) -> (String, String) {
         let fields = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)

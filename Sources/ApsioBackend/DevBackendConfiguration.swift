@@ -16,6 +16,9 @@ package struct DevBackendConfiguration: Sendable {
     /// viewer one stream poll.
     package var maxConnections: Int
 
+    /// How long the audit is kept (docs/audit.md); nil keeps the backend's default, 30 days.
+    package var auditRetention: Duration?
+
     package static let defaultMaxConnections = 256
 
     package init(

@@ -130,5 +130,25 @@ import Testing
             #expect(error?.description.contains(words) == true, "\(error?.description ?? "no error")")
         }
     }
+
+    @Test func theAuditsRetentionComesFromTheFilesOrTheFlags() throws {
+        var files = Self.files(apps: [HubApp(name: "web", appKey: "apsio_app_web_key")])
+        #expect(try Self.flags([]).configuration(files: files).configuration.auditRetention == nil, "the backend's 30 days")
+        files.settings.auditRetentionDays = 7
+        #expect(try Self.flags([]).configuration(files: files).configuration.auditRetention == .seconds(7 * 86_400))
+        let flagged = try Self.flags(["--audit-retention", "90"]).configuration(files: files).configuration
+        #expect(flagged.auditRetention == .seconds(90 * 86_400))
+        #expect(throws: BackendConfigurationError.self) { try Self.flags(["--audit-retention", "0"]) }
+    }
+
+    @Test func theAuditInMemoryForgetsWhatIsOlderThanItsRetention() {
+        var log = AuditLog(capacity: 100, retention: .seconds(86_400))
+        let device = DeviceKey(app: "web", install: "box")
+        let day: Int64 = 86_400_000
+        func entry(_ at: Int64) -> AuditEntry { AuditEntry(atUnixMs: at, kind: .watch, device: device, user: "ann") }
+        log.append([entry(0), entry(day / 2)], nowUnixMs: day / 2)
+        log.append([entry(day + day / 4)], nowUnixMs: day + day / 4)
+        #expect(log.entries(of: device).map(\.atUnixMs) == [day / 2, day + day / 4])
+    }
 }
 

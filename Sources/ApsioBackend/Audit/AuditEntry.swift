@@ -26,11 +26,15 @@ package struct AuditEntry: Sendable, Equatable {
     package var commandName: String?
     package var outcome: String?
 
-    init(at now: LiveNow, _ kind: Kind, _ device: DeviceKey, user: String? = nil) {
-        atUnixMs = now.wallUnixMs
+    package init(atUnixMs: Int64, kind: Kind, device: DeviceKey, user: String? = nil) {
+        self.atUnixMs = atUnixMs
         self.kind = kind
         self.device = device
         self.user = user
+    }
+
+    init(at now: LiveNow, _ kind: Kind, _ device: DeviceKey, user: String? = nil) {
+        self.init(atUnixMs: now.wallUnixMs, kind: kind, device: device, user: user)
     }
 
     /// One JSON object, as `GET /api/audit` lists it, one per line. `ref` makes entries that are
