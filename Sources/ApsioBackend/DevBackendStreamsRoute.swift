@@ -58,6 +58,13 @@ extension DevBackend {
             for await (index, reply) in group { replies[index] = reply }
             return replies
         }
+        // Every device refused because the state cannot be reached: the whole request is, so the
+        // page backs off as for any 503 instead of asking again at once.
+        if let unavailable = replies.first(where: { $0?.status == 503 }) ?? nil,
+            replies.allSatisfy({ ($0?.status ?? 204) != 200 && ($0?.status ?? 204) != 204 })
+        {
+            return unavailable
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("streams")

@@ -313,6 +313,12 @@ class DeviceWatch {
     if (!this.polling) return;
     // 204: this device's poll was let go when another device answered first; nothing to show.
     if (entry.status === 204) return;
+    if (entry.status >= 500) {
+      // The backend cannot reach its state for now: this device is still watched, and asked
+      // for again with the others.
+      this.notice(`The stream was interrupted (${entry.message ?? entry.status}); reconnecting…`, 'info');
+      return;
+    }
     if (entry.status !== undefined && entry.status !== 200) {
       this.notWatching(entry.error === 'no_device'
         ? 'The device is gone: it is no longer present.'
