@@ -52,6 +52,8 @@ package actor FleetService: HubService {
     private let epochWatch = FleetEpoch()
     private var lastEpochCheck: MonotonicInstant?
     private var reachable = true
+    private var lastFailureLog: MonotonicInstant?
+    private var failuresSinceLog = 0
     private let log: BackendLog
 
     private enum Heard: Sendable {
@@ -263,11 +265,24 @@ package actor FleetService: HubService {
 
     /// A step's failure as the device or viewer hears it: 503 with the client's backoff.
     private func unavailable(_ error: any Error) -> HubUnavailable {
+        noteFailure(error)
         if case RedisError.unavailable(_, let retryIn) = error {
             let seconds = Int(retryIn.components.seconds) + (retryIn.components.attoseconds > 0 ? 1 : 0)
             return HubUnavailable(retryAfterSeconds: min(max(seconds, 1), Int(rules.configuration.interval.components.seconds)))
         }
         return HubUnavailable(retryAfterSeconds: 1)
+    }
+
+    /// Says why requests were answered 503: at most once every 10 s, with how many failed since,
+    /// so an operator sees the cause (Redis away, too slow, a device too busy) without a flood.
+    private func noteFailure(_ error: any Error) {
+        failuresSinceLog += 1
+        let now = clock.now().mono
+        if let last = lastFailureLog, now < last + .seconds(10) { return }
+        lastFailureLog = now
+        let described = (error as? RedisError)?.description ?? (error as? RedisDocuments.UpdateError)?.description ?? "\(error)"
+        log.error("\(failuresSinceLog) request(s) answered 503 since the last report: \(described)")
+        failuresSinceLog = 0
     }
 
     private func reply<Result: Sendable>(
