@@ -40,13 +40,16 @@ package enum BackendConfSchema {
                 report(entry.line, "LiveOrigin=\(entry.value) is not https://host[:port] (lowercase, no path, user, query or fragment)")
             }
         }
-        if let entry = value("Interval") {
-            if let seconds = Int(entry.value), (15...120).contains(seconds) {
-                settings.intervalSeconds = seconds
-            } else {
-                report(entry.line, "Interval=\(entry.value) is not a number of seconds from 15 to 120")
+        /// A whole number in `range`, or nil with the problem reported at its line.
+        func number(_ key: String, in range: ClosedRange<Int>, of unit: String = "") -> Int? {
+            guard let entry = value(key) else { return nil }
+            guard let number = Int(entry.value), range.contains(number) else {
+                report(entry.line, "\(key)=\(entry.value) is not a number\(unit) from \(range.lowerBound) to \(range.upperBound)")
+                return nil
             }
+            return number
         }
+        settings.intervalSeconds = number("Interval", in: 15...120, of: " of seconds")
         func path(_ key: String) -> String? {
             guard let entry = value(key) else { return nil }
             guard entry.value.hasPrefix("/") else {
@@ -62,22 +65,8 @@ package enum BackendConfSchema {
                 report(entry.line, "Redis=\(error.description)")
             }
         }
-        if let entry = value("MaxConnections") {
-            if let number = Int(entry.value), DevBackendCommandLine.maxConnectionsRange.contains(number) {
-                settings.maxConnections = number
-            } else {
-                let range = DevBackendCommandLine.maxConnectionsRange
-                report(entry.line, "MaxConnections=\(entry.value) is not a number from \(range.lowerBound) to \(range.upperBound)")
-            }
-        }
-        if let entry = value("AuditRetentionDays") {
-            if let days = Int(entry.value), DevBackendCommandLine.auditRetentionDaysRange.contains(days) {
-                settings.auditRetentionDays = days
-            } else {
-                let range = DevBackendCommandLine.auditRetentionDaysRange
-                report(entry.line, "AuditRetentionDays=\(entry.value) is not a number of days from \(range.lowerBound) to \(range.upperBound)")
-            }
-        }
+        settings.maxConnections = number("MaxConnections", in: DevBackendCommandLine.maxConnectionsRange)
+        settings.auditRetentionDays = number("AuditRetentionDays", in: DevBackendCommandLine.auditRetentionDaysRange, of: " of days")
         settings.accountsPath = path("AccountsFile")
         settings.tlsCertificate = path("TLSCertificateFile")
         settings.tlsKey = path("TLSKeyFile")
