@@ -1,6 +1,6 @@
 package import ApsioCore
 import ApsioPOSIX
-package import ApsioNet
+import ApsioNet
 import ApsioPlatform
 package import ApsioConfiguration
 import ApsioLive
@@ -18,6 +18,8 @@ package actor Daemon {
     let layout: StateLayout
     let settingsStore: SettingsStore
     let appState: AppStateStore
+    /// Held from `init` until `stop()` has closed every app's queue.
+    let stateLock: StateDirectoryLock
     let client: HTTPClient
     let indicator: DaemonIndicator
     let facts: ResourceFacts
@@ -42,14 +44,25 @@ package actor Daemon {
     private let liveEventSink: AsyncStream<AppLiveEvent>.Continuation
     private var liveEventTask: Task<Void, Never>?
 
-    package init(options: DaemonOptions, edges: DaemonEdges) throws(HTTPClientError) {
+    /// Takes the state directory for this daemon alone (a second daemon on it is refused), then
+    /// readies everything `start()` needs.
+    package init(options: DaemonOptions, edges: DaemonEdges) throws(DaemonStartError) {
         self.options = options
         self.edges = edges
         log = edges.log
         layout = StateLayout(root: options.stateDirectory)
+        do {
+            stateLock = try StateDirectoryLock.acquire(layout)
+        } catch {
+            throw .state(error)
+        }
         settingsStore = SettingsStore(layout: layout)
         appState = AppStateStore(layout: layout)
-        client = try HTTPClient()
+        do {
+            client = try HTTPClient()
+        } catch {
+            throw .http(error)
+        }
         indicator = DaemonIndicator(
             motdFile: nil, announceTerminals: false, utmpPath: edges.utmpPath, notifier: edges.notifier, log: edges.log,
             wallUnixMs: { edges.clock.now().wallUnixMs })
@@ -90,6 +103,7 @@ package actor Daemon {
         liveEventSink.finish()
         liveEventTask?.cancel()
         client.closeIdleConnections()
+        stateLock.release()
         log.log(.notice, .stopping, "stopped")
     }
 
@@ -199,7 +213,8 @@ package actor Daemon {
         let name = app.name
         do {
             let served = try await ServedApp.start(
-                app, daemon: self, options: options, edges: edges, appState: appState, layout: layout, client: client,
+                app, daemon: self, options: options, edges: edges, appState: appState, layout: layout,
+                stateLock: stateLock, client: client,
                 facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue)
             apps[name] = served
             let fetcher = served.fetcher

@@ -29,7 +29,7 @@ struct ServedApp: Sendable {
 
     static func start(
         _ app: AppConfiguration, daemon: Daemon, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
-        layout: StateLayout, client: HTTPClient, facts: ResourceFacts,
+        layout: StateLayout, stateLock: StateDirectoryLock, client: HTTPClient, facts: ResourceFacts,
         liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds
     ) async throws -> ServedApp {
         let name = app.name
@@ -50,7 +50,8 @@ struct ServedApp: Sendable {
             state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
             hashing: edges.hashing,
-            log: edges.log.logger(.ingest, app: name.rawValue))
+            log: edges.log.logger(.ingest, app: name.rawValue),
+            queueExclusion: .stateDirectory(stateLock))
 
         // The hello's `os` is `os.name`, a space, `os.version` (16.4); the reader always sets both,
         // and facts made some other way fall back as os-release(5) would.

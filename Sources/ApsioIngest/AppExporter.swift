@@ -86,7 +86,7 @@ package actor AppExporter {
     package init(
         configuration: AppExporterConfiguration, state: StateLayout, clock: any AgentClock,
         transport: any IngestTransport, hashing: some SHA256Hashing,
-        log: Logger = .discarding(.ingest)
+        log: Logger = .discarding(.ingest), queueExclusion: QueueExclusionRequest = .ownLock
     ) throws(AppExporterError) {
         self.configuration = configuration
         resource = configuration.resource
@@ -105,7 +105,7 @@ package actor AppExporter {
             throw .state(.system(error))
         }
         do {
-            queue = try RecordQueue(directory: state.queueDirectory(configuration.app))
+            queue = try RecordQueue(directory: state.queueDirectory(configuration.app), exclusion: queueExclusion)
         } catch {
             throw .queue(error)
         }

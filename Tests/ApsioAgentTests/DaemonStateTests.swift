@@ -85,4 +85,31 @@ import ApsioLive
             #expect(await h.stop() == 0)
         }
     }
+
+    /// Two daemons never serve from one state directory: a second `apsiod` pointed at it (with its
+    /// own runtime directory, so nothing else stands in its way) says why and exits 1, and the
+    /// first goes on exporting. The queues hold no lock of their own any more (one descriptor for
+    /// the directory, not one per app), so this is the one thing that keeps them apart.
+    @Test func aSecondDaemonOnTheSameStateDirectoryIsRefusedAndTheFirstGoesOn() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(live: false))
+            let otherRuntime = h.root.path + "/run-2"
+            try FileManager.default.createDirectory(atPath: otherRuntime, withIntermediateDirectories: true)
+            let second = try await CommandRun.run(
+                BuiltBinaries.apsiod,
+                ["--config-dir", h.config, "--state-dir", h.state, "--runtime-dir", otherRuntime,
+                 "--journal-dir", h.journal.path],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": h.bus.address])
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("another apsiod serves from this state directory"), "\(second.stderr)")
+            #expect(second.stderr.contains(h.state + "/apsiod.lock"), "\(second.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: h.appStateDirectory + "/queue/lock"), "no lock per queue")
+
+            try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "after the second daemon")])
+            try await within(60, "the first daemon's line at the sink") {
+                h.backend.records.contains { $0.body == "after the second daemon" }
+            }
+            #expect(await h.stop() == 0)
+        }
+    }
 }

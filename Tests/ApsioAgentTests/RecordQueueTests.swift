@@ -81,6 +81,22 @@ import ApsioState
         _ = try RecordQueue(directory: dir.path + "/q")
     }
 
+    @Test func underTheStateDirectorysLockAQueueKeepsNoLockOfItsOwn() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        let held = try StateDirectoryLock.acquire(layout)
+        #expect(throws: StateStoreError.inUse(path: dir.path + "/apsiod.lock")) {
+            try StateDirectoryLock.acquire(layout, timeout: .zero)
+        }
+        let queue = try RecordQueue(directory: dir.path + "/q", exclusion: .stateDirectory(held))
+        try queue.append(payload(0), at: Self.t0)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/q/lock"))
+        queue.close()
+        held.release()
+        let again = try StateDirectoryLock.acquire(layout, timeout: .zero)
+        #expect(try all(try RecordQueue(directory: dir.path + "/q", exclusion: .stateDirectory(again))).count == 1)
+    }
+
     @Test func anEntryLargerThanTheLimitIsRefusedAndNothingOfTheBatchWritten() throws {
         let dir = try TestDirectory()
         let bounds = QueueBounds(maxBytes: 1 << 20, maxAge: .seconds(60), maxEntryBytes: 64)

@@ -7,7 +7,7 @@ internal import Glibc
 /// flock locks belong to the open file description, so two opens in one process exclude each other
 /// just as two processes do, and the kernel lets go when the holder dies: a crashed `apsioctl`
 /// never leaves the settings locked.
-package final class FileLock {
+package final class FileLock: Sendable {
     private let file: OwnedFileDescriptor
 
     private init(file: OwnedFileDescriptor) {

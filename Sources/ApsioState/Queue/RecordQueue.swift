@@ -9,7 +9,8 @@ internal import ApsioPOSIX
 ///
 /// Layout: a directory holding segment files (`0000000000000001.seg`, …, see `QueueEntryFormat`
 /// for an entry's bytes), `read-position` (the first entry not yet acknowledged, written
-/// atomically) and `lock` (flock'd while a queue is open on the directory).
+/// atomically) and, for a queue opened on its own, `lock` (flock'd while it is open). The daemon
+/// opens its queues under its `StateDirectoryLock` instead, one descriptor for every app.
 ///
 /// Durability: `append` returns once its entries are on disk (fdatasync; records are a few a minute
 /// at most, and a batch shares one sync). `acknowledge` returns once the new read position is.
@@ -25,7 +26,8 @@ internal import ApsioPOSIX
 package final class RecordQueue {
     package let directory: String
     package let bounds: QueueBounds
-    private let lock: FileLock
+    /// What keeps a second holder out: the queue's own lock, or the state directory's.
+    private let exclusion: QueueExclusion
     private var segments: [QueueSegment] = []
     /// The first entry not acknowledged.
     private var head: QueuePosition
@@ -38,17 +40,28 @@ package final class RecordQueue {
     private var dropped = 0
 
     /// Opens the queue in `directory` (creating it, mode 0700), recovering what a crash left.
-    package init(directory: String, bounds: QueueBounds = .standard) throws(RecordQueueError) {
+    ///
+    /// With `exclusion` `.ownLock` it locks `directory/lock` itself; with `.stateDirectory` the
+    /// caller holds the state directory's lock and opens each queue once at a time under it (the
+    /// daemon closes an app's queue before it serves the app again).
+    package init(
+        directory: String, bounds: QueueBounds = .standard, exclusion: QueueExclusionRequest = .ownLock
+    ) throws(RecordQueueError) {
         self.directory = directory
         self.bounds = bounds
         head = QueuePosition(epoch: 0, segment: 1, offset: 0, ordinal: 0)
         try Self.io { () throws(SystemError) in try FileSystem.makeDirectory(directory, mode: 0o700) }
-        // A daemon that restarts may find its predecessor still letting go: wait a moment for it,
-        // then refuse rather than share the queue.
-        guard let lock = try Self.io({ () throws(SystemError) in
-            try FileLock.acquire(directory + "/lock", mode: 0o600, timeout: .seconds(2))
-        }) else { throw .busy(directory: directory) }
-        self.lock = lock
+        switch exclusion {
+        case .ownLock:
+            // A daemon that restarts may find its predecessor still letting go: wait a moment for
+            // it, then refuse rather than share the queue.
+            guard let lock = try Self.io({ () throws(SystemError) in
+                try FileLock.acquire(directory + "/lock", mode: 0o600, timeout: .seconds(2))
+            }) else { throw .busy(directory: directory) }
+            self.exclusion = .ownLock(lock)
+        case .stateDirectory(let lock):
+            self.exclusion = .stateDirectory(lock)
+        }
         try recover()
     }
 
@@ -58,7 +71,7 @@ package final class RecordQueue {
     package func close() {
         writer?.close()
         writer = nil
-        lock.release()
+        if case .ownLock(let lock) = exclusion { lock.release() }
     }
 
     package var counters: QueueCounters {

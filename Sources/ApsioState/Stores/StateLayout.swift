@@ -13,6 +13,8 @@ package struct StateLayout: Sendable, Equatable {
     package var settingsFile: String { root + "/settings.json" }
     /// flock'd around every read-modify-write of `settingsFile`.
     package var settingsLockFile: String { root + "/settings.lock" }
+    /// flock'd by the daemon for its whole life (`StateDirectoryLock`).
+    package var daemonLockFile: String { root + "/apsiod.lock" }
     package var appsDirectory: String { root + "/apps" }
 
     package func appDirectory(_ app: AppName) -> String { appsDirectory + "/" + app.rawValue }
