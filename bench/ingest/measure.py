@@ -47,7 +47,7 @@ def main():
                 with open(os.devnull, "wb") as sink:
                     process = subprocess.Popen(journalctl, stdout=sink)
                     _, status, usage = os.wait4(process.pid, 0)
-                results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss})
+                results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss, "peak_pss_kib": 0})
                 continue
             if level is None:
                 command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)]
@@ -63,14 +63,16 @@ def main():
             results[name].append(run(command))
 
     base = statistics.median(r["cpu"] for r in results["journalctl -o export"])
-    print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | peak RSS | rate vs journalctl |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| reader | entries | CPU s (median) | entries per CPU-second | peak RssAnon | peak RSS | peak Pss | rate vs journalctl |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, runs in results.items():
         cpu = statistics.median(r["cpu"] for r in runs)
         anon = max(r["peak_anon_kib"] for r in runs) / 1024
         anon_text = f"{anon:.1f} MiB" if anon else "—"
         rss = max(r["maxrss_kib"] for r in runs) / 1024
-        print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {rss:.0f} MiB | {base / cpu:.2f}× |")
+        pss = max(r["peak_pss_kib"] for r in runs) / 1024
+        pss_text = f"{pss:.0f} MiB" if pss else "—"
+        print(f"| {name} | {args.entries:,} | {cpu:.2f} | {args.entries / cpu:,.0f} | {anon_text} | {rss:.0f} MiB | {pss_text} | {base / cpu:.2f}× |")
     print()
     for name, runs in results.items():
         print(f"- {name}: " + ", ".join(f"{r['cpu']:.2f}" for r in runs))
