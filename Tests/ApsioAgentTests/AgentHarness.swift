@@ -252,6 +252,12 @@ final class AgentHarness: @unchecked Sendable {
 
 /// A state file of the app's, as the daemon left it.
 extension AgentHarness {
+    /// An app's ingest as `apsioctl status` shows it.
+    func ingestStatus(of app: String = AgentHarness.app) async throws -> JSONValue? {
+        let run = try await ctl(["--json", "status", app])
+        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["ingest"]
+    }
+
     func stateFile(_ name: String) -> String? {
         try? String(contentsOfFile: appStateDirectory + "/" + name, encoding: .utf8)
     }

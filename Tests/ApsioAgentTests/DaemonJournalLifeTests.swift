@@ -39,12 +39,6 @@ import ApsioLive
         }
     }
 
-    /// The app's ingest as `apsioctl status` shows it.
-    static func ingest(_ h: AgentHarness) async throws -> JSONValue? {
-        let run = try await h.ctl(["--json", "status", AgentHarness.app])
-        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["ingest"]
-    }
-
     /// A file is closed and a new one starts while entries are being read and sent: no entry is
     /// lost or sent twice.
     @Test func rotationWhileIngestingLosesAndRepeatsNothing() async throws {
@@ -89,7 +83,7 @@ import ApsioLive
             try await Self.waitFor(Self.lines("after", 0..<50), at: h)
             try await h.journal.write([h.journal.entry(unit: Self.unit, message: "later")])
             try await Self.waitFor(["later"], at: h)
-            let ingest = try #require(try await Self.ingest(h))
+            let ingest = try #require(try await h.ingestStatus())
             #expect(ingest["dropped_records"]?.numberValue.map { $0 >= 1 } == true, "the gap counts as lost: \(ingest)")
             let gapLines = h.log.split(separator: "\n").filter { $0.contains("is gone") }
             #expect(gapLines.count == 1, "one line about the gap: \(gapLines)")

@@ -132,10 +132,20 @@ import ApsioState
             @Sendable func bodies(of app: String) -> [String] {
                 h.backend.records.filter { $0.resource["service.name"] == "com.example.\(app)" }.map(\.body)
             }
-            func writeMarkers(_ text: String) async throws {
+            func writeMarkers(_ text: String, sentBefore: [String: Int] = [:]) async throws {
                 try await h.journal.write(apps.map { h.journal.entry(unit: $0.1, message: "\($0.0): \(text)") })
                 try await within(60, "every app's \(text)") {
                     apps.allSatisfy { app in bodies(of: app.0).contains("\(app.0): \(text)") }
+                }
+                // The daemon has the backend's answer too, so its position is past them: a stop
+                // now cancels no request in flight (which would rightly send its records again).
+                // `sent_records` counts this run's.
+                for (name, _, _) in apps {
+                    try await within(60, "\(name)'s records acknowledged") {
+                        let ingest = try? await h.ingestStatus(of: name)
+                        return ingest?["sent_records"]?.numberValue == Double(bodies(of: name).count - (sentBefore[name] ?? 0))
+                            && ingest?["queued_records"]?.numberValue == 0
+                    }
                 }
             }
 
@@ -161,8 +171,9 @@ import ApsioState
                 Consent=granted
                 StartAt=head
                 """)
+            let sentBefore = Dictionary(uniqueKeysWithValues: apps.map { ($0.0, bodies(of: $0.0).count) })
             try h.start()
-            try await writeMarkers("after the restart")
+            try await writeMarkers("after the restart", sentBefore: sentBefore)
             #expect(bodies(of: "now") == ["now: after the start", "now: after the restart"])
             #expect(await h.stop() == 0)
         }
