@@ -10,7 +10,7 @@ import ApsioLive
 /// lines, and catches up with nothing lost once its backend takes again, across a SIGKILL too.
 ///
 /// Two apps: the harness's `demo` (healthy backend, live session) and `stuck`, whose own backend
-/// answers 503 until the test lets it recover.
+/// answers 503 for a minute of demo's lines, then recovers.
 @Suite(.serialized) struct DaemonSharedReaderTests {
     static let stuckUnit = "stuck.service"
     /// More than the stuck app's window holds (two batches of 1,000): it is far behind, not just
@@ -71,14 +71,24 @@ import ApsioLive
 
             let backlog = try await writeBacklog(harness)
             try await within(60, "the stuck app's backend refusing its batches") { stuck.backend.sink.requests.count >= 2 }
+            let refusingSince = ContinuousClock.now
             try await harness.startLiveSession()
 
-            let lines = (0..<20).map { "demo line \($0) while stuck refuses" }
-            try await harness.journal.write(lines.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) })
-            try await within(60, "demo's records at its sink") {
-                Set(harness.backend.records.map(\.body)).isSuperset(of: lines)
-            }
-            try await within(60, "demo's lines in its live stream") { Set(harness.streamedLines).isSuperset(of: lines) }
+            // For a minute of refusals (the scenario's length, not a bound on anything), demo's
+            // lines keep reaching its sink and its live stream, one round after another.
+            var round = 0
+            repeat {
+                let lines = (0..<20).map { "demo line \($0) of round \(round) while stuck refuses" }
+                try await harness.journal.write(lines.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) })
+                try await within(60, "demo's records of round \(round) at its sink") {
+                    Set(harness.backend.records.map(\.body)).isSuperset(of: lines)
+                }
+                try await within(60, "demo's lines of round \(round) in its live stream") {
+                    Set(harness.streamedLines).isSuperset(of: lines)
+                }
+                round += 1
+                try await Task.sleep(for: .seconds(5))
+            } while ContinuousClock.now - refusingSince < .seconds(60)
             // All of it while the stuck app's backend still refuses: it accepted nothing yet.
             #expect(stuck.backend.sink.script.count > 0)
             #expect(stuck.acceptedBodies(from: stuck.backend.sink.requests.count).isEmpty)
