@@ -14,7 +14,8 @@ package enum LiveHostEvent: Sendable, Equatable {
 
 /// The daemon side of one app's live runtime.
 package protocol LiveHost: Sendable {
-    /// Called in order, on the runtime's executor: it must return at once (queue, don't wait).
+    /// Called in order, on the runtime's executor: it must return at once (queue, don't wait),
+    /// but for `.dayBytes`, which is kept before it returns: the body it counts goes out next.
     func live(_ event: LiveHostEvent)
     /// One process frame of the unit, for `screenshot`; nil when it cannot be read.
     func screenshot() async -> JSONValue?

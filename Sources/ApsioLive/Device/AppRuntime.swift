@@ -17,7 +17,6 @@ package actor AppRuntime {
     /// Keeps the day's live bytes where the next start finds them (16.3: across launches); with
     /// `durable`, synced to disk.
     private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Void
-    private var lastDurableDayBytesSave: MonotonicInstant?
 
     private var unitState: UnitState?
     private var lowPower = false
@@ -49,7 +48,7 @@ package actor AppRuntime {
         self.clock = clock
         self.indicator = indicator
         self.submitDiagnostics = submitDiagnostics
-        let host = AppLiveHost()
+        let host = AppLiveHost(clock: clock, saveDayBytes: saveDayBytes)
         self.host = host
         live = LiveRuntime(
             installationID: app.installationID, dayBytes: dayBytes, clock: clock, host: host, hashing: hashing,
@@ -158,24 +157,12 @@ package actor AppRuntime {
         case .sessionEnded:
             sampler?.cancel()
             sampler = nil
-        case .dayBytes(let bytes):
-            keep(bytes)
         case .logLevel(let until):
             logLevelRaisedUntilUnixMs = until
         default:
             break
         }
         indicator(AppLiveEvent(app: app.name, event: event))
-    }
-
-    /// Every count is written as it is counted, before its body is on the wire (a body goes out at
-    /// most once a second), so a crash of apsiod, SIGKILL included, loses none of it; it is synced
-    /// to disk at most every 5 seconds, so a power cut loses at most those seconds of it.
-    private func keep(_ bytes: DayBytes) {
-        let now = clock.now().mono
-        let durable = lastDurableDayBytesSave.map { now - $0 >= .seconds(5) } ?? true
-        saveDayBytes(bytes, durable)
-        if durable { lastDurableDayBytesSave = now }
     }
 
     /// Frames at most twice a second and metrics at most once (16.5, LINUX-PROFILE §7), only while
