@@ -51,7 +51,7 @@ struct ServedApp: Sendable {
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
             hashing: edges.hashing,
             log: edges.log.logger(.ingest, app: name.rawValue),
-            queueExclusion: .stateDirectory(stateLock))
+            stateLock: stateLock)
 
         // The hello's `os` is `os.name`, a space, `os.version` (16.4); the reader always sets both,
         // and facts made some other way fall back as os-release(5) would.

@@ -86,7 +86,7 @@ package actor AppExporter {
     package init(
         configuration: AppExporterConfiguration, state: StateLayout, clock: any AgentClock,
         transport: any IngestTransport, hashing: some SHA256Hashing,
-        log: Logger = .discarding(.ingest), queueExclusion: QueueExclusionRequest = .ownLock
+        log: Logger = .discarding(.ingest), stateLock: StateDirectoryLock? = nil
     ) throws(AppExporterError) {
         self.configuration = configuration
         resource = configuration.resource
@@ -105,7 +105,7 @@ package actor AppExporter {
             throw .state(.system(error))
         }
         do {
-            queue = try RecordQueue(directory: state.queueDirectory(configuration.app), exclusion: queueExclusion)
+            queue = try RecordQueue(directory: state.queueDirectory(configuration.app), coveredBy: stateLock)
         } catch {
             throw .queue(error)
         }

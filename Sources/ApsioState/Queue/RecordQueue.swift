@@ -26,8 +26,8 @@ internal import ApsioPOSIX
 package final class RecordQueue {
     package let directory: String
     package let bounds: QueueBounds
-    /// What keeps a second holder out: the queue's own lock, or the state directory's.
-    private let exclusion: QueueExclusion
+    /// The queue's own lock, when it was not opened under the state directory's.
+    private let ownLock: FileLock?
     private var segments: [QueueSegment] = []
     /// The first entry not acknowledged.
     private var head: QueuePosition
@@ -41,26 +41,25 @@ package final class RecordQueue {
 
     /// Opens the queue in `directory` (creating it, mode 0700), recovering what a crash left.
     ///
-    /// With `exclusion` `.ownLock` it locks `directory/lock` itself; with `.stateDirectory` the
-    /// caller holds the state directory's lock and opens each queue once at a time under it (the
-    /// daemon closes an app's queue before it serves the app again).
+    /// `coveredBy`: the state directory's lock, which the caller holds and which keeps every other
+    /// daemon out of every queue under it (the daemon closes an app's queue before it serves the
+    /// app again). Without it the queue locks `directory/lock` itself.
     package init(
-        directory: String, bounds: QueueBounds = .standard, exclusion: QueueExclusionRequest = .ownLock
+        directory: String, bounds: QueueBounds = .standard, coveredBy stateLock: StateDirectoryLock? = nil
     ) throws(RecordQueueError) {
         self.directory = directory
         self.bounds = bounds
         head = QueuePosition(epoch: 0, segment: 1, offset: 0, ordinal: 0)
         try Self.io { () throws(SystemError) in try FileSystem.makeDirectory(directory, mode: 0o700) }
-        switch exclusion {
-        case .ownLock:
+        if stateLock == nil {
             // A daemon that restarts may find its predecessor still letting go: wait a moment for
             // it, then refuse rather than share the queue.
             guard let lock = try Self.io({ () throws(SystemError) in
                 try FileLock.acquire(directory + "/lock", mode: 0o600, timeout: .seconds(2))
             }) else { throw .busy(directory: directory) }
-            self.exclusion = .ownLock(lock)
-        case .stateDirectory(let lock):
-            self.exclusion = .stateDirectory(lock)
+            ownLock = lock
+        } else {
+            ownLock = nil
         }
         try recover()
     }
@@ -71,7 +70,7 @@ package final class RecordQueue {
     package func close() {
         writer?.close()
         writer = nil
-        if case .ownLock(let lock) = exclusion { lock.release() }
+        ownLock?.release()
     }
 
     package var counters: QueueCounters {

@@ -5,7 +5,7 @@ internal import ApsioPOSIX
 ///
 /// One lock for the whole directory, not one per app: fifty apps would otherwise keep fifty
 /// descriptors open for nothing but exclusion. Every record queue opened under it relies on it
-/// (`RecordQueue`'s `exclusion`). `settings.lock` is separate: `apsioctl` takes it around each
+/// (`RecordQueue`'s `coveredBy`). `settings.lock` is separate: `apsioctl` takes it around each
 /// change of the settings, while the daemon runs or not.
 package final class StateDirectoryLock: Sendable {
     package let path: String
