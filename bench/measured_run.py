@@ -6,34 +6,31 @@ twice in the process, by two journal readers say, counts once there and twice in
 `key=value` words of its standard output."""
 import os, subprocess, sys, time
 
+def kib(path, field):
+    """`field`'s value in KiB in a /proc file of `Name: N kB` lines; 0 once the process is gone."""
+    try:
+        with open(path) as lines:
+            for line in lines:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
 def run(command, stdout=None):
     """`stdout` None captures the output for its report; a file (os.devnull) discards it."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE if stdout is None else stdout)
     peak_anon = 0
     peak_pss = 0
-    status_path = f"/proc/{process.pid}/status"
-    rollup_path = f"/proc/{process.pid}/smaps_rollup"
     samples = 0
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
-        try:
-            with open(status_path) as status_file:
-                for line in status_file:
-                    if line.startswith("RssAnon:"):
-                        peak_anon = max(peak_anon, int(line.split()[1]))
-        except OSError:
-            pass
+        peak_anon = max(peak_anon, kib(f"/proc/{process.pid}/status", "RssAnon"))
         # smaps_rollup walks the page tables under the process's mmap lock: a tenth as often.
         if samples % 10 == 0:
-            try:
-                with open(rollup_path) as rollup:
-                    for line in rollup:
-                        if line.startswith("Pss:"):
-                            peak_pss = max(peak_pss, int(line.split()[1]))
-            except OSError:
-                pass
+            peak_pss = max(peak_pss, kib(f"/proc/{process.pid}/smaps_rollup", "Pss"))
         samples += 1
         time.sleep(0.01)
     output = process.stdout.read().decode() if process.stdout else ""
