@@ -413,7 +413,7 @@ package actor AppExporter {
                 readFailed(error, generation: generation)
                 return
             }
-            guard accept(batch, generation: generation) else { return }
+            guard accept(consume batch, generation: generation) else { return }
         }
     }
 
@@ -434,7 +434,7 @@ package actor AppExporter {
     }
 
     /// Takes a batch the reader read into the window. Returns whether the reader goes on.
-    private func accept(_ batch: JournalBatch, generation: UInt64) -> Bool {
+    private func accept(_ batch: consuming JournalBatch, generation: UInt64) -> Bool {
         // A reader being stopped drops its last batch: the queue is being dropped, or the daemon is
         // stopping and the cursor never moved past it.
         guard reader?.generation == generation, !Task.isCancelled, readingAllowed else { return false }
@@ -446,11 +446,13 @@ package actor AppExporter {
         let now = clock.now()
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
-        // The reader's batch holds every app's records it read; this app's are taken from it.
-        let id = name.rawValue
-        var chunk = IngestWindow.Chunk(reservingCapacity: batch.records.reduce(0) { $0 + ($1.appID == id ? 1 : 0) })
-        for index in batch.records.indices where batch.records[index].appID == id {
-            let record = redaction.redact(batch.records[index].record)
+        // Popped from the end of the reversed part: each record is moved out of the batch, not
+        // copied, when (as from the catch-up reader) nobody else holds the part.
+        var part = batch.records.removeValue(forKey: name.rawValue) ?? []
+        part.reverse()
+        var chunk = IngestWindow.Chunk(reservingCapacity: part.count)
+        while let read = part.popLast() {
+            let record = redaction.redact(read)
             var mark: SamplingMark?
             if let policy {
                 mark = IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)

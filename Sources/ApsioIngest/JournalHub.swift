@@ -114,10 +114,9 @@ package actor JournalHub {
                 return
             }
             // Handed over before live is fed: nothing between reading and placing can move an app.
-            // Every app is handed the whole batch, one array for all (each exporter takes its own
-            // records from it): no record is copied or its app looked up on the way.
+            // Each app is handed its own part; live is given the same parts, not copies.
             for (id, cursor) in batch.cursors {
-                guard let part = placement.tailRead(id, records: batch.records, through: cursor) else { continue }
+                guard let part = placement.tailRead(id, records: batch.records[id] ?? [], through: cursor) else { continue }
                 if subscriptions[id]?.offer(part) == true {
                     placement.handedOver(id, through: cursor)
                 } else {
@@ -126,7 +125,7 @@ package actor JournalHub {
                 }
             }
             changes.notify()
-            if let live, !batch.records.isEmpty { await live(Self.recordsByApp(batch)) }
+            if let live, !batch.records.isEmpty { await live(batch.records) }
         }
     }
 
@@ -175,7 +174,7 @@ package actor JournalHub {
         }
         // Subscriptions may have changed while it read: hand over only to the apps it still serves.
         guard let current = catchUp, current.follower === reader.follower else { return true }
-        guard let batch else {
+        guard var batch else {
             // Everything there is has been read: every app the tail has not overtaken joins it.
             for id in behind where current.serving.contains(id) && placement.join(id) {
                 catchUp?.serving.remove(id)
@@ -185,7 +184,9 @@ package actor JournalHub {
             return false
         }
         for (id, cursor) in batch.cursors where current.serving.contains(id) && placement.place(of: id) == .behind {
-            if subscriptions[id]?.offer(JournalBatch(records: batch.records, cursors: [id: cursor])) == true {
+            // Moved out of the batch, so that the app's part has no other owner and its exporter
+            // consumes the records rather than copies them.
+            if subscriptions[id]?.offer(batch.takePart(of: id)) == true {
                 placement.handedOver(id, through: cursor)
             } else {
                 placement.park(id)
@@ -229,11 +230,5 @@ package actor JournalHub {
         guard catchUp != nil else { return }
         catchUp = nil
         log.debug("the catch-up reader closed: no app is behind")
-    }
-
-    private static func recordsByApp(_ batch: JournalBatch) -> [String: [LogRecord]] {
-        var byApp: [String: [LogRecord]] = [:]
-        for record in batch.records { byApp[record.appID, default: []].append(record.record) }
-        return byApp
     }
 }

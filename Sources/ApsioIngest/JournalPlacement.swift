@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioPlatform
 
 /// Which of the shared journal's readers serves each app's ingest, and how far each app has had
@@ -50,9 +51,9 @@ package struct JournalPlacement: Sendable {
     // MARK: The tail
 
     /// The tail read the app's entries through `cursor` (its last one, delivered or below its
-    /// floor): what to hand over, or nil when the app is not at the tail or has had all of it.
-    /// `records` may hold other apps' records too: the app's exporter takes its own.
-    package mutating func tailRead(_ id: String, records: [JournalRecord], through cursor: String) -> JournalBatch? {
+    /// floor), and made `records` of them: what to hand over, or nil when the app is not at the
+    /// tail or has had all of it.
+    package mutating func tailRead(_ id: String, records: [LogRecord], through cursor: String) -> JournalBatch? {
         guard var app = apps[id] else { return nil }
         app.tailSeen = cursor
         defer { apps[id] = app }
@@ -62,12 +63,12 @@ package struct JournalPlacement: Sendable {
             // The catch-up reader went further than the tail had when the app rejoined.
             guard let last = JournalPosition(cursor: cursor), last.isAfter(seen) else { return nil }
             records.removeAll { record in
-                guard record.appID == id, let position = record.record.journalCursor.flatMap(JournalPosition.init(cursor:)) else { return false }
+                guard let position = record.journalCursor.flatMap(JournalPosition.init(cursor:)) else { return false }
                 return !position.isAfter(seen)
             }
             app.duplicatesThrough = nil
         }
-        return JournalBatch(records: records, cursors: [id: cursor])
+        return JournalBatch(records: records.isEmpty ? [:] : [id: records], cursors: [id: cursor])
     }
 
     /// The app took what it was handed, through `cursor`.

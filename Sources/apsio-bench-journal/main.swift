@@ -73,11 +73,13 @@ var peakAnonKiB = 0
 var batches = 0
 var digest = RecordDigest()
 while let batch = try await follower.nextAvailable() {
-    records += batch.records.count
-    for routed in batch.records {
-        bodyBytes += routed.record.body.utf8.count
-        attributes += routed.record.attributes.count
-        if digesting { digest.add("\(routed)") }
+    for (app, part) in batch.records.sorted(by: { $0.key < $1.key }) {
+        records += part.count
+        for record in part {
+            bodyBytes += record.body.utf8.count
+            attributes += record.attributes.count
+            if digesting { digest.add("\(app) \(record)") }
+        }
     }
     if digesting { digest.add("\(batch.cursors.sorted { $0.key < $1.key })") }
     batches += 1

@@ -15,13 +15,11 @@ struct JournalPlacementTests {
             + "m=\(String(n * 10, radix: 16));t=\(String(1_700_000_000_000_000 + n, radix: 16));x=\(String(n, radix: 16))"
     }
 
-    static func records(_ app: String, _ range: ClosedRange<UInt64>) -> [JournalRecord] {
+    static func records(_ range: ClosedRange<UInt64>) -> [LogRecord] {
         range.map {
-            JournalRecord(
-                appID: app,
-                record: LogRecord(
-                    timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "line \($0)",
-                    journalCursor: cursor($0)))
+            LogRecord(
+                timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "line \($0)",
+                journalCursor: cursor($0))
         }
     }
 
@@ -29,7 +27,7 @@ struct JournalPlacementTests {
         var placement = JournalPlacement()
         placement.add("web", at: .head)
         #expect(placement.place(of: "web") == .parked)
-        let read = placement.tailRead("web", records: Self.records("web", 1...2), through: Self.cursor(2))
+        let read = placement.tailRead("web", records: Self.records(1...2), through: Self.cursor(2))
         #expect(read == nil)
         placement.fallBehind("web")
         #expect(placement.behind == ["web"])
@@ -39,8 +37,8 @@ struct JournalPlacementTests {
         placement.handedOver("web", through: Self.cursor(2))
         #expect(joins(&placement, "web"))
         #expect(placement.place(of: "web") == .tail)
-        let next = placement.tailRead("web", records: Self.records("web", 3...3), through: Self.cursor(3))
-        #expect(next?.records.map(\.record.body) == ["line 3"])
+        let next = placement.tailRead("web", records: Self.records(3...3), through: Self.cursor(3))
+        #expect(next?.records["web"]?.map(\.body) == ["line 3"])
         #expect(next?.cursors == ["web": Self.cursor(3)])
     }
 
@@ -51,13 +49,13 @@ struct JournalPlacementTests {
         placement.handedOver("web", through: Self.cursor(5))
         #expect(joins(&placement, "web"))
         // The tail had not read 2–5 yet when the app joined.
-        let read = placement.tailRead("web", records: Self.records("web", 2...4), through: Self.cursor(4))
+        let read = placement.tailRead("web", records: Self.records(2...4), through: Self.cursor(4))
         #expect(read == nil)
-        let part = placement.tailRead("web", records: Self.records("web", 5...7), through: Self.cursor(7))
-        #expect(part?.records.map(\.record.body) == ["line 6", "line 7"])
+        let part = placement.tailRead("web", records: Self.records(5...7), through: Self.cursor(7))
+        #expect(part?.records["web"]?.map(\.body) == ["line 6", "line 7"])
         // Past the catch-up reader's end, nothing is filtered any more.
-        let later = placement.tailRead("web", records: Self.records("web", 8...8), through: Self.cursor(8))
-        #expect(later?.records.count == 1)
+        let later = placement.tailRead("web", records: Self.records(8...8), through: Self.cursor(8))
+        #expect(later?.records["web"]?.count == 1)
     }
 
     @Test func aParkedAppKeepsItsPositionAndIsServedAgainFromThere() {
@@ -66,14 +64,14 @@ struct JournalPlacementTests {
         placement.fallBehind("web")
         placement.handedOver("web", through: Self.cursor(3))
         #expect(joins(&placement, "web"))
-        _ = placement.tailRead("web", records: Self.records("web", 4...4), through: Self.cursor(4))
+        _ = placement.tailRead("web", records: Self.records(4...4), through: Self.cursor(4))
         placement.handedOver("web", through: Self.cursor(4))
         // It could not take entries 5–9: parked where it stood, and the tail goes on without it.
-        let read = placement.tailRead("web", records: Self.records("web", 5...9), through: Self.cursor(9))
+        let read = placement.tailRead("web", records: Self.records(5...9), through: Self.cursor(9))
         #expect(read != nil)
         placement.park("web")
         #expect(placement.apps["web"]?.position == .after(cursor: Self.cursor(4)))
-        let readParked = placement.tailRead("web", records: Self.records("web", 10...10), through: Self.cursor(10))
+        let readParked = placement.tailRead("web", records: Self.records(10...10), through: Self.cursor(10))
         #expect(readParked == nil)
         placement.fallBehind("web")
         placement.handedOver("web", through: Self.cursor(9))

@@ -121,9 +121,9 @@ import Testing
         do {
             let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
             let batch = try #require(try await follower.nextAvailable())
-            #expect(batch.records.map(\.record.body) == ["line 1", "line 2", "line 3", "line 4"])
+            #expect(batch.records["nginx"]?.map(\.body) == ["line 1", "line 2", "line 3", "line 4"])
             saved = try #require(batch.cursors["nginx"])
-            #expect(saved == batch.records.last?.record.journalCursor)
+            #expect(saved == batch.records["nginx"]?.last?.journalCursor)
         }
         try await journal.write((11...13).map { journal.entry(unit: "nginx.service", message: "line \($0)") })
 

@@ -217,7 +217,7 @@ func collect(
             var cursors: [String: String] = [:]
             while records.count < count {
                 let batch = try await follower.next()
-                records += batch.records
+                records += batch.flattened
                 cursors.merge(batch.cursors) { $1 }
             }
             return (records, cursors)
@@ -239,10 +239,23 @@ func drain(_ follower: JournalFollower) async throws -> (records: [JournalRecord
     var records: [JournalRecord] = []
     var cursors: [String: String] = [:]
     while let batch = try await follower.nextAvailable() {
-        records += batch.records
+        records += batch.flattened
         cursors.merge(batch.cursors) { $1 }
     }
     return (records, cursors)
+}
+
+/// One record of a batch and the app it was read for.
+struct JournalRecord: Equatable {
+    var appID: String
+    var record: LogRecord
+}
+
+extension JournalBatch {
+    /// The records of every app, app by app (by id), each app's in journal order.
+    var flattened: [JournalRecord] {
+        records.sorted { $0.key < $1.key }.flatMap { app, part in part.map { JournalRecord(appID: app, record: $0) } }
+    }
 }
 
 extension Array where Element == JournalRecord {

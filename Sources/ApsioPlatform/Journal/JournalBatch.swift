@@ -1,31 +1,30 @@
 package import ApsioCore
 
-/// One log record and the app it belongs to.
-package struct JournalRecord: Sendable, Equatable {
-    package var appID: String
-    package var record: LogRecord
-
-    package init(appID: String, record: LogRecord) {
-        self.appID = appID
-        self.record = record
-    }
-}
-
-/// What one read of the journal gave: the apps' records in journal order, and how far each app's
-/// cursor may move once those records are accepted.
+/// What one read of the journal gave: each app's records, and how far each app's cursor may move
+/// once those records are accepted.
 package struct JournalBatch: Sendable, Equatable {
-    package var records: [JournalRecord]
+    /// Each app's records in journal order, by app id. Kept apart as the reader makes them, so that
+    /// each app's ingest takes its own part whole, without looking at the others' or copying them.
+    package var records: [String: [LogRecord]]
     /// For each app with entries in this batch, the cursor of its last one, whether delivered or
     /// below its `minPriority`. Once the backend accepted every record of that app up to here, this
     /// is the app's cursor to save: a follower opened with `.after(cursor:)` on it repeats nothing.
     package var cursors: [String: String]
 
-    package init(records: [JournalRecord] = [], cursors: [String: String] = [:]) {
+    package init(records: [String: [LogRecord]] = [:], cursors: [String: String] = [:]) {
         self.records = records
         self.cursors = cursors
     }
 
     package var isEmpty: Bool { records.isEmpty && cursors.isEmpty }
+
+    /// One app's part of the batch, moved out of it: the records and the cursor, or an empty batch.
+    package mutating func takePart(of appID: String) -> JournalBatch {
+        var part = JournalBatch()
+        if let records = records.removeValue(forKey: appID) { part.records[appID] = records }
+        if let cursor = cursors.removeValue(forKey: appID) { part.cursors[appID] = cursor }
+        return part
+    }
 }
 
 /// An app's saved cursor named an entry that is no longer in the journal: what came between it and

@@ -75,11 +75,11 @@ struct JournalReader: ~Copyable {
 
     /// Reads up to a batch; `atEnd` when it read everything there is.
     mutating func read() throws(JournalError) -> (batch: JournalBatch, atEnd: Bool) {
-        var records: [JournalRecord] = []
-        records.reserveCapacity(limits.maxRecordsPerBatch)
+        var parts = [[LogRecord]](repeating: [], count: apps.count)
+        var made = 0
         var looked = 0
         var atEnd = false
-        while records.count < limits.maxRecordsPerBatch, looked < limits.maxEntriesPerBatch {
+        while made < limits.maxRecordsPerBatch, looked < limits.maxEntriesPerBatch {
             if standingOnUnread {
                 standingOnUnread = false
             } else if try !journal.next() {
@@ -87,26 +87,27 @@ struct JournalReader: ~Copyable {
                 break
             }
             looked += 1
-            try take(into: &records)
+            made += try take(into: &parts)
         }
-        var cursors: [String: String] = [:]
+        var batch = JournalBatch()
         for index in apps.indices {
             guard let cursor = apps[index].batchCursor else { continue }
-            cursors[apps[index].id] = cursor
+            batch.cursors[apps[index].id] = cursor
             apps[index].batchCursor = nil
+            if !parts[index].isEmpty { batch.records[apps[index].id] = parts[index] }
         }
-        return (JournalBatch(records: records, cursors: cursors), atEnd)
+        return (batch, atEnd)
     }
 
-    /// Routes the entry the reading stands on to its apps.
-    private mutating func take(into records: inout [JournalRecord]) throws(JournalError) {
+    /// Routes the entry the reading stands on to its apps' parts. Returns how many got its record.
+    private mutating func take(into parts: inout [[LogRecord]]) throws(JournalError) -> Int {
         let cursor = try journal.cursor()
         lastCursor = cursor
         if pendingApps > 0 { releaseApps(passedBy: cursor) }
 
         fields.reset()
         try journal.forEachField { fields.add($0) }
-        guard let route = router.route(fields) else { return }
+        guard let route = router.route(fields) else { return 0 }
         let unitIndex: Int
         let isCoredump: Bool
         switch route {
@@ -115,7 +116,7 @@ struct JournalReader: ~Copyable {
         }
 
         // The apps that get the record, found before it is made: most entries go to one app, and
-        // the record is then moved into the batch rather than copied.
+        // the record is then moved into its part rather than copied.
         let priority = JournalEntryMapper.priority(of: fields)
         func takes(_ app: AppState) -> Bool { isCoredump || priority <= app.minPriority }
         var lastTaker: Int?
@@ -123,17 +124,20 @@ struct JournalReader: ~Copyable {
             apps[appIndex].batchCursor = cursor
             if takes(apps[appIndex]) { lastTaker = appIndex }
         }
-        guard let lastTaker else { return }
+        guard let lastTaker else { return 0 }
         let unit = router.units[unitIndex]
         let realtime = try journal.realtimeMicroseconds()
         let record = isCoredump
             ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
             : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)
+        var takers = 1
         for appIndex in appsByUnit[unitIndex]
         where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
-            records.append(JournalRecord(appID: apps[appIndex].id, record: record))
+            parts[appIndex].append(record)
+            takers += 1
         }
-        records.append(JournalRecord(appID: apps[lastTaker].id, record: record))
+        parts[lastTaker].append(record)
+        return takers
     }
 
     /// Apps whose starting point the reading has now passed get their entries from here on.
