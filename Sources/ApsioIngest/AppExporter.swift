@@ -447,9 +447,11 @@ package actor AppExporter {
         let observed = UInt64(max(now.wallUnixMs, 0)) * 1_000_000
         let raised = logLevelRaised
         // Popped from the end of the reversed part: each record is moved out of the batch, not
-        // copied, when (as from the catch-up reader) nobody else holds the part.
+        // copied, when (as from the catch-up reader) nobody else holds the part. Reversed through
+        // its buffer, whose swaps move memory: `Array.reverse()` copies both records of each swap,
+        // a retain and a release for each of their strings.
         var part = batch.records.removeValue(forKey: name.rawValue) ?? []
-        part.reverse()
+        part.withUnsafeMutableBufferPointer { $0.reverse() }
         var chunk = IngestWindow.Chunk(reservingCapacity: part.count)
         while let read = part.popLast() {
             let record = redaction.redact(read)

@@ -149,13 +149,19 @@ package struct OTLPLogsEncoder: Sendable {
 
         /// The namespace and colon stay; the record's part replaces the previous record's.
         mutating func fill(for record: LogRecord) {
-            bytes.removeLast(bytes.count - namespaceCount)
             if let cursor = record.journalCursor {
-                bytes.append(contentsOf: cursor.utf8)
+                fill(cursor: cursor)
             } else {
+                bytes.removeLast(bytes.count - namespaceCount)
                 bytes.append(contentsOf: "apsio-record:".utf8)
                 bytes.append(contentsOf: OTLPLogsEncoder.contentKey(record))
             }
+        }
+
+        /// A journal entry's part: its cursor.
+        mutating func fill(cursor: String) {
+            bytes.removeLast(bytes.count - namespaceCount)
+            bytes.append(contentsOf: cursor.utf8)
         }
     }
 
@@ -255,7 +261,12 @@ package struct OTLPLogsEncoder: Sendable {
         let body = UTF8Cut.cutBody(entry.pointee.record.body, limits: limits)
         if let mark = entry.pointee.mark.attribute, pieces.mark?.mark != entry.pointee.mark { pieces.mark = (entry.pointee.mark, json(of: mark)) }
         let markJSON = entry.pointee.mark.attribute == nil ? nil : pieces.mark?.json
-        pieces.uid.fill(for: entry.pointee.record)
+        // The cursor alone when there is one: passing the record would copy it, four retains.
+        if let cursor = entry.pointee.record.journalCursor {
+            pieces.uid.fill(cursor: cursor)
+        } else {
+            pieces.uid.fill(for: entry.pointee.record)
+        }
         let uid = pieces.uid.bytes
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             uid.withUnsafeBytes { digester.digest($0, into: digest) }

@@ -21,9 +21,9 @@ package struct RedactionStream: Sendable {
 
     package var isInsidePrivateKey: Bool { keyLines != nil }
 
-    /// Takes the record (`consuming`): its fields are replaced in place rather than in a copy.
+    /// Takes the record (`consuming`): its fields are replaced in place rather than in a copy. The
+    /// parameter is mutated itself: a `var` bound to it would be a copy, a retain for each field.
     package mutating func redact(_ record: consuming LogRecord) -> LogRecord {
-        var record = record
         let continuing = keyLines != nil
         let (body, open) = redactor.redact(record.body, continuingPrivateKey: continuing)
         record.body = body

@@ -101,13 +101,14 @@ struct JournalReader: ~Copyable {
 
     /// Routes the entry the reading stands on to its apps' parts. Returns how many got its record.
     private mutating func take(into parts: inout [[LogRecord]]) throws(JournalError) -> Int {
+        fields.reset()
+        try journal.forEachField { fields.add($0) }
+        // An entry the matches let through that routes to no app (a coredump report written by
+        // another service) needs no cursor: libsystemd formats one with printf at each call.
+        guard let route = router.route(fields) else { return 0 }
         let cursor = try journal.cursor()
         lastCursor = cursor
         if pendingApps > 0 { releaseApps(passedBy: cursor) }
-
-        fields.reset()
-        try journal.forEachField { fields.add($0) }
-        guard let route = router.route(fields) else { return 0 }
         let unitIndex: Int
         let isCoredump: Bool
         switch route {
