@@ -453,8 +453,8 @@ package actor AppExporter {
         var part = batch.records.removeValue(forKey: name.rawValue) ?? []
         part.withUnsafeMutableBufferPointer { $0.reverse() }
         var chunk = IngestWindow.Chunk(reservingCapacity: part.count)
-        while let read = part.popLast() {
-            let record = redaction.redact(read)
+        while var record = part.popLast() {
+            redaction.redact(&record)
             var mark: SamplingMark?
             if let policy {
                 mark = IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)
@@ -470,7 +470,7 @@ package actor AppExporter {
                 held: mark == nil, bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
                 cursorAfter: record.journalCursor, queuedAt: now.mono)
             // A held record's mark is a stand-in until the first policy decides (`admitHeld`).
-            chunk.append(IngestRecord(record, mark: mark ?? .unsampled, observedTimeUnixNano: observed), entry)
+            chunk.append(IngestRecord(consume record, mark: mark ?? .unsampled, observedTimeUnixNano: observed), entry)
         }
         window.append(chunk)
         if let cursor = batch.cursors[name.rawValue], !window.extendLast(to: cursor) {

@@ -6,9 +6,11 @@ package struct IngestRecord: Sendable, Equatable {
     /// time, which for a journal entry is already when journald received it.
     package var observedTimeUnixNano: UInt64?
 
+}
+
+/// Delegates to the memberwise initializer, for the reason `LogRecord`'s do: one per record.
+extension IngestRecord {
     package init(_ record: LogRecord, mark: SamplingMark, observedTimeUnixNano: UInt64? = nil) {
-        self.record = record
-        self.mark = mark
-        self.observedTimeUnixNano = observedTimeUnixNano
+        self.init(record: record, mark: mark, observedTimeUnixNano: observedTimeUnixNano)
     }
 }

@@ -6,6 +6,9 @@ package struct LogRecord: Sendable, Equatable {
     package var severityNumber: Int
     package var severityText: String
     package var family: LogFamily
+    /// A command made it (`diagnostics`, 16.6): ingest sends it whatever sampling and the severity
+    /// floor say, marked `apsio.sampling.released=live`, though never past a family that is off.
+    package var releasedByCommand: Bool
     /// Already cut to `Limits.maxBodyBytes` by whoever made the record.
     package var body: String
     package var attributes: [Attribute]
@@ -15,24 +18,23 @@ package struct LogRecord: Sendable, Equatable {
     /// Where the record sits in the journal, for resuming and for `log.record.uid`; nil for records
     /// that are not journal entries.
     package var journalCursor: String?
-    /// A command made it (`diagnostics`, 16.6): ingest sends it whatever sampling and the severity
-    /// floor say, marked `apsio.sampling.released=live`, though never past a family that is off.
-    package var releasedByCommand: Bool
+}
 
+/// The initializers delegate to the memberwise one, which is why they live in an extension and why
+/// `releasedByCommand` is declared before `body` (so that the memberwise initializer's labels differ
+/// from theirs): an initializer that sets the fields one by one builds the record aside and copies
+/// it out, a retain and a release of each string and of the attributes, and the journal reader makes
+/// a record for every entry.
+extension LogRecord {
     package init(
         timeUnixNano: UInt64, severityNumber: Int, severityText: String, family: LogFamily, body: String,
         attributes: [Attribute] = [], sessionID: String? = nil, journalCursor: String? = nil,
         releasedByCommand: Bool = false
     ) {
-        self.timeUnixNano = timeUnixNano
-        self.severityNumber = severityNumber
-        self.severityText = severityText
-        self.family = family
-        self.body = body
-        self.attributes = attributes
-        self.sessionID = sessionID
-        self.journalCursor = journalCursor
-        self.releasedByCommand = releasedByCommand
+        self.init(
+            timeUnixNano: timeUnixNano, severityNumber: severityNumber, severityText: severityText, family: family,
+            releasedByCommand: releasedByCommand, body: body, attributes: attributes, sessionID: sessionID,
+            journalCursor: journalCursor)
     }
 
     package init(
@@ -41,7 +43,7 @@ package struct LogRecord: Sendable, Equatable {
     ) {
         self.init(
             timeUnixNano: timeUnixNano, severityNumber: severity.severityNumber, severityText: severity.severityText,
-            family: severity.family, body: body, attributes: attributes, sessionID: sessionID,
-            journalCursor: journalCursor)
+            family: severity.family, releasedByCommand: false, body: body, attributes: attributes,
+            sessionID: sessionID, journalCursor: journalCursor)
     }
 }

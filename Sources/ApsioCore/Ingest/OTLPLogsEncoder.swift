@@ -270,7 +270,9 @@ package struct OTLPLogsEncoder: Sendable {
         let uid = pieces.uid.bytes
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             uid.withUnsafeBytes { digester.digest($0, into: digest) }
-            pieces.attributes.withValue(for: entry.pointee.record.attributes, make: encode(attributes:)) { attributes in
+            // A closure rather than `encode(attributes:)`: a method reference is a closure holding a
+            // copy of the encoder, made for every record.
+            pieces.attributes.withValue(for: entry.pointee.record.attributes, make: { encode(attributes: $0) }) { attributes in
                 // `session.id` on the record only where it differs from its Resource's (§2.4).
                 let session = entry.pointee.record.sessionID.flatMap {
                     $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil

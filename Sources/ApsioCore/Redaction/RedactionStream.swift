@@ -21,9 +21,17 @@ package struct RedactionStream: Sendable {
 
     package var isInsidePrivateKey: Bool { keyLines != nil }
 
-    /// Takes the record (`consuming`): its fields are replaced in place rather than in a copy. The
-    /// parameter is mutated itself: a `var` bound to it would be a copy, a retain for each field.
-    package mutating func redact(_ record: consuming LogRecord) -> LogRecord {
+    /// The record redacted, as a new value: for a caller that keeps the original.
+    package mutating func redact(_ record: LogRecord) -> LogRecord {
+        var redacted = record
+        redact(&redacted)
+        return redacted
+    }
+
+    /// Redacts the record where it is: its fields are replaced in place. In place rather than
+    /// `consuming` and returned: the optimizer copies a returned `consuming` parameter (a retain
+    /// for each of its strings and its attributes, and as many releases), once per record.
+    package mutating func redact(_ record: inout LogRecord) {
         let continuing = keyLines != nil
         let (body, open) = redactor.redact(record.body, continuingPrivateKey: continuing)
         record.body = body
@@ -35,6 +43,5 @@ package struct RedactionStream: Sendable {
         }
         let redactor = redactor
         record.attributes = attributes.value(for: record.attributes) { redactor.redacted($0) }
-        return record
     }
 }
