@@ -242,7 +242,12 @@ final class AgentHarness: @unchecked Sendable {
         do {
             try await body(harness)
         } catch {
-            Issue.record("apsiod's log:\n\(harness.allLogs)")
+            // Where each app's ingest stood, when the daemon still answers: a wait that timed out
+            // says what it waited for, and this says how far each app got.
+            let status = (try? await CommandRun.run(
+                BuiltBinaries.apsioctl, harness.directories + ["--json", "status"], deadline: .seconds(10)))?.stdout
+                ?? "(no answer)"
+            Issue.record("apsiod's log:\n\(harness.allLogs)\napsioctl --json status:\n\(status)")
             await harness.close()
             throw error
         }
