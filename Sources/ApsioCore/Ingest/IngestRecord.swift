@@ -5,7 +5,6 @@ package struct IngestRecord: Sendable, Equatable {
     /// When `apsiod` read or made the record (`observedTimeUnixNano`); nil means the record's own
     /// time, which for a journal entry is already when journald received it.
     package var observedTimeUnixNano: UInt64?
-
 }
 
 /// Delegates to the memberwise initializer, for the reason `LogRecord`'s do: one per record.
