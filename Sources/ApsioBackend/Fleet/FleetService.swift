@@ -265,7 +265,9 @@ package actor FleetService: HubService {
 
     /// A step's failure as the device or viewer hears it: 503 with the client's backoff.
     private func unavailable(_ error: any Error) -> HubUnavailable {
-        noteFailure(error)
+        // A request let go (its client left, or another device of a held multi-stream answered
+        // first) failed nothing: counting it would tell the operator Redis is away when it is not.
+        if !(error is CancellationError) { noteFailure(error) }
         if case RedisError.unavailable(_, let retryIn) = error {
             let seconds = Int(retryIn.components.seconds) + (retryIn.components.attoseconds > 0 ? 1 : 0)
             return HubUnavailable(retryAfterSeconds: min(max(seconds, 1), Int(rules.configuration.interval.components.seconds)))
@@ -560,7 +562,7 @@ package actor FleetService: HubService {
         let key: DeviceKey
         switch await resolve(app: app, install: install) {
         case .success(let found): key = found
-        case .failure(let refusal): return refusal.reply
+        case .failure(let refusal): return Task.isCancelled ? .noContent : refusal.reply
         }
         let heartbeat = Self.heartbeatInterval
         let outcome: Step<HubStep>
@@ -572,6 +574,9 @@ package actor FleetService: HubService {
                 return answer
             }
         } catch {
+            // Let go on its way to Redis, as a held poll is let go while it waits: it answers
+            // nothing and acknowledges nothing, so its events wait for the next request.
+            if error is CancellationError { return .noContent }
             return unavailable(error).reply
         }
         if case .reply(let refusal) = outcome.result, refusal.status != 200 { return refusal }
