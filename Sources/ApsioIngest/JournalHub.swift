@@ -8,11 +8,11 @@ package import ApsioPlatform
 /// decision; each app's exporter pulls its entries through its `JournalSubscription`.
 ///
 /// The tail never waits for an app: an app that cannot take its part is parked where it stood.
-/// The catch-up reader serves every app that is behind from the earliest of their positions,
-/// waiting for each to pull, and stops serving an app that stalls (its backend refuses or it may
-/// not send): so an app far behind holds back neither live nor the apps at the tail, and a stalled
-/// one no other app behind. The catch-up reader is opened again, from the positions of the apps
-/// it serves, when an app it does not serve falls behind; it is closed when none is behind.
+/// The catch-up reader serves the apps behind in turns, one batch each, each from its own
+/// position, and skips an app that has not pulled its last batch: so an app far behind holds back
+/// neither live nor the apps at the tail, and a slow or stalled one no other app behind. It is
+/// one journal, turned from app to app with its files and mappings kept, and closed when none is
+/// behind.
 package actor JournalHub {
     package nonisolated let source: JournalSource
     /// Every app the reader matches, by id: its unit and floor.
@@ -21,6 +21,11 @@ package actor JournalHub {
     private var catchUp: CatchUp?
     private var placement = JournalPlacement()
     private var subscriptions: [String: JournalSubscription] = [:]
+    /// How many times each app subscribed: a place the catch-up reader found for an app before
+    /// its last subscription is not the app's any more.
+    private var subscriptionNumbers: [String: Int] = [:]
+    /// The app the catch-up reader read for last, so that the next turn goes to the next one.
+    private var lastTurn: String?
     private let changes = ChangeSignal()
     private let live: (@Sendable ([String: [LogRecord]]) async -> Void)?
     private let log: Logger
@@ -31,9 +36,17 @@ package actor JournalHub {
 
     private struct CatchUp {
         let follower: JournalFollower
-        /// The apps whose entries it hands over: those behind when it opened, less those that
-        /// stalled or subscribed again since (its place for them is no longer theirs).
-        var serving: Set<String>
+        /// Whom the follower reads for now, and from which of its subscriptions; nil while it is
+        /// being turned.
+        var reading: Turn?
+        /// Apps it read everything there is for since the last change, which could not rejoin the
+        /// tail (the tail read an entry of theirs written meanwhile): read again after a change.
+        var readToEnd: Set<String> = []
+    }
+
+    private struct Turn: Equatable {
+        let appID: String
+        let subscription: Int
     }
 
     /// `live`: every app's records as the tail reads them, from the moment the reader opened,
@@ -81,7 +94,7 @@ package actor JournalHub {
         let subscription = JournalSubscription(appID: appID, changes: changes)
         subscriptions[appID] = subscription
         placement.add(appID, at: position)
-        catchUp?.serving.remove(appID)
+        subscriptionNumbers[appID, default: 0] += 1
         changes.notify()
         return subscription
     }
@@ -149,7 +162,6 @@ package actor JournalHub {
     private func stepCatchUp() async -> Bool {
         for id in placement.behind where subscriptions[id].map({ $0.isClosed || $0.isStalled }) ?? true {
             placement.park(id)
-            catchUp?.serving.remove(id)
         }
         for id in placement.parked where subscriptions[id]?.wantsEntries == true { placement.fallBehind(id) }
         let behind = placement.behind
@@ -157,72 +169,94 @@ package actor JournalHub {
             closeCatchUp()
             return false
         }
-        if catchUp.map({ !Set(behind).isSubset(of: $0.serving) }) ?? true {
-            guard openCatchUp(for: behind) else { return false }
+        guard let id = nextTurn(among: behind) else {
+            catchUp?.readToEnd = []
+            return false
         }
-        // Each app pulls what it was handed before the next read: the catch-up reader goes at the
-        // pace of the apps it serves, and holds no more than one batch for each.
-        guard let reader = catchUp, !behind.contains(where: { subscriptions[$0]?.isBusy == true }) else { return false }
+        let turn = Turn(appID: id, subscription: subscriptionNumbers[id] ?? 0)
+        guard let follower = await catchUpReader(for: turn) else { return false }
         let batch: JournalBatch?
         do {
-            batch = try await reader.follower.nextAvailable()
+            batch = try await follower.nextAvailable()
         } catch {
             log.err("the catch-up reading of the journal failed: \(error)")
-            for id in behind { placement.park(id) }
+            for id in placement.behind { placement.park(id) }
             catchUp = nil
             return false
         }
-        // Subscriptions may have changed while it read: hand over only to the apps it still serves.
-        guard let current = catchUp, current.follower === reader.follower else { return true }
+        // The app may have subscribed again, or stalled, while it read: hand over only what is
+        // still its own.
+        guard let current = catchUp, current.follower === follower, current.reading == turn,
+            subscriptionNumbers[id] == turn.subscription, placement.place(of: id) == .behind
+        else { return true }
         guard var batch else {
-            // Everything there is has been read: every app the tail has not overtaken joins it.
-            for id in behind where current.serving.contains(id) && placement.join(id) {
-                catchUp?.serving.remove(id)
+            if placement.join(id) {
                 log.debug("ingest of \(id) caught up: back at the tail reader")
+            } else {
+                catchUp?.readToEnd.insert(id)
             }
             if placement.behind.isEmpty { closeCatchUp() }
-            return false
+            return true
         }
-        for (id, cursor) in batch.cursors where current.serving.contains(id) && placement.place(of: id) == .behind {
-            // Moved out of the batch, so that the app's part has no other owner and its exporter
-            // consumes the records rather than copies them.
-            if subscriptions[id]?.offer(batch.takePart(of: id)) == true {
-                placement.handedOver(id, through: cursor)
-            } else {
-                placement.park(id)
-                catchUp?.serving.remove(id)
-            }
+        guard let cursor = batch.cursors[id] else { return true }
+        // Moved out of the batch, so that the app's part has no other owner and its exporter
+        // consumes the records rather than copies them.
+        if subscriptions[id]?.offer(batch.takePart(of: id)) == true {
+            placement.handedOver(id, through: cursor)
+        } else {
+            placement.park(id)
         }
         return true
     }
 
-    private func openCatchUp(for ids: [String]) -> Bool {
-        catchUp = nil
-        let wanted = ids.compactMap { id -> JournalApp? in
-            guard var app = apps[id], let position = placement.apps[id]?.position else { return nil }
-            switch position {
-            case .head: app.start = .oldest
-            case .after(let cursor): app.start = .after(cursor: cursor)
-            }
-            return app
+    /// The app behind after the one read for last that has pulled its last batch and has not been
+    /// read to the end since the last change: each app behind gets a batch in turn, so none waits
+    /// for another's backend.
+    private func nextTurn(among behind: [String]) -> String? {
+        let ready = behind.filter { id in
+            subscriptions[id]?.isBusy != true && catchUp?.readToEnd.contains(id) != true
+        }
+        if let lastTurn, let next = ready.first(where: { $0 > lastTurn }) { return next }
+        return ready.first
+    }
+
+    /// The catch-up reader, reading for the turn's app from where that app stands: opened for it,
+    /// or turned to it from the app it read for last. One journal serves every turn, read with
+    /// one app's matches at a time: sd-journal looks each match up at every step, so a reader of
+    /// one unit costs a quarter of a reader of four for each entry.
+    private func catchUpReader(for turn: Turn) async -> JournalFollower? {
+        lastTurn = turn.appID
+        if let catchUp, catchUp.reading == turn { return catchUp.follower }
+        guard var app = apps[turn.appID], let position = placement.apps[turn.appID]?.position else { return nil }
+        switch position {
+        case .head: app.start = .oldest
+        case .after(let cursor): app.start = .after(cursor: cursor)
         }
         do {
-            // A batch as large for each app as one reader of its own would read: each hand-over is
-            // then worth its pull, its actor hop and its window's bookkeeping.
-            var limits = JournalReadLimits.standard
-            limits.maxRecordsPerBatch *= max(1, wanted.count)
-            limits.maxEntriesPerBatch *= max(1, wanted.count)
-            let follower = try JournalFollower(source: source, apps: wanted, limits: limits)
-            for gap in follower.gaps { subscriptions[gap.appID]?.reportGaps([gap]) }
-            catchUp = CatchUp(follower: follower, serving: Set(ids))
+            let follower: JournalFollower
+            let gaps: [JournalGap]
+            if let open = catchUp?.follower {
+                catchUp?.reading = nil
+                gaps = try await open.retarget(to: [app])
+                // Closed or opened again meanwhile: this turn is over.
+                guard catchUp?.follower === open else { return nil }
+                follower = open
+            } else {
+                follower = try JournalFollower(source: source, apps: [app])
+                gaps = follower.gaps
+                catchUp = CatchUp(follower: follower)
+                log.debug("the catch-up reader opened")
+            }
+            catchUp?.reading = turn
             catchUpFailed = false
-            log.debug("the catch-up reader opened for \(ids.joined(separator: ", "))")
-            return true
+            for gap in gaps { subscriptions[gap.appID]?.reportGaps([gap]) }
+            return follower
         } catch {
             if !catchUpFailed { log.err("the journal cannot be opened to catch up: \(error); it is tried again at the next change") }
             catchUpFailed = true
-            for id in ids { placement.park(id) }
-            return false
+            catchUp = nil
+            for id in placement.behind { placement.park(id) }
+            return nil
         }
     }
 

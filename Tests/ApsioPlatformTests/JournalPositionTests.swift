@@ -42,5 +42,22 @@ import Testing
         #expect(JournalPosition(cursor: "s=a;i=zz;b=b;m=1;t=1;x=1") == nil)
         #expect(JournalPosition(cursor: "") == nil)
         #expect(JournalPosition(cursor: "s=a;i=1;b=b;m=1;t=1;x=1") != nil)
+        #expect(JournalPosition(cursor: "s=a;i=;b=b;m=1;t=1;x=1") == nil, "an empty number")
+        #expect(JournalPosition(cursor: "s=a;i=+1;b=b;m=1;t=1;x=1") == nil, "a sign")
+        #expect(JournalPosition(cursor: "s=a;i=10000000000000000;b=b;m=1;t=1;x=1") == nil, "more than 64 bits")
+        #expect(JournalPosition(cursor: "s=a;i=1;b=b;m=1;t=1;x1") == nil, "a part without =")
+    }
+
+    /// A cursor as sd-journal writes one, its parts read back: the sequence-number source and the
+    /// boot as text, the numbers as hex of any case.
+    @Test func aRealCursorIsReadPartByPart() throws {
+        let cursor = "s=0c3b7a5c1f2e4d6a8b9c0d1e2f3a4b5c;i=1a2B;b=5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b;m=FfFf;t=5f0e3c2a1b000;x=abcdef0123456789"
+        let position = try #require(JournalPosition(cursor: cursor))
+        #expect(position.seqnumID == "0c3b7a5c1f2e4d6a8b9c0d1e2f3a4b5c")
+        #expect(position.seqnum == 0x1a2b)
+        #expect(position.bootID == "5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b")
+        #expect(position.monotonic == 0xffff)
+        #expect(position.realtime == 0x5f0e3c2a1b000)
+        #expect(position.xorHash == 0xabcdef0123456789)
     }
 }

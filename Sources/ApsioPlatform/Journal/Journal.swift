@@ -76,6 +76,11 @@ final class Journal {
         try check("sd_journal_add_match", code, detail: match)
     }
 
+    /// Forgets every match, so that the next seek reads with the matches added after it.
+    func flushMatches() throws(JournalError) {
+        sd_journal_flush_matches(try open("sd_journal_flush_matches"))
+    }
+
     func addDisjunction() throws(JournalError) {
         try check("sd_journal_add_disjunction", sd_journal_add_disjunction(try open("sd_journal_add_disjunction")))
     }

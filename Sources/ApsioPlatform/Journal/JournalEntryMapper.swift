@@ -7,8 +7,14 @@ import ApsioCore
 ///
 /// Not copyable, as the attribute memo it owns is not.
 struct JournalEntryMapper: ~Copyable {
-    private var sessions = JournalSessionCache()
+    /// The session ids made so far: a reader turned to other apps keeps them (the attribute memo
+    /// it does not, as it is kept by the reader's unit index).
+    private(set) var sessions: JournalSessionCache
     private var attributeMemo = JournalAttributeMemo()
+
+    init(sessions: JournalSessionCache = JournalSessionCache()) {
+        self.sessions = sessions
+    }
 
     /// systemd-coredump's `MESSAGE_ID` (SD_MESSAGE_COREDUMP).
     static let coredumpMessageID = Array("fc2e22bc6ee647b6b90729ab34a250b1".utf8)

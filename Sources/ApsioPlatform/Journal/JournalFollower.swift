@@ -34,13 +34,7 @@ package actor JournalFollower {
         source: JournalSource, apps: [JournalApp], limits: JournalReadLimits = .standard,
         unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)? = nil
     ) throws(JournalError) {
-        guard !apps.isEmpty else {
-            throw JournalError("JournalFollower", errno: 0, detail: "no app to follow: there would be nothing to match")
-        }
-        var seen = Set<String>()
-        for app in apps where !seen.insert(app.id).inserted {
-            throw JournalError("JournalFollower", errno: 0, detail: "app \(app.id) is configured twice")
-        }
+        try Self.check(apps)
         let journal = try Journal(source)
         // Before the first read, so that what is written during it wakes the first wait.
         descriptor = try journal.fileDescriptor()
@@ -52,6 +46,29 @@ package actor JournalFollower {
             var check = JournalFileCheck(source: source)
             for file in check.newlyUnreadable() { unreadableFile(file) }
             fileCheck = check
+        }
+    }
+
+    /// Reads for `apps` from now on, each from its own start, on the same journal: its open files,
+    /// mappings and inotify watch are kept, which opening another reader would make again; only
+    /// the matches and the place change. Returns the apps whose saved cursor named an entry no
+    /// longer there. After a failure the follower reads for no app: it is to be dropped.
+    package func retarget(to apps: [JournalApp], limits: JournalReadLimits = .standard) throws(JournalError) -> [JournalGap] {
+        guard !reading else { throw JournalError.concurrentRead }
+        try Self.check(apps)
+        let journal = reader.journal
+        reader = try JournalReader(journal: journal, apps: apps, limits: limits, sessions: reader.sessions)
+        needsResync = false
+        return reader.gaps
+    }
+
+    private static func check(_ apps: [JournalApp]) throws(JournalError) {
+        guard !apps.isEmpty else {
+            throw JournalError("JournalFollower", errno: 0, detail: "no app to follow: there would be nothing to match")
+        }
+        var seen = Set<String>()
+        for app in apps where !seen.insert(app.id).inserted {
+            throw JournalError("JournalFollower", errno: 0, detail: "app \(app.id) is configured twice")
         }
     }
 

@@ -46,27 +46,34 @@ struct JournalReader: ~Copyable {
     private var apps: [AppState]
     private var pendingApps: Int
     private var fields: JournalEntryFields
-    private var mapper = JournalEntryMapper()
+    private var mapper: JournalEntryMapper
+    /// The session ids made so far, for a reader that takes over the journal (`JournalFollower.retarget`).
+    var sessions: JournalSessionCache { mapper.sessions }
 
     /// The cursor of the last entry the reading stood on, whether or not an app wanted it.
     private var lastCursor: String?
     /// After a re-seek, the reading already stands on an entry it has not taken.
     private var standingOnUnread = false
 
-    init(journal: Journal, apps configured: [JournalApp], limits: JournalReadLimits) throws(JournalError) {
+    init(
+        journal: Journal, apps configured: [JournalApp], limits: JournalReadLimits, sessions: JournalSessionCache = JournalSessionCache()
+    ) throws(JournalError) {
         try journal.setDataThreshold(limits.maxFieldBytes)
+        // The journal may have been read for other apps before (`JournalFollower.retarget`).
+        try journal.flushMatches()
         let router = JournalRouter(units: configured.map(\.unit))
         for (index, group) in router.matchGroups.enumerated() {
             if index > 0 { try journal.addDisjunction() }
             for match in group { try journal.addMatch(match) }
         }
         let start = try Self.resolveStarts(configured, in: journal)
-        try Self.seek(journal, to: start.seek)
+        if !start.standsThere { try Self.seek(journal, to: start.seek) }
 
         self.journal = journal
         self.router = router
         self.limits = limits
         fields = JournalEntryFields(limits: limits.record, maxUserFields: limits.maxUserFields)
+        mapper = JournalEntryMapper(sessions: sessions)
         appsByUnit = router.units.map { unit in configured.indices.filter { configured[$0].unit == unit } }
         apps = start.apps
         pendingApps = start.apps.filter(\.pending).count
@@ -195,6 +202,10 @@ struct JournalReader: ~Copyable {
         var gaps: [JournalGap] = []
         var points: [String: JournalStartPoint] = [:]
         var seek: Seek = .head
+        /// The journal already stands on the entry `seek` names: the last look found it there.
+        /// The next step reads the entry after it, which seeking again would read only after
+        /// reading that one once more (a reader turned to an app behind pays this at each turn).
+        var standsThere = false
     }
 
     private static func resolveStarts(_ configured: [JournalApp], in journal: Journal) throws(JournalError) -> Start {
@@ -202,7 +213,10 @@ struct JournalReader: ~Copyable {
         var tail: (position: JournalPosition, cursor: String)??
         var earliest: (position: JournalPosition, cursor: String)?
         var fromHead = false
+        /// The cursor of the entry the journal stands on after the last look, when a look found one.
+        var standingOn: String?
         for app in configured {
+            standingOn = nil
             var threshold: (position: JournalPosition, cursor: String)?
             switch app.start {
             case .oldest:
@@ -225,6 +239,7 @@ struct JournalReader: ~Copyable {
                 switch try locate(cursor, in: journal) {
                 case .found(let position, let exact):
                     threshold = (position, exact)
+                    standingOn = exact
                 case .gone(let position):
                     start.gaps.append(JournalGap(appID: app.id, cursor: cursor, reason: .entryGone))
                     threshold = (position, cursor)
@@ -245,7 +260,10 @@ struct JournalReader: ~Copyable {
                     id: app.id, minPriority: app.minPriority, threshold: threshold?.position,
                     pending: threshold != nil))
         }
-        if !fromHead, let earliest { start.seek = .cursor(earliest.cursor) }
+        if !fromHead, let earliest {
+            start.seek = .cursor(earliest.cursor)
+            start.standsThere = standingOn == earliest.cursor
+        }
         return start
     }
 
