@@ -38,6 +38,50 @@ import Testing
         #expect(second.records.allSatisfy { $0.record.attributes["systemd.unit"] == .string($0.appID + ".service") })
     }
 
+    /// The catch-up reader's turns: one journal read for one app, then turned to another from
+    /// that app's own cursor, then back; each gets its own entries after its cursor, once, and
+    /// no other app's.
+    @Test func turnedFromAppToAppEachReadsOnFromItsOwnCursor() async throws {
+        let journal = try JournalFixture()
+        var entries: [JournalFixture.Entry] = []
+        for number in 1...6 {
+            entries.append(journal.entry(unit: "nginx.service", message: "nginx \(number)"))
+            entries.append(journal.entry(unit: "worker.service", message: "worker \(number)"))
+        }
+        try await journal.write(entries)
+        var limits = JournalReadLimits.standard
+        limits.maxRecordsPerBatch = 2
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
+        let nginxFirst = try #require(try await follower.nextAvailable())
+        #expect(nginxFirst.flattened.map(\.record.body) == ["nginx 1", "nginx 2"])
+        let nginxCursor = try #require(nginxFirst.cursors["nginx"])
+
+        // Turned to worker, which had its first three already.
+        let workerThird = try await Self.cursor(of: "worker 3", unit: "worker.service", in: journal)
+        var worker = Self.worker
+        worker.start = .after(cursor: workerThird)
+        #expect(try await follower.retarget(to: [worker], limits: limits).isEmpty)
+        let workerRest = try await drain(follower)
+        #expect(workerRest.records.map(\.record.body) == ["worker 4", "worker 5", "worker 6"])
+        #expect(workerRest.records.allSatisfy { $0.appID == "worker" })
+
+        // Back to nginx from where it stood: nothing twice, nothing skipped.
+        var nginx = Self.nginx
+        nginx.start = .after(cursor: nginxCursor)
+        #expect(try await follower.retarget(to: [nginx], limits: limits).isEmpty)
+        let nginxRest = try await drain(follower)
+        #expect(nginxRest.records.map(\.record.body) == ["nginx 3", "nginx 4", "nginx 5", "nginx 6"])
+    }
+
+    /// The cursor of the entry of `unit` whose message is `message`, read by a follower of its own.
+    private static func cursor(of message: String, unit: String, in journal: JournalFixture) async throws -> String {
+        let follower = try JournalFollower(
+            source: .directory(journal.path), apps: [JournalApp(id: "look", unit: unit, start: .oldest)])
+        let all = try await drain(follower)
+        let record = try #require(all.records.first { $0.record.body == message })
+        return try #require(record.record.journalCursor)
+    }
+
     @Test func coredumpOfTheUnitBecomesAnErrorsRecordAboutTheCrashedProcess() async throws {
         let journal = try JournalFixture()
         try await journal.write([
