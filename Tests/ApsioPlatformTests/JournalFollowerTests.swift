@@ -43,12 +43,7 @@ import Testing
     /// no other app's.
     @Test func turnedFromAppToAppEachReadsOnFromItsOwnCursor() async throws {
         let journal = try JournalFixture()
-        var entries: [JournalFixture.Entry] = []
-        for number in 1...6 {
-            entries.append(journal.entry(unit: "nginx.service", message: "nginx \(number)"))
-            entries.append(journal.entry(unit: "worker.service", message: "worker \(number)"))
-        }
-        try await journal.write(entries)
+        try await Self.writeInterleaved(journal)
         var limits = JournalReadLimits.standard
         limits.maxRecordsPerBatch = 2
         let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
@@ -71,6 +66,16 @@ import Testing
         #expect(try await follower.retarget(to: [nginx], limits: limits).isEmpty)
         let nginxRest = try await drain(follower)
         #expect(nginxRest.records.map(\.record.body) == ["nginx 3", "nginx 4", "nginx 5", "nginx 6"])
+    }
+
+    /// "nginx 1", "worker 1", … "nginx 6", "worker 6", one after the other.
+    private static func writeInterleaved(_ journal: JournalFixture) async throws {
+        var entries: [JournalFixture.Entry] = []
+        for number in 1...6 {
+            entries.append(journal.entry(unit: "nginx.service", message: "nginx \(number)"))
+            entries.append(journal.entry(unit: "worker.service", message: "worker \(number)"))
+        }
+        try await journal.write(entries)
     }
 
     /// The cursor of the entry of `unit` whose message is `message`, read by a follower of its own.
@@ -181,12 +186,7 @@ import Testing
 
     @Test func eachAppResumesAtItsOwnCursorFromOneReader() async throws {
         let journal = try JournalFixture()
-        var entries: [JournalFixture.Entry] = []
-        for index in 1...6 {
-            entries.append(journal.entry(unit: "nginx.service", message: "nginx \(index)"))
-            entries.append(journal.entry(unit: "worker.service", message: "worker \(index)"))
-        }
-        try await journal.write(entries)
+        try await Self.writeInterleaved(journal)
         let first = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx, Self.worker])
         let all = try await drain(first).records
         let nginxAt5 = try #require(all.first { $0.record.body == "nginx 5" }?.record.journalCursor)
