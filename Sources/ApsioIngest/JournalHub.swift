@@ -62,7 +62,7 @@ package actor JournalHub {
         self.apps = byID
         var atTail = apps
         for index in atTail.indices { atTail[index].start = .now }
-        tail = try JournalFollower(source: source, apps: atTail, unreadableFile: unreadableFile)
+        tail = try JournalFollower(source: source, apps: atTail, log: log, unreadableFile: unreadableFile)
         self.live = live
         self.log = log
     }
@@ -242,7 +242,7 @@ package actor JournalHub {
                 guard catchUp?.follower === open else { return nil }
                 follower = open
             } else {
-                follower = try JournalFollower(source: source, apps: [app])
+                follower = try JournalFollower(source: source, apps: [app], log: log)
                 gaps = follower.gaps
                 catchUp = CatchUp(follower: follower)
                 log.debug("the catch-up reader opened")

@@ -55,6 +55,18 @@ import ApsioLive
         }
     }
 
+    /// apsiod serving demo and stuck (whose backend refuses), with demo's live policy or none.
+    private func withBothServed(live: Bool, _ body: (AgentHarness, Stuck) async throws -> Void) async throws {
+        try await AgentHarness.with { harness in
+            let stuck = try await Stuck()
+            defer { Task { await stuck.backend.stop() } }
+            try await addStuckApp(harness, stuck)
+            try await harness.serve(try harness.policy(live: live))
+            try await waitServingBoth(harness)
+            try await body(harness, stuck)
+        }
+    }
+
     private func writeBacklog(_ harness: AgentHarness) async throws -> Set<String> {
         let bodies = (0..<Self.backlog).map { "stuck line \($0)" }
         try await harness.journal.write(bodies.map { harness.journal.entry(unit: Self.stuckUnit, message: $0) })
@@ -62,12 +74,7 @@ import ApsioLive
     }
 
     @Test func aRefusingBackendFarBehindHoldsBackNeitherTheOtherAppNorItsLiveLinesAndCatchesUp() async throws {
-        try await AgentHarness.with { harness in
-            let stuck = try await Stuck()
-            defer { Task { await stuck.backend.stop() } }
-            try await addStuckApp(harness, stuck)
-            try await harness.serve(try harness.policy())
-            try await waitServingBoth(harness)
+        try await withBothServed(live: true) { harness, stuck in
 
             let backlog = try await writeBacklog(harness)
             try await within(60, "the stuck app's backend refusing its batches") { stuck.backend.sink.requests.count >= 2 }
@@ -111,13 +118,43 @@ import ApsioLive
         }
     }
 
+    /// Backlogs past what one opening of the journal reads (`JournalReadLimits.entriesPerOpening`,
+    /// 16,384 entries): the catch-up reader opens the journal afresh as it goes, at a turn while
+    /// both apps are behind and while reading for the one still behind, and each app's backlog is
+    /// accepted whole, no record twice.
+    @Test func backlogsPastSeveralOpeningsOfTheJournalAreAcceptedWholeAndOnce() async throws {
+        try await withBothServed(live: false) { harness, stuck in
+            harness.backend.answerLogs(Array(repeating: 503, count: 1_000_000))
+
+            let demoLines = (0..<10_000).map { "demo backlog line \($0)" }
+            let stuckLines = (0..<30_000).map { "stuck backlog line \($0)" }
+            try await harness.journal.write(
+                demoLines.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) }
+                    + stuckLines.map { harness.journal.entry(unit: Self.stuckUnit, message: $0) })
+            try await within(60, "both backends refusing") {
+                harness.backend.sink.requests.count >= 2 && stuck.backend.sink.requests.count >= 2
+            }
+            let demoRefused = harness.backend.clearLogsScript()
+            let stuckRefused = stuck.backend.clearLogsScript()
+
+            try await within(180, "both backlogs accepted") {
+                stuck.acceptedBodies(from: stuckRefused).isSuperset(of: stuckLines)
+                    && Set(harness.backend.sink.requests.dropFirst(demoRefused).flatMap { $0.map(\.body) })
+                        .isSuperset(of: demoLines)
+            }
+            for (name, accepted) in [
+                ("demo", harness.backend.sink.requests.dropFirst(demoRefused).flatMap { $0 }),
+                ("stuck", stuck.backend.sink.requests.dropFirst(stuckRefused).flatMap { $0 }),
+            ] {
+                #expect(Set(accepted.compactMap(\.uid)).count == accepted.count, "no record of \(name) accepted twice")
+            }
+            // The reading went through more than two openings' worth: it was opened afresh.
+            #expect(harness.log.components(separatedBy: "the journal was opened afresh after").count > 2)
+        }
+    }
+
     @Test func killedWhileOneAppIsFarBehindAndTheOtherAtTheTailItLosesNothing() async throws {
-        try await AgentHarness.with { harness in
-            let stuck = try await Stuck()
-            defer { Task { await stuck.backend.stop() } }
-            try await addStuckApp(harness, stuck)
-            try await harness.serve(try harness.policy(live: false))
-            try await waitServingBoth(harness)
+        try await withBothServed(live: false) { harness, stuck in
 
             let backlog = try await writeBacklog(harness)
             try await within(60, "the stuck app's backend refusing its batches") { stuck.backend.sink.requests.count >= 2 }

@@ -92,8 +92,15 @@ final class ScriptedBackendServer: Sendable {
     var records: [SentRecord] { sink.requests.flatMap { $0 } }
     var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
     func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
-    /// 200 again from the next request on.
-    func clearLogsScript() { state.sink.withLock { $0.script = [] } }
+    /// 200 again from the next request on. Returns how many requests came before: the ones after
+    /// are accepted.
+    @discardableResult
+    func clearLogsScript() -> Int {
+        state.sink.withLock { sink in
+            sink.script = []
+            return sink.requests.count
+        }
+    }
     /// `body` runs in the handler of each `/v1/logs` request, with its number, before the answer.
     func onLogs(_ body: (@Sendable (Int) -> Void)?) { state.onLogs.withLock { $0 = body } }
 

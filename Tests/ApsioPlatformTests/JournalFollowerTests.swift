@@ -40,12 +40,14 @@ import Testing
 
     /// The catch-up reader's turns: one journal read for one app, then turned to another from
     /// that app's own cursor, then back; each gets its own entries after its cursor, once, and
-    /// no other app's.
-    @Test func turnedFromAppToAppEachReadsOnFromItsOwnCursor() async throws {
+    /// no other app's. With the journal kept for every turn, and opened afresh at each.
+    @Test(arguments: [JournalReadLimits.standard.entriesPerOpening, 1])
+    func turnedFromAppToAppEachReadsOnFromItsOwnCursor(entriesPerOpening: Int) async throws {
         let journal = try JournalFixture()
         try await Self.writeInterleaved(journal)
         var limits = JournalReadLimits.standard
         limits.maxRecordsPerBatch = 2
+        limits.entriesPerOpening = entriesPerOpening
         let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
         let nginxFirst = try #require(try await follower.nextAvailable())
         #expect(nginxFirst.flattened.map(\.record.body) == ["nginx 1", "nginx 2"])
@@ -55,7 +57,7 @@ import Testing
         let workerThird = try await Self.cursor(of: "worker 3", unit: "worker.service", in: journal)
         var worker = Self.worker
         worker.start = .after(cursor: workerThird)
-        #expect(try await follower.retarget(to: [worker], limits: limits).isEmpty)
+        #expect(try await follower.retarget(to: [worker]).isEmpty)
         let workerRest = try await drain(follower)
         #expect(workerRest.records.map(\.record.body) == ["worker 4", "worker 5", "worker 6"])
         #expect(workerRest.records.allSatisfy { $0.appID == "worker" })
@@ -63,9 +65,58 @@ import Testing
         // Back to nginx from where it stood: nothing twice, nothing skipped.
         var nginx = Self.nginx
         nginx.start = .after(cursor: nginxCursor)
-        #expect(try await follower.retarget(to: [nginx], limits: limits).isEmpty)
+        #expect(try await follower.retarget(to: [nginx]).isEmpty)
         let nginxRest = try await drain(follower)
         #expect(nginxRest.records.map(\.record.body) == ["nginx 3", "nginx 4", "nginx 5", "nginx 6"])
+        // Opened afresh as it went, or never.
+        let openings = await follower.openings
+        #expect(entriesPerOpening == 1 ? openings > 2 : openings == 1)
+    }
+
+    /// Opened afresh every three entries (the daemon's readers: every 16,384), across a wait on
+    /// the latest opening's descriptor and a rotation: each app gets its entries once, in order.
+    @Test func readsOnAcrossFreshOpeningsWithNothingTwiceAndNothingSkipped() async throws {
+        let journal = try JournalFixture()
+        try await Self.writeInterleaved(journal)
+        var limits = JournalReadLimits.standard
+        limits.maxRecordsPerBatch = 2
+        limits.entriesPerOpening = 3
+        let follower = try JournalFollower(
+            source: .directory(journal.path), apps: [Self.nginx, Self.worker], limits: limits)
+        let first = try await collect(12, from: follower).records
+        #expect(first.bodies(of: "nginx") == (1...6).map { "nginx \($0)" })
+        #expect(first.bodies(of: "worker") == (1...6).map { "worker \($0)" })
+        let openedWhileReading = await follower.openings
+        #expect(openedWhileReading >= 4)
+
+        async let more = collect(6, from: follower)
+        try await journal.write((7...9).map { journal.entry(unit: "nginx.service", message: "nginx \($0)") })
+        try journal.renameFile("system.journal", to: "system@archived-0001.journal")
+        try await journal.write((7...9).map { journal.entry(unit: "worker.service", message: "worker \($0)") })
+        let after = try await more.records
+        #expect(after.bodies(of: "nginx") == (7...9).map { "nginx \($0)" })
+        #expect(after.bodies(of: "worker") == (7...9).map { "worker \($0)" })
+        #expect(try await drain(follower).records.isEmpty)
+        #expect(await follower.openings > openedWhileReading)
+    }
+
+    /// Entries the matches let through that no app wants (another service's report of a coredump
+    /// of the unit) carry no cursor: the reader is opened afresh only where it stands on an entry
+    /// an app took, or each new opening would go back over the same run and never get past it.
+    @Test func aLongRunOfEntriesNoAppWantsIsReadOnceAcrossOpenings() async throws {
+        let journal = try JournalFixture()
+        try await journal.write(
+            [journal.entry(unit: "nginx.service", message: "before")]
+                + (1...9).map { journal.coredump(unit: "nginx.service", pid: $0, writer: "mallory.service") }
+                + [journal.entry(unit: "nginx.service", message: "after")])
+        var limits = JournalReadLimits.standard
+        limits.maxEntriesPerBatch = 2
+        limits.entriesPerOpening = 2
+        let follower = try JournalFollower(source: .directory(journal.path), apps: [Self.nginx], limits: limits)
+        // Going back over the run would never end: the deadline says so.
+        let read = try await collect(2, from: follower, deadline: .seconds(30))
+        #expect(read.records.bodies(of: "nginx") == ["before", "after"])
+        #expect(try await drain(follower).records.isEmpty)
     }
 
     /// "nginx 1", "worker 1", … "nginx 6", "worker 6", one after the other.

@@ -17,6 +17,8 @@ package enum JournalSource: Sendable, Equatable {
 final class Journal {
     private var handle: OpaquePointer?
     let source: JournalSource
+    /// Entries this opening moved forward to: how much of the files its mappings may hold.
+    private(set) var entriesRead = 0
 
     init(_ source: JournalSource) throws(JournalError) {
         self.source = source
@@ -89,7 +91,9 @@ final class Journal {
 
     /// Moves to the next entry; false at the end.
     func next() throws(JournalError) -> Bool {
-        try check("sd_journal_next", sd_journal_next(try open("sd_journal_next"))) > 0
+        guard try check("sd_journal_next", sd_journal_next(try open("sd_journal_next"))) > 0 else { return false }
+        entriesRead += 1
+        return true
     }
 
     /// Moves to the previous entry; false at the start.

@@ -61,6 +61,14 @@ package struct JournalReadLimits: Sendable, Equatable {
     /// Entries looked at in one batch, delivered or not, so a long run of entries no app wants
     /// still returns now and then with the cursors it moved.
     package var maxEntriesPerBatch = 4096
+    /// Entries one opening of the journal reads before the reader opens it afresh at the same
+    /// place. sd-journal keeps each 8 MiB window of a file it mapped (up to 64 a reader) and every
+    /// page read through one stays in the process's memory until the window goes, so without this
+    /// a reader through a long backlog, or one following a busy journal for days, would hold as
+    /// much of the files as it had read. An opening costs about half a millisecond; at a few
+    /// hundred bytes an entry, this many keep a reader's mapped pages in the tens of MiB
+    /// (docs/ingest.md, "One reader").
+    package var entriesPerOpening = 16_384
     /// Body and attribute cuts.
     package var record: Limits = .spec
 

@@ -1,4 +1,4 @@
-import ApsioCore
+package import ApsioCore
 import ApsioPOSIX
 #if canImport(Glibc)
 internal import Glibc
@@ -11,6 +11,11 @@ internal import Glibc
 /// (`SD_JOURNAL_INVALIDATE`) are met by seeking back to the last entry read and stepping past it,
 /// so nothing is read twice and nothing after it is skipped.
 ///
+/// Every `JournalReadLimits.entriesPerOpening` entries, at the next entry an app wants, the journal
+/// is opened afresh and the reading put back right after that entry: sd-journal lets go of a
+/// window it mapped only when it closes the file, so this is what keeps a reader's memory from
+/// growing with what it has read.
+///
 /// One task reads: a second `next()` while one waits is refused. Cancelling the reading task ends
 /// a wait at once; the follower can be read again afterwards. The journal is closed when the
 /// follower goes away.
@@ -20,8 +25,16 @@ package actor JournalFollower {
     /// Where each app's reading starts, by app id: what an app served for the first time saves.
     package nonisolated let startPoints: [String: JournalStartPoint]
 
+    private let source: JournalSource
+    private let limits: JournalReadLimits
     private var reader: JournalReader
-    private let descriptor: Int32
+    /// The open journal's inotify descriptor, which libsystemd owns: a new opening has its own.
+    private var descriptor: Int32
+    /// The open journal's `entriesRead` at which it is opened afresh.
+    private var renewalAt: Int
+    /// How many times the journal was opened, the first included.
+    package private(set) var openings = 1
+    private let log: Logger
     private var needsResync = false
     private var reading = false
     private var fileCheck: JournalFileCheck?
@@ -32,12 +45,15 @@ package actor JournalFollower {
     /// that a broken file is reported once, not once for every app.
     package init(
         source: JournalSource, apps: [JournalApp], limits: JournalReadLimits = .standard,
-        unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)? = nil
+        log: Logger = .discarding(.journal), unreadableFile: (@Sendable (UnreadableJournalFile) -> Void)? = nil
     ) throws(JournalError) {
         try Self.check(apps)
-        let journal = try Journal(source)
-        // Before the first read, so that what is written during it wakes the first wait.
-        descriptor = try journal.fileDescriptor()
+        self.source = source
+        self.limits = limits
+        self.log = log
+        renewalAt = limits.entriesPerOpening
+        let (journal, descriptor) = try Self.open(source)
+        self.descriptor = descriptor
         reader = try JournalReader(journal: journal, apps: apps, limits: limits)
         gaps = reader.gaps
         startPoints = reader.startPoints
@@ -51,15 +67,51 @@ package actor JournalFollower {
 
     /// Reads for `apps` from now on, each from its own start, on the same journal: its open files,
     /// mappings and inotify watch are kept, which opening another reader would make again; only
-    /// the matches and the place change. Returns the apps whose saved cursor named an entry no
-    /// longer there. After a failure the follower reads for no app: it is to be dropped.
-    package func retarget(to apps: [JournalApp], limits: JournalReadLimits = .standard) throws(JournalError) -> [JournalGap] {
+    /// the matches and the place change. A journal that has read `entriesPerOpening` entries is
+    /// opened afresh here instead. Returns the apps whose saved cursor named an entry no longer
+    /// there. After a failure the follower reads for no app: it is to be dropped.
+    package func retarget(to apps: [JournalApp]) throws(JournalError) -> [JournalGap] {
         guard !reading else { throw JournalError.concurrentRead }
         try Self.check(apps)
-        let journal = reader.journal
-        reader = try JournalReader(journal: journal, apps: apps, limits: limits, sessions: reader.sessions)
+        let read = reader.journal.entriesRead
+        let fresh = read >= renewalAt ? try Self.open(source) : nil
+        reader = try JournalReader(
+            journal: fresh?.journal ?? reader.journal, apps: apps, limits: limits, sessions: reader.sessions)
+        if let fresh { renewed(fresh.descriptor, afterReading: read) }
         needsResync = false
         return reader.gaps
+    }
+
+    /// A journal whose inotify descriptor is asked for before its first read, so that what is
+    /// written during that read wakes the first wait.
+    private static func open(_ source: JournalSource) throws(JournalError) -> (journal: Journal, descriptor: Int32) {
+        let journal = try Journal(source)
+        return (journal, try journal.fileDescriptor())
+    }
+
+    /// The reader reads from a new opening now; the old one closes as the reader lets it go.
+    private func renewed(_ newDescriptor: Int32, afterReading entries: Int) {
+        descriptor = newDescriptor
+        openings += 1
+        renewalAt = limits.entriesPerOpening
+        log.debug("the journal was opened afresh after \(entries) entries, letting go of the files' pages it had mapped")
+    }
+
+    /// Opens the journal afresh once this opening has read its share and the reading stands on an
+    /// entry an app wanted, and goes on right after that entry. When it cannot be opened, this
+    /// opening reads on and it is tried again after as many entries more.
+    private func renewIfDue() {
+        let read = reader.journal.entriesRead
+        guard read >= renewalAt, reader.standsOnLastEntry else { return }
+        do {
+            let fresh = try Self.open(source)
+            try reader.move(to: fresh.journal)
+            renewed(fresh.descriptor, afterReading: read)
+            needsResync = false
+        } catch {
+            renewalAt = read + limits.entriesPerOpening
+            log.warning("the journal could not be opened afresh after \(read) entries: \(error); it reads on as it was")
+        }
     }
 
     private static func check(_ apps: [JournalApp]) throws(JournalError) {
@@ -109,6 +161,7 @@ package actor JournalFollower {
     }
 
     private func read() throws(JournalError) -> (batch: JournalBatch, atEnd: Bool) {
+        renewIfDue()
         if needsResync {
             try reader.resync()
             needsResync = false

@@ -34,7 +34,7 @@ struct JournalReader: ~Copyable {
         case cursor(String)
     }
 
-    let journal: Journal
+    private(set) var journal: Journal
     /// The apps whose saved cursor named an entry no longer there, found when the reader opened.
     let gaps: [JournalGap]
     /// Where each app's reading starts, by app id.
@@ -54,18 +54,16 @@ struct JournalReader: ~Copyable {
     private var lastCursor: String?
     /// After a re-seek, the reading already stands on an entry it has not taken.
     private var standingOnUnread = false
+    /// The reading stands on the entry of `lastCursor`: a journal opened afresh can be put back
+    /// exactly here. After an entry no app wanted it stands past it, and a new opening would read
+    /// those entries again, so it waits for the next entry an app wants.
+    private(set) var standsOnLastEntry = false
 
     init(
         journal: Journal, apps configured: [JournalApp], limits: JournalReadLimits, sessions: JournalSessionCache = JournalSessionCache()
     ) throws(JournalError) {
-        try journal.setDataThreshold(limits.maxFieldBytes)
-        // The journal may have been read for other apps before (`JournalFollower.retarget`).
-        try journal.flushMatches()
         let router = JournalRouter(units: configured.map(\.unit))
-        for (index, group) in router.matchGroups.enumerated() {
-            if index > 0 { try journal.addDisjunction() }
-            for match in group { try journal.addMatch(match) }
-        }
+        try Self.prepare(journal, for: router, limits: limits)
         let start = try Self.resolveStarts(configured, in: journal)
         if !start.standsThere { try Self.seek(journal, to: start.seek) }
 
@@ -102,6 +100,7 @@ struct JournalReader: ~Copyable {
                 atEnd = true
                 break
             }
+            standsOnLastEntry = false
             looked += 1
             made += try take(into: &parts)
         }
@@ -125,6 +124,7 @@ struct JournalReader: ~Copyable {
         guard let route = router.route(fields) else { return 0 }
         let cursor = try journal.cursor()
         lastCursor = cursor
+        standsOnLastEntry = true
         if pendingApps > 0 { releaseApps(passedBy: cursor) }
         let unitIndex: Int
         let isCoredump: Bool
@@ -178,13 +178,42 @@ struct JournalReader: ~Copyable {
     /// the reading right after it either way.
     mutating func resync() throws(JournalError) {
         standingOnUnread = false
+        standsOnLastEntry = false
         guard let last = lastCursor else {
             try Self.seek(journal, to: initialSeek)
             return
         }
-        try journal.seekCursor(last)
-        if try journal.next(), try !journal.isAt(last) {
-            standingOnUnread = true
+        standingOnUnread = try Self.place(journal, after: last)
+    }
+
+    /// Goes on reading from `fresh`, another opening of the same journal, right after the last
+    /// entry read (`standsOnLastEntry`). When this throws, the reading goes on where it was.
+    mutating func move(to fresh: Journal) throws(JournalError) {
+        guard let last = lastCursor else { throw JournalError("JournalReader", errno: EINVAL, detail: "nothing read yet") }
+        try Self.prepare(fresh, for: router, limits: limits)
+        let onUnread = try Self.place(fresh, after: last)
+        journal = fresh
+        standingOnUnread = onUnread
+        standsOnLastEntry = false
+    }
+
+    /// Puts the reading right after the entry `cursor` names: seeks there and steps past it when
+    /// it is still there. True when the step landed on the entry after it (where the entry was, it
+    /// is gone): the reading stands on an entry it has not taken.
+    private static func place(_ journal: Journal, after cursor: String) throws(JournalError) -> Bool {
+        try journal.seekCursor(cursor)
+        if try journal.next(), try !journal.isAt(cursor) { return true }
+        return false
+    }
+
+    /// The field cut and the matches of `router`'s units on `journal`, which may have been read
+    /// for other apps before (`JournalFollower.retarget`).
+    private static func prepare(_ journal: Journal, for router: JournalRouter, limits: JournalReadLimits) throws(JournalError) {
+        try journal.setDataThreshold(limits.maxFieldBytes)
+        try journal.flushMatches()
+        for (index, group) in router.matchGroups.enumerated() {
+            if index > 0 { try journal.addDisjunction() }
+            for match in group { try journal.addMatch(match) }
         }
     }
 
