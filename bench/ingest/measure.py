@@ -8,6 +8,11 @@ import argparse, os, shutil, statistics, subprocess, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from measured_run import run  # noqa: E402
 
+def labelled(build):
+    """`LABEL=PATH` or a bare path, labelled `before`."""
+    label, _, path = build.rpartition("=")
+    return (label or "before", path)
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
@@ -20,8 +25,11 @@ def main():
                         help="units in the files: one app per unit in one pipeline process, all of them matched by journalctl")
     parser.add_argument("--reader", help="apsio-bench-journal: with several units, one reader of all of them that maps "
                         "every entry and sends nothing, the peak RSS the pipeline's is held to")
+    parser.add_argument("--reader-before", action="append", default=[], metavar="[LABEL=]PATH",
+                        help="an earlier build of apsio-bench-journal, run in the same rounds; may be repeated")
     parser.add_argument("--levels", nargs="+", default=["1"])
-    parser.add_argument("--before", help="an earlier build of apsio-bench-ingest, run in the same rounds")
+    parser.add_argument("--before", action="append", default=[], metavar="[LABEL=]PATH",
+                        help="an earlier build of apsio-bench-ingest, run in the same rounds; may be repeated")
     parser.add_argument("--redact-rules", nargs="+", default=["standard"],
                         help="built-in redaction rules of each pipeline run: none, standard, all")
     args = parser.parse_args()
@@ -29,11 +37,13 @@ def main():
     runners = [("journalctl -o export", None, (None, None))]
     if args.reader and args.units > 1:
         runners.append(("one reader of every unit", args.reader, (None, None)))
+        for label, path in map(labelled, args.reader_before):
+            runners.append((f"one reader of every unit, {label}", path, (None, None)))
     for rules in args.redact_rules:
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
         runners += [(f"pipeline, gzip {level}{suffix}", args.bench, (level, rules)) for level in args.levels]
-        if args.before:
-            runners += [(f"pipeline before, gzip {level}{suffix}", args.before, (level, rules)) for level in args.levels]
+        for label, path in map(labelled, args.before):
+            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, (level, rules)) for level in args.levels]
     results = {name: [] for name, _, _ in runners}
     units = [f"bench{u}.service" for u in range(args.units)]
     for round_index in range(args.rounds):

@@ -8,6 +8,9 @@
 #   N=200000 ROUNDS=2 LEVELS="1 3" bench/ingest/run.sh
 #   JOURNAL_DIR=/var/tmp/ib bench/ingest/run.sh  # keep (or reuse) the generated files there
 #   BEFORE=path/to/an/earlier/apsio-bench-ingest bench/ingest/run.sh  # run it in the same rounds
+#   BEFORE="four-readers=path/a other=path/b" bench/ingest/run.sh      # several earlier builds, labelled
+#   READER_BEFORE="before=path/to/an/earlier/apsio-bench-journal" UNITS=4 bench/ingest/run.sh
+#                                              # an earlier one reader of every unit, in the same rounds
 #   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
 #   MESSAGES=Tests/ApsioCoreTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
@@ -52,4 +55,6 @@ port=$(sed -n 's/^port=//p' "$work/sink.out")
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
-    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES ${BEFORE:+--before "$BEFORE"}
+    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES \
+    $(for build in ${BEFORE:-}; do printf -- '--before %s ' "$build"; done) \
+    $(for build in ${READER_BEFORE:-}; do printf -- '--reader-before %s ' "$build"; done)
