@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 func usage() -> Never {
-    let text = "usage: apsio-bench-journal --dir DIR --unit UNIT [--unit UNIT…] [--digest]\n"
+    let text = "usage: apsio-bench-journal --dir DIR --unit UNIT [--unit UNIT…] [--digest] [--one-opening]\n"
     StandardStream.error.write(text)
     exit(2)
 }
@@ -17,12 +17,16 @@ func usage() -> Never {
 var directory: String?
 var units: [String] = []
 var digesting = false
+/// `--one-opening`: read everything on the first opening of the journal, as a reader that never
+/// opens it again (journalctl, or this follower before it did) holds it.
+var limits = JournalReadLimits.standard
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--dir": directory = arguments.next()
     case "--unit": if let unit = arguments.next() { units.append(unit) }
     case "--digest": digesting = true
+    case "--one-opening": limits.entriesPerOpening = .max
     default: usage()
     }
 }
@@ -64,7 +68,7 @@ func cpuSeconds() -> Double {
 }
 
 let apps = units.map { JournalApp(id: $0, unit: $0, minPriority: 7, start: .oldest) }
-let follower = try JournalFollower(source: .directory(directory), apps: apps)
+let follower = try JournalFollower(source: .directory(directory), apps: apps, limits: limits)
 let startCPU = cpuSeconds()
 var records = 0
 var bodyBytes = 0

@@ -24,7 +24,8 @@ def main():
     parser.add_argument("--units", type=int, default=1,
                         help="units in the files: one app per unit in one pipeline process, all of them matched by journalctl")
     parser.add_argument("--reader", help="apsio-bench-journal: with several units, one reader of all of them that maps "
-                        "every entry and sends nothing, the peak RSS the pipeline's is held to")
+                        "every entry and sends nothing, opening the journal again as the daemon's readers do and "
+                        "keeping one opening: the peak RSS the pipeline's is held to")
     parser.add_argument("--reader-before", action="append", default=[], metavar="[LABEL=]PATH",
                         help="an earlier build of apsio-bench-journal, run in the same rounds; may be repeated")
     parser.add_argument("--levels", nargs="+", default=["1"])
@@ -36,7 +37,10 @@ def main():
 
     runners = [("journalctl -o export", None, (None, None))]
     if args.reader and args.units > 1:
+        # The reader as it runs in the daemon (opening the journal again every 16,384 entries),
+        # and as a reader that keeps its one opening, like journalctl, holds the files.
         runners.append(("one reader of every unit", args.reader, (None, None)))
+        runners.append(("one reader of every unit, one opening", args.reader, ("one-opening", None)))
         for label, path in map(labelled, args.reader_before):
             runners.append((f"one reader of every unit, {label}", path, (None, None)))
     for rules in args.redact_rules:
@@ -59,8 +63,10 @@ def main():
                     _, status, usage = os.wait4(process.pid, 0)
                 results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss, "peak_pss_kib": 0})
                 continue
-            if level is None:
+            if level in (None, "one-opening"):
                 command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)]
+                if level == "one-opening":
+                    command.append("--one-opening")
                 results[name].append(run(command))
                 continue
             state = os.path.join(args.work, "state")
