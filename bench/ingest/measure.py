@@ -35,19 +35,20 @@ def main():
                         help="built-in redaction rules of each pipeline run: none, standard, all")
     args = parser.parse_args()
 
-    runners = [("journalctl -o export", None, (None, None))]
+    # (name, binary, what it is: "journalctl", ("reader", extra arguments) or ("pipeline", level, rules))
+    runners = [("journalctl -o export", None, ("journalctl",))]
     if args.reader and args.units > 1:
         # The reader as it runs in the daemon (opening the journal again every 16,384 entries),
         # and as a reader that keeps its one opening, like journalctl, holds the files.
-        runners.append(("one reader of every unit", args.reader, (None, None)))
-        runners.append(("one reader of every unit, one opening", args.reader, ("one-opening", None)))
+        runners.append(("one reader of every unit", args.reader, ("reader", [])))
+        runners.append(("one reader of every unit, one opening", args.reader, ("reader", ["--one-opening"])))
         for label, path in map(labelled, args.reader_before):
-            runners.append((f"one reader of every unit, {label}", path, (None, None)))
+            runners.append((f"one reader of every unit, {label}", path, ("reader", [])))
     for rules in args.redact_rules:
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
-        runners += [(f"pipeline, gzip {level}{suffix}", args.bench, (level, rules)) for level in args.levels]
+        runners += [(f"pipeline, gzip {level}{suffix}", args.bench, ("pipeline", level, rules)) for level in args.levels]
         for label, path in map(labelled, args.before):
-            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, (level, rules)) for level in args.levels]
+            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, ("pipeline", level, rules)) for level in args.levels]
     results = {name: [] for name, _, _ in runners}
     units = [f"bench{u}.service" for u in range(args.units)]
     for round_index in range(args.rounds):
@@ -55,20 +56,19 @@ def main():
         # round (caches warmed by the run before, the host's load changing within a round) falls
         # on each runner alike over the rounds.
         shift = round_index % len(runners)
-        for name, bench, (level, rules) in runners[shift:] + runners[:shift]:
-            if bench is None:
+        for name, bench, kind in runners[shift:] + runners[:shift]:
+            if kind[0] == "journalctl":
                 journalctl = ["journalctl", "-D", args.dir, "-o", "export"] + [f"_SYSTEMD_UNIT={u}" for u in units]
                 with open(os.devnull, "wb") as sink:
                     process = subprocess.Popen(journalctl, stdout=sink)
                     _, status, usage = os.wait4(process.pid, 0)
                 results[name].append({"cpu": usage.ru_utime + usage.ru_stime, "peak_anon_kib": 0, "maxrss_kib": usage.ru_maxrss, "peak_pss_kib": 0})
                 continue
-            if level in (None, "one-opening"):
-                command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)]
-                if level == "one-opening":
-                    command.append("--one-opening")
+            if kind[0] == "reader":
+                command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)] + kind[1]
                 results[name].append(run(command))
                 continue
+            _, level, rules = kind
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)
             command = [bench, "run", "--journal-dir", args.dir, "--unit", ",".join(units),
