@@ -119,9 +119,9 @@ import ApsioLive
     }
 
     /// Backlogs past what one opening of the journal reads (`JournalReadLimits.entriesPerOpening`,
-    /// 16,384 entries): the catch-up reader opens the journal afresh as it goes, at a turn while
-    /// both apps are behind and while reading for the one still behind, and each app's backlog is
-    /// accepted whole, no record twice.
+    /// 16,384 entries): the catch-up reader opens the journal afresh as it goes (at a turn, or
+    /// while it reads for one app alone, as the apps' backends let them fall behind), and each
+    /// app's backlog is accepted whole, no record twice.
     @Test func backlogsPastSeveralOpeningsOfTheJournalAreAcceptedWholeAndOnce() async throws {
         try await withBothServed(live: false) { harness, stuck in
             harness.backend.answerLogs(Array(repeating: 503, count: 1_000_000))
