@@ -161,6 +161,34 @@ class Checker:
                 self.fail("lost_count", "apsioctl status counts %d record(s) of %s lost, though no journal file was "
                           "vacuumed or damaged and the backend refused nothing" % (dropped, app["name"]))
 
+    def check_status_counts(self):
+        """`apsioctl status` never counts more records sent than the backend accepted since apsiod
+        last started."""
+        status = self.trace.heal.get("status", {})
+        if status.get("rc") != 0 or not self.trace.heal.get("delivered"):
+            return
+        try:
+            apps = json.loads(status["out"]).get("apps", [])
+        except ValueError:
+            return
+        started = 0.0
+        for record in self.trace.ops:
+            result = record.get("result") or {}
+            if record["op"]["op"] == "start" and "skipped" not in result:
+                started = record["t0"]
+        heal = self.trace.ops[-1] if self.trace.ops and self.trace.ops[-1]["op"]["op"] == "heal" else None
+        if heal and heal["result"].get("started"):
+            started = heal["t0"]
+        for app in apps:
+            ingest = app.get("ingest") or {}
+            name = app.get("name")
+            if name not in APPS:
+                continue
+            accepted = sum(1 for e, r in self.accepted() if e["t"] >= started and app_of_service(r["service"]) == name)
+            if (ingest.get("sent_records") or 0) > accepted:
+                self.fail("status_counts", "apsioctl status says %s sent %d records since apsiod started; the backend "
+                          "accepted %d" % (name, ingest["sent_records"], accepted))
+
     # -- the operator ------------------------------------------------------------------------------
 
     def check_operator(self):

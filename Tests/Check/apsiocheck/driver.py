@@ -370,6 +370,7 @@ class Driver:
         result = {}
         if not self.world.daemon_running():
             self.world.start_daemon()
+            result["started"] = True
         result["answering"] = self.wait_answering()
         rc, _, err = self.world.ctl(["data-saver", "off"])
         result["data_saver_off"] = rc
@@ -396,7 +397,10 @@ class Driver:
                 return all(any(e["route"] == "frames" and e["t"] >= t1 and e["status"] == 200
                                and e["body"].get("state") == "live" and e["app_key"] == APPS[a]["key"]
                                for e in events) for a in live)
-            result["sessions"] = self.backend.wait_for(session, self.backend.interval + SESSION_SLACK)
+            # A hello refused shortly before backs off, up to 120 s while it keeps failing (16.4).
+            refused = any(e["route"] == "hello" and e["status"] != 200 for e in self.backend.snapshot())
+            wait = self.backend.interval + SESSION_SLACK + (120 if refused else 0)
+            result["sessions"] = self.backend.wait_for(session, wait)
         rc, out, err = self.world.ctl(["--json", "status"], timeout=30)
         result["status"] = {"rc": rc, "out": out, "err": err.strip()[-300:]}
         self.world.signal_daemon(signal.SIGTERM)

@@ -45,7 +45,8 @@ def initial_fields(app, rng):
 class Generator:
     """Draws a history of `count` operations from `seed`."""
 
-    def __init__(self, seed, count):
+    def __init__(self, seed, count, without=()):
+        self.without = set(without)
         self.rng = random.Random(seed)
         self.seed = seed
         self.count = count
@@ -82,6 +83,7 @@ class Generator:
             ("live_fault", 4), ("policy", 3), ("ctl", 10), ("hold", 2), ("viewers", 1.5), ("command", 2),
             ("status", 2), ("pause", 4),
         ]
+        kinds = [(k, w) for k, w in kinds if k not in self.without]
         kind = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         op = getattr(self, "make_" + kind)()
         op.setdefault("pause_ms", rng.choice([0, 20, 100, 300, 800, 1500, 3000]))
