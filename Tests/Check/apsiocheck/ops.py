@@ -117,7 +117,7 @@ class Generator:
             "StartAt": ["now", "head", "boot"],
             "Redact": [None, ["card=[0-9]{4}"], ["card=[0-9]{4}", "ticket=[a-z]+"]],
             "Families": [None, "logs errors metrics replay", "errors", "logs errors", "logs metrics"],
-            "Consent": ["granted", "granted", "denied", None],
+            "Consent": ["granted", "granted", "granted", "granted", "denied", None],
             "MinPriority": [None, "debug", "info", "warning"],
             "Version": ["1.0.1", "2.0.0", None],
         }[key]
