@@ -10,6 +10,7 @@ import Synchronization
 /// of the admin group may change a setting or see the installation ids, decided per request from
 /// the kernel's credentials of the peer. Every resource a peer controls is bounded
 /// (`ControlServerLimits`), and a peer that stops reading is dropped rather than waited for.
+/// Places are given per user (`ControlAdmission`): no other user can keep the operators out.
 package final class ControlServer: Sendable {
     private let listener: ControlListener
     private let handler: any ControlHandler
@@ -17,7 +18,7 @@ package final class ControlServer: Sendable {
     private let limits: ControlServerLimits
     private let clock: any AgentClock
     private let acceptLoop = Mutex<Task<Void, Never>?>(nil)
-    private let openConnections = Atomic<Int>(0)
+    private let connections: ControlConnections
 
     package init(
         listener: ControlListener, handler: any ControlHandler, access: ControlAccess = ControlAccess(),
@@ -28,10 +29,11 @@ package final class ControlServer: Sendable {
         self.handler = handler
         self.access = access
         self.limits = limits
+        connections = ControlConnections(limits: limits.admission)
     }
 
     /// Connections open now.
-    package var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+    package var connectionCount: Int { connections.count }
 
     /// Starts accepting; the socket already listens, so clients may connect before this.
     package func start() {
@@ -52,21 +54,20 @@ package final class ControlServer: Sendable {
 
     private func accept() async {
         await AcceptLoop.run(listener.fd.rawValue, clock: clock) { fd in
-            guard openConnections.load(ordering: .relaxed) < limits.maxConnections else {
-                Self.refuseBusy(fd)
-                return nil
-            }
             guard let socket = try? ControlSocket(taking: fd) else {
                 fd.close()
                 return nil
             }
             // A peer whose credentials cannot be read is nobody: it may read, never change.
             let peer = (try? ControlPeer.of(fd.rawValue)) ?? ControlPeer(pid: 0, uid: UInt32.max, gid: UInt32.max)
-            openConnections.add(1, ordering: .relaxed)
+            guard let id = connections.arrive(socket, user: peer.uid, isOperator: access.mayChange(peer)) else {
+                Self.refuseBusy(fd)
+                return nil
+            }
             return { [self] in
-                await serve(socket, peer: peer)
+                await serve(socket, id: id, peer: peer)
+                connections.left(id)
                 socket.close()
-                openConnections.subtract(1, ordering: .relaxed)
             }
         }
     }
@@ -80,8 +81,9 @@ package final class ControlServer: Sendable {
 
     // MARK: One connection
 
-    private func serve(_ socket: ControlSocket, peer: ControlPeer) async {
+    private func serve(_ socket: ControlSocket, id: ControlAdmission.ID, peer: ControlPeer) async {
         while !Task.isCancelled {
+            connections.set(id, .waiting)
             let outcome: ControlSocket.ReadOutcome
             do {
                 outcome = try await socket.readLine(maxBytes: ControlRequest.maxLineBytes, timeout: limits.idleTimeout)
@@ -90,7 +92,10 @@ package final class ControlServer: Sendable {
             }
             let line: [UInt8]
             switch outcome {
-            case .line(let bytes): line = bytes
+            case .line(let bytes):
+                line = bytes
+                // Its answer is never cut off to make room for another.
+                connections.set(id, .answering)
             case .closed, .timedOut: return
             case .tooLong:
                 // The rest of the line cannot be told from the next request: answer and hang up.
@@ -107,6 +112,7 @@ package final class ControlServer: Sendable {
                 continue
             }
             if case .watch(let names) = request {
+                connections.set(id, .watching)
                 await watch(names, on: socket, peer: peer)
                 return
             }

@@ -104,7 +104,9 @@ import ApsioControl
         }
     }
 
-    @Test func connectionsPastTheLimitAreToldBusy() async throws {
+    /// docs/control.md, "Connections": a newcomer takes the place of the oldest connection that
+    /// waits for a request or watches, when no place is free (here every connection is root's).
+    @Test func whenEveryPlaceIsTakenTheOldestIdleConnectionGivesWay() async throws {
         var limits = ControlServerLimits()
         limits.maxConnections = 2
         try await withControlServer(limits: limits) { fixture in
@@ -115,11 +117,36 @@ import ApsioControl
             #expect(try await second.send(.version) == .version(ApsioVersion.current))
             let third = try fixture.client()
             defer { third.close() }
+            #expect(try await third.send(.version) == .version(ApsioVersion.current))
+            #expect(try await first.readLine(timeout: .seconds(30)) == nil, "the oldest was let go")
+            #expect(try await second.send(.version) == .version(ApsioVersion.current))
+            try await waitFor("the one let go to close") { fixture.server.connectionCount == 2 }
+        }
+    }
+
+    /// A request being answered is never cut off for a newcomer: with every place answering one,
+    /// the newcomer is told busy and closed, and the answers still come.
+    @Test func aNewcomerIsToldBusyWhileEveryPlaceIsAnsweringARequest() async throws {
+        var limits = ControlServerLimits()
+        limits.maxConnections = 2
+        try await withControlServer(limits: limits) { fixture in
+            fixture.handler.reloadGate.close()
+            let first = try fixture.client()
+            let second = try fixture.client()
+            defer { first.close(); second.close() }
+            async let firstAnswer = first.send(.reload)
+            async let secondAnswer = second.send(.reload)
+            try await waitFor("both reloads in progress") { fixture.handler.reloadGate.waitingCount == 2 }
+            let third = try fixture.client()
+            defer { third.close() }
             let answer = try #require(try await third.readLine(timeout: .seconds(30)))
             #expect(try JSONParser().parse(answer)["error"] == .string("busy"))
             #expect(try await third.readLine(timeout: .seconds(30)) == nil)
-            first.close()
-            try await waitFor("a place to free up") { fixture.server.connectionCount < 2 }
+            fixture.handler.reloadGate.open()
+            guard case .reloaded = try await firstAnswer, case .reloaded = try await secondAnswer else {
+                Issue.record("a reload in progress was not answered")
+                return
+            }
             let fourth = try fixture.client()
             defer { fourth.close() }
             #expect(try await fourth.send(.version) == .version(ApsioVersion.current))

@@ -16,6 +16,8 @@ final class FakeControlHandler: ControlHandler {
 
     let configured: [String]
     let state = Mutex(State())
+    /// Closed, `reload` waits until it opens: a request in progress for as long as a test needs.
+    let reloadGate = Gate()
 
     init(apps: [String] = ["nginx", "api"]) {
         configured = apps
@@ -68,6 +70,7 @@ final class FakeControlHandler: ControlHandler {
     }
 
     func reload() async throws(ControlError) -> [String] {
+        await reloadGate.pass()
         state.withLock { $0.reloads += 1 }
         return ["apps.d/broken.conf:3: unknown key `Famlies` in [App]"]
     }
@@ -87,4 +90,37 @@ final class FakeControlHandler: ControlHandler {
     }
 
     var watcherCount: Int { snapshot.watchers.count }
+}
+
+/// Open, or closed with everyone who came to it waiting until it opens.
+final class Gate: Sendable {
+    private struct State {
+        var closed = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    func close() { state.withLock { $0.closed = true } }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.closed = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let wait = state.withLock { state in
+                if state.closed { state.waiting.append(continuation) }
+                return state.closed
+            }
+            if !wait { continuation.resume() }
+        }
+    }
 }
