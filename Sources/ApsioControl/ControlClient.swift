@@ -56,7 +56,16 @@ package final class ControlClient: Sendable {
     /// Sends one request; its answer, and the line it came as (`apsioctl --json` prints that line,
     /// members this client does not know included).
     package func exchange(_ request: ControlRequest) async throws(ControlClientError) -> (answer: ControlAnswer, line: [UInt8]) {
-        try await sendLine(request.line)
+        do {
+            try await sendLine(request.line)
+        } catch {
+            // A daemon with no place for this connection says `busy` and closes it, often before
+            // the request is sent ("Broken pipe"); its answer is still there to read.
+            guard case .connection = error, let line = try? await readLine(timeout: .seconds(1)),
+                let answer = try? ControlAnswer.parse(line, answering: request), case .failed = answer
+            else { throw error }
+            return (answer, line)
+        }
         let line = try await readLine(timeout: answerTimeout)
         guard let line else { throw .connection("apsiod closed the connection without answering") }
         do {

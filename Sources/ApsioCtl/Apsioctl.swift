@@ -114,25 +114,62 @@ package struct Apsioctl {
         code == .notPermitted ? "; run it with sudo" : ""
     }
 
-    private enum Exchanged {
-        case answered(ControlAnswer, line: [UInt8])
-        /// The exchange failed or the daemon refused; already reported.
-        case reported
+    /// What became of a request sent to the daemon.
+    private enum Reply {
+        /// Its answer, a refusal included. The connection stays open for what follows (a
+        /// `watch`'s events); the caller closes it.
+        case answered(ControlClient, ControlAnswer, line: [UInt8])
+        case notRunning(String)
+        /// The connection or the exchange failed.
+        case failed(String)
+        /// Still `busy` when `BusyRetry` gave up.
+        case stayedBusy(ControlError)
     }
 
-    /// One request on a connected client: the daemon's answer and its line as it came, unless the
-    /// exchange failed or the answer is a refusal, which are reported here (exit code `.failed`).
-    private func exchange(_ request: ControlRequest, on client: ControlClient) async -> Exchanged {
-        do {
-            let (answer, line) = try await client.exchange(request)
-            if case .failed(let error) = answer {
-                _ = failed(error)
-                return .reported
+    /// Connects and sends `request`; while the daemon answers `busy` (no place for this connection
+    /// now) asks again on a new connection, for at most `BusyRetry.budget`.
+    private func ask(_ request: ControlRequest) async -> Reply {
+        var retry = BusyRetry()
+        while true {
+            let client: ControlClient
+            switch connect() {
+            case .connected(let connected): client = connected
+            case .notRunning(let message): return .notRunning(message)
+            case .failed(let message): return .failed(message)
             }
-            return .answered(answer, line: line)
-        } catch {
-            _ = failed(error.description)
-            return .reported
+            let answer: ControlAnswer
+            let line: [UInt8]
+            do {
+                (answer, line) = try await client.exchange(request)
+            } catch {
+                client.close()
+                return .failed(error.description)
+            }
+            guard case .failed(let error) = answer, error.code == .busy else {
+                return .answered(client, answer, line: line)
+            }
+            client.close()
+            guard let wait = retry.next() else { return .stayedBusy(error) }
+            await environment.clock.sleep(for: wait)
+        }
+    }
+
+    /// Reports a reply that carries no answer to go on with (a refusal is reported by the caller,
+    /// who knows the request), and gives its exit code.
+    private func unanswered(_ reply: Reply, to request: ControlRequest) -> ExitCode {
+        switch reply {
+        case .answered(let client, let answer, _):
+            client.close()
+            if case .failed(let error) = answer { return failed(error) }
+            return failed("apsiod's answer does not fit the request")
+        case .notRunning(let message): return notRunning(message)
+        case .failed(let message): return failed(message)
+        case .stayedBusy(let error):
+            var message = "\(error.message) (asked again for \(BusyRetry.budget.components.seconds) seconds)"
+            if case .allowLive(false, _) = request {
+                message += "; live inspection was not turned off: run it again, or stop apsiod with 'systemctl stop apsiod'"
+            }
+            return failed(ControlError(.busy, message))
         }
     }
 
@@ -140,26 +177,15 @@ package struct Apsioctl {
     /// came; otherwise `show` prints the answer. A daemon not running, a failure or a refusal is
     /// reported here and gives its exit code.
     private func respond(to request: ControlRequest, _ show: (ControlAnswer) -> ExitCode) async -> ExitCode {
-        await withDaemon { client in
-            guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
-            if invocation.json {
-                output.json(line)
-                return .done
-            }
-            return show(answer)
+        let reply = await ask(request)
+        guard case .answered(let client, let answer, let line) = reply else { return unanswered(reply, to: request) }
+        client.close()
+        if case .failed(let error) = answer { return failed(error) }
+        if invocation.json {
+            output.json(line)
+            return .done
         }
-    }
-
-    /// Runs `body` on a connection to the daemon, closed after it; a daemon not running or a
-    /// connection that fails is reported here and gives its exit code.
-    private func withDaemon(_ body: (ControlClient) async -> ExitCode) async -> ExitCode {
-        switch connect() {
-        case .connected(let client):
-            defer { client.close() }
-            return await body(client)
-        case .notRunning(let message): return notRunning(message)
-        case .failed(let message): return failed(message)
-        }
+        return show(answer)
     }
 
     private func localTime(_ unixMs: Int64) -> ClockTime {
@@ -171,9 +197,9 @@ package struct Apsioctl {
 
     private func version() async -> ExitCode {
         var daemon: String?
-        if case .connected(let client) = connect() {
-            defer { client.close() }
-            if case .version(let text) = try? await client.send(.version) { daemon = text }
+        if case .answered(let client, let answer, _) = await ask(.version) {
+            client.close()
+            if case .version(let text) = answer { daemon = text }
         }
         if invocation.json {
             output.json(.object([
@@ -208,15 +234,18 @@ package struct Apsioctl {
     }
 
     private func watch(_ apps: [AppName]) async -> ExitCode {
-        await withDaemon { client in await watch(apps, on: client) }
+        let request = ControlRequest.watch(apps: apps.map(\.rawValue))
+        let reply = await ask(request)
+        guard case .answered(let client, let answer, let line) = reply else { return unanswered(reply, to: request) }
+        defer { client.close() }
+        if case .failed(let error) = answer { return failed(error) }
+        if invocation.json { output.json(line) }
+        return await follow(on: client)
     }
 
-    private func watch(_ apps: [AppName], on client: ControlClient) async -> ExitCode {
+    /// Prints a watch's events until the daemon ends it.
+    private func follow(on client: ControlClient) async -> ExitCode {
         do {
-            let request = ControlRequest.watch(apps: apps.map(\.rawValue))
-            let (answer, line) = try await client.exchange(request)
-            if case .failed(let error) = answer { return failed(error) }
-            if invocation.json { output.json(line) }
             var narrator = WatchNarrator()
             while let (event, line) = try await client.nextEventLine() {
                 if invocation.json {
@@ -227,7 +256,7 @@ package struct Apsioctl {
                 let stamp = environment.clock.timeOfDay(unixMs: environment.clock.nowUnixMs()).description
                 for text in narrator.lines(for: event, localTime: localTime) { output.line("[\(stamp)] " + text) }
             }
-            output.error("apsiod ended the watch (it stopped, or this watch read too slowly); run it again")
+            output.error("apsiod ended the watch (it stopped, gave its place to a newer connection, or this watch read too slowly); run it again")
             return .failed
         } catch {
             return failed(error.description)
@@ -237,11 +266,10 @@ package struct Apsioctl {
     // MARK: apps
 
     private func listApps() async -> ExitCode {
-        switch connect() {
-        case .connected(let client):
-            defer { client.close() }
-            guard case .answered(let answer, let line) = await exchange(.apps, on: client) else { return .failed }
-            guard case .apps(let apps) = answer else { return failed("apsiod's answer was not a list of apps") }
+        let reply = await ask(.apps)
+        switch reply {
+        case .answered(let client, .apps(let apps), let line):
+            client.close()
             if invocation.json {
                 output.json(withDaemonRunning(line, true))
             } else {
@@ -250,8 +278,8 @@ package struct Apsioctl {
             return .done
         case .notRunning:
             return offlineApps()
-        case .failed(let message):
-            return failed(message)
+        default:
+            return unanswered(reply, to: .apps)
         }
     }
 
@@ -324,10 +352,11 @@ package struct Apsioctl {
     private func change(
         _ request: ControlRequest, apps: [AppName]?, _ apply: (inout OperatorSettings, [AppName]) -> Void
     ) async -> ExitCode {
-        switch connect() {
-        case .connected(let client):
-            defer { client.close() }
-            guard case .answered(let answer, let line) = await exchange(request, on: client) else { return .failed }
+        let reply = await ask(request)
+        switch reply {
+        case .answered(let client, let answer, let line):
+            client.close()
+            if case .failed(let error) = answer { return failed(error) }
             if invocation.json {
                 output.json(withDaemonRunning(line, true))
             } else {
@@ -336,8 +365,8 @@ package struct Apsioctl {
             return .done
         case .notRunning:
             return storeOffline(request, apps: apps, apply)
-        case .failed(let message):
-            return failed(message)
+        default:
+            return unanswered(reply, to: request)
         }
     }
 

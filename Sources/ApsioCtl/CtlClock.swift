@@ -1,10 +1,13 @@
 /// The wall clock and the machine's time zone, which apsioctl reads to stamp `watch` lines and to
-/// say "since 14:02"; behind a protocol so a test fixes both instead of depending on `TZ`.
+/// say "since 14:02", and the waits between asking a busy daemon again; behind a protocol so a
+/// test fixes the time instead of depending on `TZ`, and sees the waits instead of sitting them out.
 package protocol CtlClock: Sendable {
     /// Now, in milliseconds since the Unix epoch.
     func nowUnixMs() -> Int64
     /// How far local time is ahead of UTC at `unixMs`, in seconds (the zone and its summer time).
     func utcOffsetSeconds(atUnixMs unixMs: Int64) -> Int
+    /// Waits `duration` (less when the task is cancelled).
+    func sleep(for duration: Duration) async
 }
 
 /// A local time of day to the second.

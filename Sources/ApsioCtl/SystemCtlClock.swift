@@ -16,4 +16,8 @@ package struct SystemCtlClock: CtlClock {
         guard localtime_r(&seconds, &parts) != nil else { return 0 }
         return Int(parts.tm_gmtoff)
     }
+
+    package func sleep(for duration: Duration) async {
+        try? await Task.sleep(for: duration)
+    }
 }

@@ -26,7 +26,7 @@ import Testing
         await fixture.server.stop()
         let result = await watch.value
         #expect(result.status == 1)
-        #expect(result.stderr == "apsioctl: apsiod ended the watch (it stopped, or this watch read too slowly); run it again\n")
+        #expect(result.stderr == "apsioctl: apsiod ended the watch (it stopped, gave its place to a newer connection, or this watch read too slowly); run it again\n")
     }
 
     @Test func watchWithJSONPrintsTheDaemonsLines() async throws {
