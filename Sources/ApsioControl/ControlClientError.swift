@@ -20,4 +20,16 @@ package enum ControlClientError: Error, Equatable, CustomStringConvertible {
         case .badAnswer(let reason): "apsiod's answer could not be read (\(reason)); are apsioctl and apsiod the same version?"
         }
     }
+
+    /// What went wrong with the socket, without the guess `description` makes at why (that the
+    /// daemon is not running): for when the daemon is known to run.
+    package var reason: String {
+        switch self {
+        case .notRunning(let path): "nothing answers on \(path)"
+        case .denied(let path): "may not open \(path)"
+        case .connection(let reason): reason
+        case .timedOut: "it did not answer in time"
+        case .badAnswer(let reason): "its answer could not be read (\(reason))"
+        }
+    }
 }

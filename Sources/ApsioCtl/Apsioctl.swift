@@ -74,17 +74,32 @@ package struct Apsioctl {
 
     private enum Connection {
         case connected(ControlClient)
-        case notRunning(String)
+        /// Nothing answers on the socket and no daemon holds the state directory's lock; with
+        /// `unsure`, why the lock could not be asked.
+        case notRunning(ControlClientError, unsure: String?)
         case failed(String)
     }
 
+    /// Connects to the daemon. A socket it cannot reach is taken for a daemon not running only
+    /// when the state directory's lock says so: a daemon that runs holds it whatever became of
+    /// its socket (removed, replaced, its directory remade), and a change stored for "the next
+    /// start" behind its back would not apply.
     private func connect() -> Connection {
+        let failure: ControlClientError
         do {
             return .connected(try ControlClient.connect(path: socketPath))
         } catch {
-            if case .notRunning = error { return .notRunning(error.description) }
-            return .failed(error.description)
+            failure = error
         }
+        let unsure: String?
+        switch DaemonPresence.of(StateLayout(root: invocation.stateDirectory)) {
+        case .running:
+            return .failed("apsiod runs but its control socket cannot be reached: \(failure.reason); restarting apsiod makes it again")
+        case .notRunning: unsure = nil
+        case .unknown(let why): unsure = why
+        }
+        if case .notRunning = failure { return .notRunning(failure, unsure: unsure) }
+        return .failed(failure.description)
     }
 
     /// Exit 3 for a command that needs the daemon, in either output form.
@@ -119,7 +134,7 @@ package struct Apsioctl {
         /// Its answer, a refusal included. The connection stays open for what follows (a
         /// `watch`'s events); the caller closes it.
         case answered(ControlClient, ControlAnswer, line: [UInt8])
-        case notRunning(String)
+        case notRunning(ControlClientError, unsure: String?)
         /// The connection or the exchange failed.
         case failed(String)
         /// Still `busy` when `BusyRetry` gave up.
@@ -134,7 +149,7 @@ package struct Apsioctl {
             let client: ControlClient
             switch connect() {
             case .connected(let connected): client = connected
-            case .notRunning(let message): return .notRunning(message)
+            case .notRunning(let error, let unsure): return .notRunning(error, unsure: unsure)
             case .failed(let message): return .failed(message)
             }
             let answer: ControlAnswer
@@ -162,7 +177,7 @@ package struct Apsioctl {
             client.close()
             if case .failed(let error) = answer { return failed(error) }
             return failed("apsiod's answer does not fit the request")
-        case .notRunning(let message): return notRunning(message)
+        case .notRunning(let error, _): return notRunning(error.description)
         case .failed(let message): return failed(message)
         case .stayedBusy(let error):
             var message = "\(error.message) (asked again for \(BusyRetry.budget.components.seconds) seconds)"
@@ -197,9 +212,13 @@ package struct Apsioctl {
 
     private func version() async -> ExitCode {
         var daemon: String?
-        if case .answered(let client, let answer, _) = await ask(.version) {
+        var unreachable: String?
+        switch await ask(.version) {
+        case .answered(let client, let answer, _):
             client.close()
             if case .version(let text) = answer { daemon = text }
+        case .failed(let message): unreachable = message
+        case .notRunning, .stayedBusy: break
         }
         if invocation.json {
             output.json(.object([
@@ -207,7 +226,7 @@ package struct Apsioctl {
             ]))
         } else {
             output.line("apsioctl \(ApsioVersion.current)")
-            output.line(daemon.map { "apsiod \($0)" } ?? "apsiod is not running")
+            output.line(daemon.map { "apsiod \($0)" } ?? unreachable ?? "apsiod is not running")
         }
         return .done
     }
@@ -363,8 +382,12 @@ package struct Apsioctl {
                 output.line(confirmation(request, answer: answer, running: true))
             }
             return .done
-        case .notRunning:
+        case .notRunning(_, unsure: nil):
             return storeOffline(request, apps: apps, apply)
+        case .notRunning(let error, unsure: let why?):
+            // Stored while a daemon runs, the change would not apply: nothing is written unless
+            // the lock says none does.
+            return failed("\(error.reason), and whether apsiod runs cannot be told (\(why)); nothing was changed: run it with sudo")
         default:
             return unanswered(reply, to: request)
         }

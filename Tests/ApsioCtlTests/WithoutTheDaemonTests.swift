@@ -127,4 +127,25 @@ import Testing
         #expect(apps.map { $0["installation_id"] } == [.null, .string(id)])
         #expect(apps.allSatisfy { $0["installation_id_hidden"] == .bool(false) })
     }
+
+    /// A daemon holds its state directory's lock while it runs, socket or none: a change is then
+    /// not stored for "the next start", where it would not apply while that daemon runs.
+    @Test func nothingIsStoredWhileADaemonHoldsTheStateDirectory() async throws {
+        let machine = try ApsioctlMachine()
+        let daemon = try StateDirectoryLock.acquire(StateLayout(root: machine.state))
+        defer { daemon.release() }
+        let off = await CtlRun.run(machine.options + ["allow-live", "off", "nginx"])
+        #expect(off.status == 1)
+        #expect(off.stdout.isEmpty)
+        #expect(off.stderr == "apsioctl: apsiod runs but its control socket cannot be reached: nothing answers on \(machine.runtime)/control.sock; restarting apsiod makes it again\n")
+        #expect(try machine.settings == OperatorSettings())
+        let status = await CtlRun.run(machine.options + ["status"])
+        #expect(status.status == 1, "not 3: it runs")
+        #expect(status.stderr.contains("apsiod runs but its control socket cannot be reached"))
+
+        daemon.release()
+        let stopped = await CtlRun.run(machine.options + ["allow-live", "off", "nginx"])
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stdout.contains("apsiod is not running: it takes effect when apsiod starts"))
+    }
 }
