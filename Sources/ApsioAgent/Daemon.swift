@@ -394,7 +394,7 @@ package actor Daemon {
             let now = edges.clock.now().wallUnixMs
             let until = command == .raiseLogLevel ? apps[name]?.logLevelRaisedUntilUnixMs : nil
             broadcast(.notice(app: event.app, command: command, atUnixMs: now, untilUnixMs: until), app: event.app)
-        case .sessionStarted, .dayBytes:
+        case .sessionStarted:
             break
         }
         await indicator.apply(event)

@@ -60,23 +60,20 @@ struct ServedApp: Sendable {
             name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
             model: facts.deviceModelIdentifier ?? "unknown", os: os, release: version,
             families: app.families, roots: roots)
-        let dayBytes = (try? appState.dayBytes(for: name)) ?? nil
+        let dayCount = DayCountKeeper(store: appState, app: name, log: edges.log.logger(.state, app: name.rawValue))
+        let (dayBytes, dayCountKept) = dayCount.load(today: edges.clock.now().utcDay, limits: .spec)
         let liveFailures = LogOnChange(edges.log.logger(.live, app: name.rawValue), level: .warning)
         let appKey = app.appKey
         let runtime = AppRuntime(
-            app: description, dayBytes: dayBytes ?? DayBytes(day: 0, bytes: 0), clock: edges.clock, hashing: edges.hashing,
+            app: description, dayBytes: dayBytes, clock: edges.clock, hashing: edges.hashing,
             makeTransport: { origin in
                 HTTPLiveTransport(client: client, origin: origin, appKey: appKey, report: liveFailures.note)
             },
             indicator: { liveEvents.yield($0) },
             submitDiagnostics: { record in await exporter.submit(record, addingQueueLevel: true) },
-            saveDayBytes: { [log = edges.log.logger(.state, app: name.rawValue)] bytes, durable in
-                do {
-                    try appState.saveDayBytes(bytes, for: name, durable: durable)
-                } catch {
-                    log.warning("the day's live bytes cannot be kept: \(error)")
-                }
-            })
+            saveDayBytes: { bytes, durable in dayCount.keep(bytes, durable: durable) })
+        // Before the first hello, so that it already says `capped`.
+        if !dayCountKept { await runtime.live.send(.dayCountKept(false)) }
         await runtime.start()
 
         let fetcher = PolicyFetcher(

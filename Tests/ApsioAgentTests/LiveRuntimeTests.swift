@@ -86,6 +86,35 @@ import ApsioTestSupport
         await runtime.stop()
     }
 
+    /// 16.3: the day's count is kept before the body it counts goes. A body whose count could not
+    /// be written does not go, so the backend never has bytes the disk does not count; the
+    /// session ends, and a new one waits until a count is written again.
+    @Test func aBodyWhoseCountCannotBeKeptDoesNotGo() async throws {
+        let backend = ScriptedLiveBackend()
+        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
+        let host = RecordingLiveHost()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, host, clock)
+        await runtime.send(.allowed(true))
+        try await until("the session's first frames and next", on: [backend.changes, clock]) {
+            backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
+        }
+        #expect(!host.keptCounts.isEmpty)
+        let framesBefore = backend.seen.filter { $0.request.path == "/v1/live/frames" }.count
+
+        host.keeps.withLock { $0 = false }
+        clock.advance(by: .seconds(1))
+        await runtime.send(.record(LogRecord(
+            timeUnixNano: 1, severityNumber: 9, severityText: "INFO", family: .logs, body: "a line not to be sent")))
+        try await until("the session ended", on: [host.changes, clock]) {
+            host.received.contains(.sessionEnded(.reason(.dayBytes)))
+        }
+        // Whatever was started has arrived, or been answered as failed, once nothing is in flight.
+        try await until("nothing in flight", on: [backend.changes, clock, runtime]) { await runtime.requestsInFlight == 0 }
+        #expect(backend.seen.filter { $0.request.path == "/v1/live/frames" }.count == framesBefore)
+        await runtime.stop()
+    }
+
     @Test func hellosFollowTheClock() async throws {
         let backend = ScriptedLiveBackend()
         let clock = ManualAgentClock()

@@ -149,6 +149,18 @@ final class RecordingLiveHost: LiveHost, Sendable {
         events.withLock { $0.append(event) }
         changes.notify()
     }
+    /// Whether `keep` writes: off, it answers as a disk that refuses the day's count does.
+    let keeps = Mutex(true)
+    private let kept = Mutex<[DayBytes]>([])
+    /// Every count written, in order.
+    var keptCounts: [DayBytes] { kept.withLock { $0 } }
+
+    func keep(_ dayBytes: DayBytes) -> Bool {
+        let writes = keeps.withLock { $0 }
+        if writes { kept.withLock { $0.append(dayBytes) } }
+        changes.notify()
+        return writes
+    }
     func screenshot() async -> JSONValue? { frame }
     func diagnostics(commandID: String) async -> JSONValue? {
         .object(["apsio.live.command.id": .string(commandID), "apsio.queue.records": .number(0)])

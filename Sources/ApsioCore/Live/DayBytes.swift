@@ -13,6 +13,12 @@ package struct DayBytes: Sendable, Equatable, Codable {
     /// The count for `day`: a count kept from an earlier day is spent.
     package func bytes(on day: Int64) -> Int { day == self.day ? bytes : 0 }
 
+    /// The count to start from when the kept one cannot be read: nobody knows what the day spent,
+    /// and 0 would let a damaged file undo the cap, so the day counts as spent until it ends.
+    package static func spent(on day: Int64, limits: Limits) -> DayBytes {
+        DayBytes(day: day, bytes: limits.maxDayBytes)
+    }
+
     package mutating func add(_ count: Int, on day: Int64) {
         if day != self.day {
             self.day = day

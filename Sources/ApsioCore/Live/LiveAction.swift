@@ -15,7 +15,9 @@ package enum LiveAction: Sendable, Equatable {
     case notice(LiveCommandName)
     /// The number of viewers watching changed; 0 hides the indicator.
     case viewers(Int)
-    /// Write the day's count where the next launch finds it.
+    /// Write the day's count where the next launch finds it, before anything after it in the same
+    /// list: a `frames` or `results` body that follows goes out only if this write succeeded, and
+    /// the runtime answers `.dayCountKept` when that changes.
     case saveDayBytes(DayBytes)
     /// Log records from DEBUG up, and released through ingest, until this Unix ms (16.6).
     case raiseLogLevel(untilUnixMs: Int64)
@@ -59,6 +61,9 @@ package enum LiveEvent: Sendable {
     /// The current process frame, encoded as a JSON object; sent only when it changed.
     case wireframe([UInt8])
     case commandFinished(CommandResult)
+    /// Whether the last `.saveDayBytes` was written. While it was not, the day counts as spent:
+    /// a count that cannot be kept is no count across launches (16.3).
+    case dayCountKept(Bool)
     /// A deadline the channel named has come.
     case tick
 }

@@ -28,6 +28,8 @@ package struct LiveChannel: Sendable {
 
     private var session: LiveSession?
     package private(set) var dayBytes: DayBytes
+    /// False from a failed write of the day's count until one succeeds (`.dayCountKept`).
+    package private(set) var dayCountKept = true
     private var commands = CommandMemory()
     private var pendingResults: [String: PendingResult] = [:]
     private var raisedUntil: MonotonicInstant?
@@ -183,6 +185,8 @@ package struct LiveChannel: Sendable {
         case .commandFinished(let result):
             commands.finished(result, at: now.mono, keptFor: limits.commandMemory)
             queueResult(result, now: now)
+        case .dayCountKept(let kept):
+            dayCountKept = kept
         case .tick:
             break
         }
@@ -199,8 +203,15 @@ package struct LiveChannel: Sendable {
     private func helloReason(now: LiveNow) -> LiveBodies.HelloReason? {
         if gate.foreground == .interrupted { return .inactive }
         if gate.lowPower { return .lowPower }
-        if dayBytes.bytes(on: now.utcDay) >= limits.maxDayBytes { return .capped }
+        if spentToday(now: now) >= limits.maxDayBytes { return .capped }
         return nil
+    }
+
+    /// The day's bytes as the caps see them. A count the runtime could not write would be lost to
+    /// the next launch, so while it cannot be kept the whole day counts as spent: no session
+    /// starts, the one running ends, and hellos say `capped`, until a write succeeds (16.3).
+    private func spentToday(now: LiveNow) -> Int {
+        dayCountKept ? dayBytes.bytes(on: now.utcDay) : limits.maxDayBytes
     }
 
     private var networkAllows: Bool { !gate.lowData && !gate.dataSaver }
@@ -228,6 +239,9 @@ package struct LiveChannel: Sendable {
         if wantsHello, helloInFlight == nil, let tester, let identity,
             now.mono >= max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin)
         {
+            // Each hello tries again to write a count that could not be kept; the answer comes as
+            // `.dayCountKept`, so this hello still says `capped` and the next one may not.
+            if !dayCountKept { actions.append(.saveDayBytes(dayBytes)) }
             let reason = helloReason(now: now)
             let id = newRequest(.hello(reason: reason), token: token)
             helloInFlight = id
@@ -263,7 +277,7 @@ package struct LiveChannel: Sendable {
         guard let s = session else { return }
         let inputs = SessionEndInputs(
             channelClosed: false, stop: s.stop, pausedFor: s.pausedFor(at: now.mono), remaining: s.until - now.mono,
-            sessionBytes: s.bytes, dayBytes: dayBytes.bytes(on: now.utcDay))
+            sessionBytes: s.bytes, dayBytes: spentToday(now: now))
         if let reason = SessionEnd.reason(inputs, limits: limits) {
             endSession(.reason(reason), now: now, &actions)
         }
@@ -421,7 +435,7 @@ package struct LiveChannel: Sendable {
                 break
             }
             if session == nil, answer.viewers > 0, sentReason == nil, token != nil, state == .open,
-                dayBytes.bytes(on: now.utcDay) < limits.maxDayBytes
+                spentToday(now: now) < limits.maxDayBytes
             {
                 session = LiveSession(startedAt: now.mono, viewers: answer.viewers, limits: limits)
                 actions.append(.sessionStarted)

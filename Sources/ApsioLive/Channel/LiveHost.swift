@@ -1,7 +1,7 @@
 package import ApsioCore
 
 /// What the live runtime tells the rest of the daemon: the indicator, notices, the raised log
-/// level, the day's bytes to keep.
+/// level.
 package enum LiveHostEvent: Sendable, Equatable {
     case viewers(Int)
     case notice(LiveCommandName)
@@ -9,14 +9,15 @@ package enum LiveHostEvent: Sendable, Equatable {
     case sessionEnded(LiveSessionEnd)
     /// The Unix ms the raised level lasts until; nil when it ended.
     case logLevel(raisedUntilUnixMs: Int64?)
-    case dayBytes(DayBytes)
 }
 
 /// The daemon side of one app's live runtime.
 package protocol LiveHost: Sendable {
-    /// Called in order, on the runtime's executor: it must return at once (queue, don't wait),
-    /// but for `.dayBytes`, which is kept before it returns: the body it counts goes out next.
+    /// Called in order, on the runtime's executor: it must return at once (queue, don't wait).
     func live(_ event: LiveHostEvent)
+    /// Writes the day's count where the next launch finds it, before it returns, and says whether
+    /// it did: the body it counts goes out next, and only if it did (16.3).
+    func keep(_ dayBytes: DayBytes) -> Bool
     /// One process frame of the unit, for `screenshot`; nil when it cannot be read.
     func screenshot() async -> JSONValue?
     /// The attributes of the `apsio.diagnostics` record, after handing the record to ingest; nil on failure.

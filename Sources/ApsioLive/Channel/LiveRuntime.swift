@@ -108,6 +108,10 @@ package actor LiveRuntime {
     // MARK: - Actions
 
     private func perform(_ actions: [LiveAction], now: LiveNow) {
+        // Whether the last count this list asked to keep was written. A body counted after a
+        // failed write is not sent: the backend never gets bytes the disk does not count, so no
+        // restart can spend them again. Its request is answered as failed, as a lost body is.
+        var countKept: Bool?
         for action in actions {
             switch action {
             case .sendHello(let id, let body, let token):
@@ -115,6 +119,8 @@ package actor LiveRuntime {
             case .openNext(let id, let install, let token):
                 let path = "/v1/live/next?install=" + Self.percentEncoded(install)
                 start(id, LiveHTTPRequest(method: .get, path: path, gzipBody: nil, token: token))
+            case .sendFrames(let id, _, _) where countKept == false, .sendResults(let id, _, _) where countKept == false:
+                deliverLater(id, .failed)
             case .sendFrames(let id, let body, let token):
                 start(id, LiveHTTPRequest(method: .post, path: "/v1/live/frames", gzipBody: body, token: token))
             case .sendResults(let id, let body, let token):
@@ -128,7 +134,7 @@ package actor LiveRuntime {
             case .viewers(let count):
                 host.live(.viewers(count))
             case .saveDayBytes(let bytes):
-                host.live(.dayBytes(bytes))
+                countKept = host.keep(bytes)
             case .raiseLogLevel(let until):
                 host.live(.logLevel(raisedUntilUnixMs: until))
             case .restoreLogLevel:
@@ -138,6 +144,9 @@ package actor LiveRuntime {
             case .sessionEnded(let end):
                 host.live(.sessionEnded(end))
             }
+        }
+        if let countKept, countKept != channel.dayCountKept {
+            perform(channel.handle(.dayCountKept(countKept), now: now), now: now)
         }
         reschedule(now: now, madeProgress: !actions.isEmpty)
         activity.notify()

@@ -5,28 +5,27 @@ import Synchronization
 /// The `LiveHost` of one app: events go out in order on a stream the app's runtime consumes;
 /// commands are forwarded to the runtime, which reads the device.
 ///
-/// The day's bytes are the exception: they are written here, before `live` returns, because the
+/// The day's bytes are the exception: they are written here, before `keep` returns, because the
 /// channel asks for a count to be kept just before it starts the request that carries the body.
 /// Queued for the runtime, the write could come after the body was on the wire, and a SIGKILL
 /// between the two would let a restart spend those bytes again (16.3: the day's count survives
-/// launches).
+/// launches); and the runtime sends the body only if the write succeeded.
 final class AppLiveHost: LiveHost, @unchecked Sendable {
     let events: AsyncStream<LiveHostEvent>
     private let continuation: AsyncStream<LiveHostEvent>.Continuation
     /// Set once, right after the runtime exists; read-only afterwards.
     nonisolated(unsafe) weak var runtime: AppRuntime?
     private let clock: any AgentClock
-    private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Void
+    private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Bool
     private let lastDurableDayBytesSave = Mutex<MonotonicInstant?>(nil)
 
-    init(clock: any AgentClock, saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Void) {
+    init(clock: any AgentClock, saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Bool) {
         self.clock = clock
         self.saveDayBytes = saveDayBytes
         (events, continuation) = AsyncStream.makeStream(of: LiveHostEvent.self, bufferingPolicy: .unbounded)
     }
 
     func live(_ event: LiveHostEvent) {
-        if case .dayBytes(let bytes) = event { keep(bytes) }
         continuation.yield(event)
     }
 
@@ -38,13 +37,13 @@ final class AppLiveHost: LiveHost, @unchecked Sendable {
     /// Every count is written as it is counted (a body goes out at most once a second), so a crash
     /// of apsiod, SIGKILL included, loses none of it; it is synced to disk at most every 5 seconds,
     /// so a power cut loses at most those seconds of it.
-    private func keep(_ bytes: DayBytes) {
+    func keep(_ bytes: DayBytes) -> Bool {
         let now = clock.now().mono
         let durable = lastDurableDayBytesSave.withLock { last in
             guard last.map({ now - $0 >= .seconds(5) }) ?? true else { return false }
             last = now
             return true
         }
-        saveDayBytes(bytes, durable)
+        return saveDayBytes(bytes, durable)
     }
 }

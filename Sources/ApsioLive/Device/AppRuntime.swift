@@ -15,8 +15,8 @@ package actor AppRuntime {
     /// returns it as queued.
     private let submitDiagnostics: @Sendable (LogRecord) async -> LogRecord
     /// Keeps the day's live bytes where the next start finds them (16.3: across launches); with
-    /// `durable`, synced to disk.
-    private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Void
+    /// `durable`, synced to disk. False when they could not be written.
+    private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Bool
 
     private var unitState: UnitState?
     private var lowPower = false
@@ -40,7 +40,7 @@ package actor AppRuntime {
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport,
         indicator: @escaping @Sendable (AppLiveEvent) -> Void,
         submitDiagnostics: @escaping @Sendable (LogRecord) async -> LogRecord,
-        saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Void = { _, _ in }
+        saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Bool = { _, _ in true }
     ) {
         self.saveDayBytes = saveDayBytes
         self.app = app
@@ -78,7 +78,8 @@ package actor AppRuntime {
         await live.stop()
         // The channel's own count is the latest: notices still on their way may be behind it.
         let spent = await live.dayBytes
-        if spent.bytes > 0 { saveDayBytes(spent, true) }
+        // Nothing more goes out after this: a failed write has nothing left to hold back.
+        if spent.bytes > 0 { _ = saveDayBytes(spent, true) }
         host.finish()
         hostEvents?.cancel()
     }

@@ -196,6 +196,29 @@ import Testing
         #expect(h.log.contains { if case .saveDayBytes(let d) = $0 { return d.bytes >= 1_500 } else { return false } })
     }
 
+    /// A count the runtime could not write would be lost to the next launch (16.3: kept "across
+    /// launches, on disk"): until a write succeeds the day counts as spent. The session ends for
+    /// `day_bytes`, hellos say `capped` and each asks first for the count to be written again.
+    @Test func aDayCountThatCannotBeKeptSpendsTheDayUntilItIsKept() throws {
+        var h = LiveHarness()
+        h.startSession()
+        #expect(h.send(.dayCountKept(false)).sessionEnds == [.reason(.dayBytes)])
+        let retry = h.run(for: .seconds(30))
+        let hello = try #require(retry.helloBodies.first)
+        #expect(hello.1["reason"] == .string("capped"))
+        let save = retry.firstIndex { if case .saveDayBytes = $0 { true } else { false } }
+        let sent = retry.firstIndex { if case .sendHello = $0 { true } else { false } }
+        #expect(try #require(save) < #require(sent), "the count is written again before the hello")
+        h.send(.answered(hello.0, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        #expect(!h.channel.isInSession)
+
+        h.send(.dayCountKept(true))
+        let next = try #require(h.run(for: .seconds(30)).helloBodies.first)
+        #expect(next.1["reason"] == nil)
+        h.send(.answered(next.0, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        #expect(h.channel.isInSession)
+    }
+
     /// "the app moves to the background (closed) ... where it sends nothing more"
     @Test func theBackgroundEndsWithoutAnEndedBody() throws {
         var h = LiveHarness()
