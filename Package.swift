@@ -100,7 +100,7 @@ let package = Package(
         // Both backends are one program in ApsioBackend (BackendMain); the binaries differ only in
         // their name and in the configuration directory read without --config.
         .executableTarget(name: "apsio-devbackend", dependencies: ["ApsioBackend"], swiftSettings: strict),
-        .executableTarget(name: "apsio-backend", dependencies: ["ApsioBackend"], swiftSettings: strict),
+        .executableTarget(name: "apsio-backend", dependencies: ["ApsioBackend", "ApsioPOSIX"], swiftSettings: strict),
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.

@@ -9,4 +9,11 @@
 // without; declared here as glibc declares it, so that a connection is close-on-exec from its
 // first instant (accept and then fcntl would leave a window for a fork to inherit it).
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+// prctl(2) is variadic, which Swift cannot call: one function for each option used, with the
+// arguments that option takes.
+#include <sys/prctl.h>
+static inline int apsio_prctl_set_dumpable(int dumpable) {
+    return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0UL, 0UL, 0UL);
+}
 #endif

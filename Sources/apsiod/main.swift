@@ -79,6 +79,13 @@ do {
 }
 
 let log = DaemonLog(minimum: options.logLevel ?? .info)
+// Device tokens, tester proofs and app keys live in this process's memory only: before any of them
+// is read, keep them out of core files and out of reach of other processes of the same user.
+do {
+    try ProcessHardening.disableCoreDumps()
+} catch {
+    log.log(.warning, .started, "core dumps of apsiod cannot be turned off (\(error)): a crash may write what it holds in memory to disk")
+}
 // The one clock every wait of the daemon goes through.
 let clock = SystemAgentClock()
 let notifier = SystemdNotifier()
