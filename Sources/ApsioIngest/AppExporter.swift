@@ -262,6 +262,8 @@ package actor AppExporter {
         perform(delivery.handle(.consent(granted: granted), now: clock.now()))
         if !wasKnown, !granted { needsSkip = true }
         blockedMayHaveChanged(from: wasBlocked)
+        // What waited for consent to be known: the record queue of the run before, records held.
+        if !wasKnown { reportQueue() }
         await adjustReading()
     }
 
@@ -495,8 +497,11 @@ package actor AppExporter {
         return IngestQueueLevel(records: window.count + stored.records, bytes: window.bytes + stored.bytes, oldestAt: oldest)
     }
 
+    /// Tells the delivery what waits. Not before consent is known: the delivery takes consent it
+    /// was not told of as refused, and would drop the record queue a run before left (the daemon
+    /// applies the policy kept on disk before the operator's consent).
     private func reportQueue() {
-        guard !blocked else { return }
+        guard consent != nil, !blocked else { return }
         perform(delivery.handle(.queued(queueLevel), now: clock.now()))
     }
 

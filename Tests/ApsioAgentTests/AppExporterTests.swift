@@ -275,4 +275,26 @@ import ApsioState
         try await until("the queue empty", on: [exporter, host.clock]) { await exporter.status.queuedRecords == 0 }
         await exporter.stop()
     }
+
+    /// As the daemon starts an app: the policy kept on disk is known before the operator's consent.
+    /// A record the run before queued is sent then, not dropped as if consent had been refused.
+    @Test func aRecordQueuedByTheRunBeforeIsSentWhenThePolicyIsKnownBeforeConsent() async throws {
+        let host = try Host()
+        await host.exporter.consent(granted: true)
+        await host.exporter.submit(LogRecord(timeUnixNano: 1, severity: JournalSeverity(priority: 6), body: "queued before"))
+        await host.exporter.stop()
+
+        let exporter = try AppExporter(
+            configuration: try IngestFixture.configuration(journal: host.journal),
+            state: StateLayout(root: host.state.path), clock: host.clock, transport: host.sink, hashing: OpenSSLSHA256())
+        await exporter.policyChanged(Policy())
+        await exporter.consent(granted: true)
+        try await exporter.start()
+        host.clock.advance(by: .seconds(5))
+        // Sent and accepted, or (as it was) dropped at once: either way nothing waits any more.
+        try await until("nothing waiting", on: [exporter, host.clock]) { await exporter.status.queuedRecords == 0 }
+        #expect(host.sentBodies == ["queued before"])
+        #expect(await exporter.status.discardedRecords == 0)
+        await exporter.stop()
+    }
 }
