@@ -24,7 +24,7 @@ extension Daemon: ControlHandler {
                 let counters = await exporter.status
                 status.ingest = ControlIngestStatus(
                     queuedRecords: counters.queuedRecords, queuedBytes: counters.queuedBytes,
-                    sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords,
+                    sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords, journalGaps: counters.journalGaps,
                     filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
             }
             statuses.append(status)

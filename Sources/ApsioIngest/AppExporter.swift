@@ -177,8 +177,8 @@ package actor AppExporter {
             }
         }
         for gap in resolved.gaps where gapsCounted.insert(gap.cursor).inserted {
-            counters.droppedRecords += 1
-            log.warning("the journal entry after which sending stopped is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
+            counters.journalGaps += 1
+            log.warning("the journal entry after which sending stopped is gone (\(gap.reason)); what was between it and the oldest entry still there is lost, how many entries is not known")
         }
         started = true
         await subscribe()
@@ -441,8 +441,8 @@ package actor AppExporter {
         // stopping and the cursor never moved past it.
         guard reader?.generation == generation, !Task.isCancelled, readingAllowed else { return false }
         for gap in subscription?.takeGaps() ?? [] where gapsCounted.insert(gap.cursor).inserted {
-            counters.droppedRecords += 1
-            log.warning("the journal entry after which reading stood is gone (\(gap.reason)); what was between it and the oldest entry still there is lost")
+            counters.journalGaps += 1
+            log.warning("the journal entry after which reading stood is gone (\(gap.reason)); what was between it and the oldest entry still there is lost, how many entries is not known")
         }
         if let cursor = batch.cursors[name.rawValue] { readThrough = .after(cursor: cursor) }
         let now = clock.now()

@@ -11,9 +11,14 @@ package struct AppExporterCounters: Sendable, Equatable {
     package var sentRecords = 0
     package var sentBatches = 0
     /// Lost (`apsio.queue.dropped`): refused by the backend (400, or 413 for a single record), fallen
-    /// off the record queue's bounds or damaged there, or a journal gap (counted once a gap: how many
-    /// entries a vacuumed stretch held cannot be known).
+    /// off the record queue's bounds or damaged there. Records counted one by one; a journal gap is
+    /// not among them.
     package var droppedRecords = 0
+    /// Stretches of the app's entries lost to the journal: the entry after which reading stood was
+    /// vacuumed before what followed it was sent. How many entries each held cannot be known (the
+    /// journal's sequence numbers count every unit's), so they are counted apart from
+    /// `droppedRecords`, whose figure would be wrong by all but one of them.
+    package var journalGaps = 0
     /// Batches the backend refused with 400.
     package var rejectedBatches = 0
     /// Records the policy kept out: a family that is off, below `logs_min_severity`, a session

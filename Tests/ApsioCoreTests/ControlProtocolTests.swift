@@ -95,7 +95,7 @@ import Testing
         (.status(apps: ["web"]), .status(ControlStatus(apps: [ControlAppStatus(
             name: "web", unit: "web.service",
             ingest: ControlIngestStatus(
-                queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, filteredRecords: 7,
+                queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, journalGaps: 2, filteredRecords: 7,
                 lastFailure: "the backend answered 503"))], dataSaver: false))),
         (.apps, .apps([
             ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
@@ -200,6 +200,26 @@ import Testing
         let lines = ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) })
         #expect(lines.contains("  Ingest: 1234 sent, 12 waiting (4096 bytes), 1 lost, 0 kept out by the policy"))
         #expect(lines.contains("  Last failure: the backend answered 503"))
+        #expect(!lines.contains { $0.contains("journal") }, "no gap, no word of one")
+    }
+
+    /// How many entries a stretch vacuumed from the journal held cannot be known: the status says
+    /// so, rather than a figure that reads as true and is not.
+    @Test func theStatusSaysEntriesLostToTheJournalAreUncounted() throws {
+        var status = ControlAppStatus(name: "web", unit: "web.service")
+        status.ingest = ControlIngestStatus(sentRecords: 50, journalGaps: 1)
+        let lines = ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) })
+        #expect(lines.contains("  Ingest: 50 sent, 0 waiting (0 bytes), 0 lost, 0 kept out by the policy"))
+        #expect(lines.contains("  Lost to the journal: an unknown number of entries in 1 gap, vacuumed before they were sent"))
+        status.ingest?.journalGaps = 3
+        #expect(ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) }).contains(
+            "  Lost to the journal: an unknown number of entries in 3 gaps, vacuumed before they were sent"))
+
+        // An earlier apsiod's answer has no `journal_gaps` (it counted a gap as one lost record).
+        let earlier = #"{"ok":true,"apps":[{"name":"web","unit":"web.service","foreground":null,"allow_live":false,"consent":"not_asked","viewers":0,"viewing_since":null,"log_level_raised_until":null,"ingest":{"queued_records":0,"queued_bytes":0,"sent_records":5,"dropped_records":1,"filtered_records":0,"last_failure":null}}],"data_saver":false}"#
+        let answer = try ControlAnswer.parse(Array(earlier.utf8), answering: .status(apps: []))
+        guard case .status(let parsed) = answer else { Issue.record("\(answer)"); return }
+        #expect(parsed.apps.first?.ingest == ControlIngestStatus(sentRecords: 5, droppedRecords: 1))
     }
 
     @Test func watchSaysTheWholeStatusOnceThenOnlyWhatChanged() {

@@ -6,9 +6,12 @@ package struct ControlIngestStatus: Sendable, Equatable {
     package var queuedBytes: Int
     /// Accepted by the backend.
     package var sentRecords: Int
-    /// Lost: refused by the backend, fallen off the queue's bounds or damaged, or a journal gap
-    /// (a vacuumed stretch counts once: how many entries it held cannot be known).
+    /// Lost, counted record by record: refused by the backend, fallen off the queue's bounds or
+    /// damaged.
     package var droppedRecords: Int
+    /// Stretches of entries lost to the journal (vacuumed before they were sent): how many entries
+    /// each held cannot be known, so they are not in `droppedRecords`.
+    package var journalGaps: Int
     /// Kept out by the policy or the app file (a family that is off, the severity floor, sampling).
     package var filteredRecords: Int
     /// The last failure, in words an operator can act on; nil once a batch is accepted again.
@@ -16,12 +19,13 @@ package struct ControlIngestStatus: Sendable, Equatable {
 
     package init(
         queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
-        filteredRecords: Int = 0, lastFailure: String? = nil
+        journalGaps: Int = 0, filteredRecords: Int = 0, lastFailure: String? = nil
     ) {
         self.queuedRecords = queuedRecords
         self.queuedBytes = queuedBytes
         self.sentRecords = sentRecords
         self.droppedRecords = droppedRecords
+        self.journalGaps = journalGaps
         self.filteredRecords = filteredRecords
         self.lastFailure = lastFailure
     }
@@ -30,7 +34,7 @@ package struct ControlIngestStatus: Sendable, Equatable {
         .object([
             "queued_records": .number(Double(queuedRecords)), "queued_bytes": .number(Double(queuedBytes)),
             "sent_records": .number(Double(sentRecords)), "dropped_records": .number(Double(droppedRecords)),
-            "filtered_records": .number(Double(filteredRecords)),
+            "journal_gaps": .number(Double(journalGaps)), "filtered_records": .number(Double(filteredRecords)),
             "last_failure": lastFailure.map(JSONValue.string) ?? .null,
         ])
     }
@@ -41,6 +45,8 @@ package struct ControlIngestStatus: Sendable, Equatable {
         queuedBytes = try reader.int("queued_bytes")
         sentRecords = try reader.int("sent_records")
         droppedRecords = try reader.int("dropped_records")
+        // Absent from an earlier apsiod's answer, which counted each gap as one dropped record.
+        journalGaps = try reader.optionalInt("journal_gaps") ?? 0
         filteredRecords = try reader.int("filtered_records")
         lastFailure = try reader.optionalString("last_failure")
     }

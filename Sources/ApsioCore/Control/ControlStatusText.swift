@@ -14,6 +14,11 @@ package enum ControlStatusText {
         }
         if let ingest = status.ingest {
             lines.append("  Ingest: \(ingest.sentRecords) sent, \(ingest.queuedRecords) waiting (\(ingest.queuedBytes) bytes), \(ingest.droppedRecords) lost, \(ingest.filteredRecords) kept out by the policy")
+            if ingest.journalGaps > 0 {
+                // No figure: one would be a guess, and a wrong count reads as a true one.
+                let gaps = ingest.journalGaps == 1 ? "1 gap" : "\(ingest.journalGaps) gaps"
+                lines.append("  Lost to the journal: an unknown number of entries in \(gaps), vacuumed before they were sent")
+            }
             if let failure = ingest.lastFailure { lines.append("  Last failure: \(failure)") }
         }
         return lines

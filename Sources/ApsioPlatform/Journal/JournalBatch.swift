@@ -28,7 +28,8 @@ package struct JournalBatch: Sendable, Equatable {
 }
 
 /// An app's saved cursor named an entry that is no longer in the journal: what came between it and
-/// the oldest entry still there is lost, and the caller counts it (`apsio.queue.dropped`).
+/// the oldest entry still there is lost, and the caller counts it as a gap (how many entries it held
+/// cannot be known).
 package struct JournalGap: Sendable, Equatable {
     package enum Reason: Sendable, Equatable {
         /// The entry was removed (vacuumed, or its file deleted).
