@@ -2,9 +2,11 @@
 // rewritten in place after every accepted batch. The input is the file as found on disk.
 //
 // Besides "no crash", it checks: any content either opens to a cursor (printable, without spaces,
-// short enough for a slot, and one the file holds) or is refused as unreadable; after a write,
-// reopening reads exactly what was written; and a later write torn part-way through its slot (a
-// power cut) leaves the cursor written before it, or the new one once its line is whole.
+// short enough for a slot, and one the file holds, as its unit is) or is refused as unreadable;
+// after a write, reopening reads exactly what was written, unit included; and a later write torn
+// part-way through its slot (a power cut) leaves the position written before it, or the new one
+// once its lines are whole, or the new cursor without a unit when its line is whole and the unit's
+// place still holds the padding of a slot written without one.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,9 +16,13 @@ import ApsioPOSIX
 let firstCursor = "s=7b2f1d0e9c8a4b3f;i=1f2e;b=0a1b2c3d4e5f;m=5d2c;t=6123456789abc;x=1f2e3d4c5b6a7988"
 let secondCursor = "s=7b2f1d0e9c8a4b3f;i=1f2f;b=0a1b2c3d4e5f;m=5d3c;t=6123456789abd;x=8f2e3d4c5b6a7989"
 
+let firstUnit = "foo.service"
+let secondUnit = "bar.service"
+
 /// Lines of the slots that read as `SEQUENCE CHECKSUM CURSOR` get the checksum their sequence and
-/// cursor need, so that the fuzzer, which cannot compute a CRC, still makes valid slots with
-/// hostile sequences and cursors.
+/// cursor need, and a line after it that reads as `TAG CHECKSUM UNIT` the one its unit needs beside
+/// them, so that the fuzzer, which cannot compute a CRC, still makes valid slots with hostile
+/// sequences, cursors and units.
 func fixSlotChecksums(_ bytes: inout [UInt8]) {
     for start in stride(from: 0, to: min(bytes.count, 2 * CursorFile.slotBytes), by: CursorFile.slotBytes) {
         let slot = bytes[start..<min(bytes.count, start + CursorFile.slotBytes)]
@@ -24,11 +30,25 @@ func fixSlotChecksums(_ bytes: inout [UInt8]) {
         let fields = slot[start..<end].split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
         guard fields.count == 3, fields[1].count == 8, let sequence = UInt64(String(decoding: fields[0], as: UTF8.self))
         else { continue }
-        let checksum = CRC32C.checksum("\(sequence) \(String(decoding: fields[2], as: UTF8.self))".utf8)
-        let hex = String(checksum, radix: 16)
-        let digits = Array((String(repeating: "0", count: 8 - hex.count) + hex).utf8)
-        bytes.replaceSubrange(fields[1].startIndex..<fields[1].endIndex, with: digits)
+        let cursor = String(decoding: fields[2], as: UTF8.self)
+        bytes.replaceSubrange(fields[1].startIndex..<fields[1].endIndex, with: hexDigits(CRC32C.checksum("\(sequence) \(cursor)".utf8)))
+        let rest = slot[(end + 1)...]
+        guard let unitEnd = rest.firstIndex(of: 0x0A) else { continue }
+        let unitFields = rest[..<unitEnd].split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+        guard unitFields.count == 3, unitFields[1].count == 8 else { continue }
+        let unit = String(decoding: unitFields[2], as: UTF8.self)
+        bytes.replaceSubrange(
+            unitFields[1].startIndex..<unitFields[1].endIndex, with: hexDigits(CRC32C.checksum("\(sequence) \(cursor) \(unit)".utf8)))
     }
+}
+
+func hexDigits(_ checksum: UInt32) -> [UInt8] {
+    let hex = String(checksum, radix: 16)
+    return Array((String(repeating: "0", count: 8 - hex.count) + hex).utf8)
+}
+
+func describe(_ saved: SavedCursor?) -> String {
+    saved.map { "\($0.cursor) of \($0.unit ?? "no unit")" } ?? "nothing"
 }
 
 func openCursor(_ path: String) -> CursorFile? {
@@ -63,35 +83,41 @@ public func fuzzCursorFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     scratch.write("cursor", content)
 
     guard let file = openCursor(path) else { return 0 }
-    if let cursor = file.newest {
-        check(isPrintableCursor(cursor), "opened to a cursor no journal writes: \(cursor)")
-        check(firstOccurrence(of: Array(cursor.utf8), in: content, from: 0) != nil, "a cursor the file does not hold")
+    if let saved = file.newest {
+        check(isPrintableCursor(saved.cursor), "opened to a cursor no journal writes: \(saved.cursor)")
+        check(firstOccurrence(of: Array(saved.cursor.utf8), in: content, from: 0) != nil, "a cursor the file does not hold")
+        if let unit = saved.unit {
+            check(!unit.isEmpty && unit.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "opened to a unit no app file names: \(unit)")
+            check(firstOccurrence(of: Array(unit.utf8), in: content, from: 0) != nil, "a unit the file does not hold")
+        }
     } else {
         check(content.isEmpty, "\(content.count) bytes opened to no cursor")
     }
 
+    let first = SavedCursor(firstCursor, unit: firstUnit)
     do {
-        try file.write(firstCursor)
+        try file.write(first)
     } catch {
         fatalError("writing a cursor failed: \(error)")
     }
     file.close()
     guard let reopened = openCursor(path) else { fatalError("the file written is unreadable") }
-    check(reopened.newest == firstCursor, "wrote \(firstCursor), read back \(reopened.newest ?? "nothing")")
+    check(reopened.newest == first, "wrote \(describe(first)), read back \(describe(reopened.newest))")
 
     // The next write, whole and torn: torn, the first bytes of its slot are new and the rest
     // still the old ones. (A write that starts the numbering again writes both slots in turn; a
     // power cut in its first write is like this one, in its second like no cut at all.)
     let before = scratch.read("cursor")!
+    let second = SavedCursor(secondCursor, unit: secondUnit)
     do {
-        try reopened.write(secondCursor)
+        try reopened.write(second)
     } catch {
         fatalError("writing a cursor failed: \(error)")
     }
     reopened.close()
     let after = scratch.read("cursor")!
     guard let whole = openCursor(path) else { fatalError("the file written is unreadable") }
-    check(whole.newest == secondCursor, "wrote \(secondCursor), read back \(whole.newest ?? "nothing")")
+    check(whole.newest == second, "wrote \(describe(second)), read back \(describe(whole.newest))")
     whole.close()
 
     let changed = after.indices.filter { $0 >= before.count || after[$0] != before[$0] }
@@ -104,12 +130,24 @@ public func fuzzCursorFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     scratch.write("cursor", torn)
     guard let survivor = openCursor(path) else { fatalError("a torn write lost both cursors") }
     let lineBytes = after[slot...].firstIndex(of: 0x0A)! - slot + 1
-    // The new line is whole once every byte of it is on disk, which is sooner than `lineBytes`
-    // when the old slot already held the same last bytes (the same newline at the same place).
-    let lineOnDisk = torn.count >= slot + lineBytes && torn[slot..<(slot + lineBytes)] == after[slot..<(slot + lineBytes)]
-    let expected = lineOnDisk ? secondCursor : firstCursor
+    let linesBytes = after[(slot + lineBytes)...].firstIndex(of: 0x0A)! - slot + 1
+    // A line is whole once every byte of it is on disk, which is sooner than its length when the
+    // old slot already held the same last bytes (the same newline at the same place).
+    func onDisk(_ count: Int) -> Bool {
+        torn.count >= slot + count && torn[slot..<(slot + count)] == after[slot..<(slot + count)]
+    }
+    let expected: SavedCursor
+    if onDisk(linesBytes) {
+        expected = second
+    } else if onDisk(lineBytes), torn.count <= slot + lineBytes || torn[slot + lineBytes] == 0x0A {
+        // Where the unit's line goes, the padding of a slot written without one: an earlier
+        // apsiod's slot, which this reads as the cursor without its unit.
+        expected = SavedCursor(secondCursor, unit: nil)
+    } else {
+        expected = first
+    }
     check(survivor.newest == expected,
-          "\(tornBytes) of \(lineBytes) bytes of the line written, read back \(survivor.newest ?? "nothing")")
+          "\(tornBytes) of \(linesBytes) bytes of the lines written, read back \(describe(survivor.newest))")
     survivor.close()
     return 0
 }

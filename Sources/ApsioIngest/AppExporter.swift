@@ -126,7 +126,8 @@ package actor AppExporter {
 
     /// Opens the journal after the app's saved cursor and starts reading once consent is known.
     ///
-    /// An app with no saved cursor starts at `firstStart` (`StartAt=`), and that start is saved and
+    /// An app with no saved cursor, or one saved for another unit (its `Unit=` changed:
+    /// `IngestStart`), starts at `firstStart` (`StartAt=`), and that start is saved with the unit and
     /// synced before anything is read: from the moment an app is first served, every entry read
     /// reaches the backend at least once, whatever moment the daemon is killed at. Without it, a
     /// crash before the first accepted batch would start at the journal's end again, past every
@@ -135,7 +136,7 @@ package actor AppExporter {
     /// `hub` is the daemon's shared reader; without one the exporter opens its own.
     package func start(hub shared: JournalHub? = nil) async throws(AppExporterError) {
         guard !started, !stopped else { return }
-        let saved: String?
+        let saved: SavedCursor?
         do {
             saved = try cursors.cursor(for: name)
         } catch {
@@ -143,11 +144,17 @@ package actor AppExporter {
             log.warning("\(error); starting as a newly served app")
             saved = nil
         }
+        let decision = IngestStart.decide(saved: saved, unit: configuration.unit) { [configuration] cursor in
+            // Asked only of a position an earlier apsiod saved; a journal that cannot be opened
+            // leaves it this unit's, as that apsiod took it.
+            (try? JournalCursorOwner.of(cursor, unit: configuration.unit, in: configuration.journal)) ?? .unknown
+        }
         let start: JournalStart
-        switch saved {
-        case nil: start = configuration.firstStart
-        case CursorStore.fromHead?: start = .oldest
-        case let cursor?: start = .after(cursor: cursor)
+        switch decision {
+        case .resume(let resumed): start = resumed
+        case .afresh(let reason):
+            start = configuration.firstStart
+            logStartingAfresh(reason)
         }
         let app = JournalApp(id: name.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: start)
         // Where the app starts is found on a journal opened for it alone, and closed again: a
@@ -160,11 +167,15 @@ package actor AppExporter {
             throw .journal(error)
         }
         readThrough = resolved.point
-        if saved == nil {
+        if case .afresh = decision {
             switch resolved.point {
-            case .head: cursors.update(CursorStore.fromHead, for: name)
-            case .after(let cursor): cursors.update(cursor, for: name)
+            case .head: save(CursorStore.fromHead)
+            case .after(let cursor): save(cursor)
             }
+            writeCursor(force: true)
+        } else if let saved, saved.unit == nil {
+            // Kept with its unit from now on: the next start needs no look at the journal.
+            save(saved.cursor)
             writeCursor(force: true)
         }
         if let shared {
@@ -186,6 +197,20 @@ package actor AppExporter {
         if queue.counters.records > 0 { queueOldestAt = clock.now().mono }
         reportQueue()
         await adjustReading()
+    }
+
+    /// Once, at the start that finds the saved position belongs to another unit: an operator who
+    /// sees the unit's history sent (or not, with `StartAt=now`) learns why.
+    private func logStartingAfresh(_ reason: IngestStart.Reason) {
+        let unit = configuration.unit
+        switch reason {
+        case .firstServed:
+            break
+        case .unitChanged(let old):
+            log.notice("Unit= is now \(unit), no longer \(old): the position saved among \(old)'s entries means nothing for it, so reading starts where StartAt= says, as for a newly served app (the installation id and queue stay)")
+        case .entryOfAnotherUnit:
+            log.notice("the saved position is an entry of another unit than \(unit) (Unit= changed): reading starts where StartAt= says, as for a newly served app (the installation id and queue stay)")
+        }
     }
 
     /// The daemon's shared reader was opened again (the set of apps changed): the app pulls from
@@ -240,7 +265,7 @@ package actor AppExporter {
                 IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)
             }
             counters.filteredRecords += removed
-            if let cursor { cursors.update(cursor, for: name) }
+            if let cursor { save(cursor) }
             reportQueue()
         }
         perform(delivery.handle(.killSwitch(policy.killSwitch), now: clock.now()))
@@ -371,7 +396,7 @@ package actor AppExporter {
                 let follower = try JournalFollower(source: configuration.journal, apps: [app])
                 while let batch = try await follower.nextAvailable() {
                     if let cursor = batch.cursors[name.rawValue] {
-                        cursors.update(cursor, for: name)
+                        save(cursor)
                         readThrough = .after(cursor: cursor)
                     }
                     counters.discardedRecords += batch.records.count
@@ -463,7 +488,7 @@ package actor AppExporter {
                 guard mark != nil else {
                     counters.filteredRecords += 1
                     if let cursor = record.journalCursor, !chunk.extendLast(to: cursor), !window.extendLast(to: cursor) {
-                        cursors.update(cursor, for: name)
+                        save(cursor)
                     }
                     continue
                 }
@@ -476,7 +501,7 @@ package actor AppExporter {
         }
         window.append(chunk)
         if let cursor = batch.cursors[name.rawValue], !window.extendLast(to: cursor) {
-            cursors.update(cursor, for: name)
+            save(cursor)
             writeCursor(force: false)
         }
         reportQueue()
@@ -659,7 +684,7 @@ package actor AppExporter {
             if queue.counters.records == 0 { queueOldestAt = nil }
         }
         if let cursor = window.removeFirst(batch.windowRecords) {
-            cursors.update(cursor, for: name)
+            save(cursor)
         }
         if accepted {
             counters.sentRecords += batch.records
@@ -674,6 +699,12 @@ package actor AppExporter {
     }
 
     // MARK: - Timers and the cursor
+
+    /// The position to write next: every cursor the exporter saves is one of its unit's entries
+    /// (or the head), read with its unit's matches, and kept with that unit.
+    private func save(_ cursor: String) {
+        cursors.update(SavedCursor(cursor, unit: configuration.unit), for: name)
+    }
 
     private func writeCursor(force: Bool) {
         let now = clock.now().mono

@@ -47,7 +47,7 @@ import ApsioState
 
         /// Where a daemon starting now would resume.
         func cursorOnDisk() -> String? {
-            try? CursorStore(layout: StateLayout(root: state.path)).cursor(for: AppName("demo"))
+            (try? CursorStore(layout: StateLayout(root: state.path)).cursor(for: AppName("demo")))??.cursor
         }
     }
 

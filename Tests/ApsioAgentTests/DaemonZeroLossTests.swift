@@ -63,7 +63,7 @@ import ApsioState
             let encoder = OTLPLogsEncoder(hashing: OpenSSLSHA256())
             let install = try h.installationID()
             try await within(60, "the last entry's position saved") {
-                guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))
+                guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))?.cursor
                 else { return false }
                 let saved = LogRecord(
                     timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "", journalCursor: cursor)

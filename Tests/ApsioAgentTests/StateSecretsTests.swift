@@ -35,7 +35,7 @@ import ApsioState
             $0.dataSaver = true
         }
         let cursors = CursorStore(layout: state.layout)
-        cursors.update("s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70", for: app)
+        cursors.update(SavedCursor("s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70", unit: "nginx.service"), for: app)
         try cursors.flush(now: .origin)
         let queue = try state.openQueue(for: app)
         let uid = Hex.lowercase(Array(hashing.sha256(Array(installationID.utf8)).prefix(16))) + ":s=0f1e"

@@ -208,7 +208,7 @@ struct JournalReader: ~Copyable {
 
     /// The field cut and the matches of `router`'s units on `journal`, which may have been read
     /// for other apps before (`JournalFollower.retarget`).
-    private static func prepare(_ journal: Journal, for router: JournalRouter, limits: JournalReadLimits) throws(JournalError) {
+    static func prepare(_ journal: Journal, for router: JournalRouter, limits: JournalReadLimits) throws(JournalError) {
         try journal.setDataThreshold(limits.maxFieldBytes)
         try journal.flushMatches()
         for (index, group) in router.matchGroups.enumerated() {

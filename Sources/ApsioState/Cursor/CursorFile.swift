@@ -3,12 +3,13 @@ internal import Glibc
 #endif
 internal import ApsioPOSIX
 
-/// One app's `cursor` file: the journal cursor its ingest resumes after, rewritten in place after
-/// every accepted batch, cheaply enough to do so many times a second.
+/// One app's `cursor` file: the journal cursor its ingest resumes after, and the unit it was read
+/// among (`SavedCursor`), rewritten in place after every accepted batch, cheaply enough to do so
+/// many times a second.
 ///
-/// The file holds two slots of `slotBytes` each, written in turn; each slot is one text line,
-/// `SEQUENCE CRC32C CURSOR`, padded with newlines. A reader takes the valid slot with the highest
-/// sequence. So:
+/// The file holds two slots of `slotBytes` each, written in turn; each slot is a text line
+/// `SEQUENCE CRC32C CURSOR`, then a line `unit CRC32C UNIT`, padded with newlines. A reader takes
+/// the valid slot with the highest sequence. So:
 /// - a write is one `pwrite` of one slot, no temporary file, no rename: it is in the kernel's page
 ///   cache, and survives any crash of apsiod, as soon as the call returns;
 /// - `sync()` (`fdatasync`) makes the writes so far survive a power cut; the caller bounds how
@@ -17,8 +18,13 @@ internal import ApsioPOSIX
 ///   sector, and its checksum tells), and the other still holds the cursor before it: the entries
 ///   in between are sent again, never skipped.
 ///
-/// A file of one line holding just a cursor (what earlier versions wrote) is read as that cursor;
-/// the first write goes to the second slot, which that line does not reach.
+/// The unit has a line of its own, after the cursor's, so that an earlier apsiod (which reads a
+/// slot's first line and nothing after it) still reads the file, and one it writes reads here as
+/// a cursor without its unit. Its checksum covers the slot's sequence and cursor too, so a unit
+/// line left from an earlier write of the slot never passes for this one's.
+///
+/// A file of one line holding just a cursor (what earlier versions wrote) is read as that cursor,
+/// without its unit; the first write goes to the second slot, which that line does not reach.
 final class CursorFile {
     static let slotBytes = 512
     /// What a slot's line leaves for the cursor: a journal cursor is about 150 bytes.
@@ -31,9 +37,9 @@ final class CursorFile {
     private var nextSlot = 0
     private(set) var hasUnsyncedWrites = false
 
-    /// The newest valid cursor in the file: read when it was opened (nil for a new or empty file),
-    /// then the last one written.
-    private(set) var newest: String?
+    /// The newest valid position in the file: read when it was opened (nil for a new or empty
+    /// file), then the last one written.
+    private(set) var newest: SavedCursor?
 
     /// Opens the file at `path` and reads it; with `creating`, makes it (mode `mode`) when missing,
     /// else nil when missing. Throws `.unreadable` when it exists but holds no valid cursor: it is
@@ -65,11 +71,11 @@ final class CursorFile {
         }
         let slots = [0, 1].compactMap { index in Self.parseSlot(bytes, index: index).map { (index, $0) } }
         if let latest = slots.max(by: { $0.1.sequence < $1.1.sequence }) {
-            newest = latest.1.cursor
+            newest = latest.1.saved
             sequence = latest.1.sequence
             nextSlot = 1 - latest.0
         } else if let legacy = Self.parseLegacy(bytes) {
-            newest = legacy
+            newest = SavedCursor(legacy, unit: nil)
             nextSlot = 1
         } else {
             throw .unreadable(path: path, reason: "not a journal cursor")
@@ -78,30 +84,38 @@ final class CursorFile {
 
     func close() { fd.close() }
 
-    /// Writes `cursor` into the slot after the newest. Throws when it is not a cursor this file
-    /// can hold, or the write failed (the newest cursor on disk is then still the previous one).
-    func write(_ cursor: String) throws(StateStoreError) {
-        guard Self.isCursor(Array(cursor.utf8)) else {
-            throw .unreadable(path: path, reason: "not a journal cursor: \(cursor.utf8.count) bytes")
+    /// Writes `saved` into the slot after the newest. Throws when it is not a position this file
+    /// can hold, or the write failed (the newest position on disk is then still the previous one).
+    func write(_ saved: SavedCursor) throws(StateStoreError) {
+        guard Self.isCursor(Array(saved.cursor.utf8)) else {
+            throw .unreadable(path: path, reason: "not a journal cursor: \(saved.cursor.utf8.count) bytes")
+        }
+        if let unit = saved.unit {
+            // The longest sequence a slot can hold, so that no later write finds it too small.
+            guard Self.isField(Array(unit.utf8)),
+                Self.lines(sequence: .max, saved: saved).utf8.count <= Self.slotBytes
+            else {
+                throw .unreadable(path: path, reason: "a unit and cursor too long for a slot: \(unit.utf8.count) and \(saved.cursor.utf8.count) bytes")
+            }
         }
         if sequence == .max {
             // No number follows the newest slot's (a file damaged, or not written by us): the
             // numbering starts again, in the slot after the newest and then over the newest, so
             // that until the second write lands the newest on disk is still the cursor before.
-            try writeSlot(sequence: 1, cursor: cursor, at: nextSlot)
-            try writeSlot(sequence: 2, cursor: cursor, at: 1 - nextSlot)
+            try writeSlot(sequence: 1, saved: saved, at: nextSlot)
+            try writeSlot(sequence: 2, saved: saved, at: 1 - nextSlot)
             sequence = 2
         } else {
-            try writeSlot(sequence: sequence + 1, cursor: cursor, at: nextSlot)
+            try writeSlot(sequence: sequence + 1, saved: saved, at: nextSlot)
             sequence += 1
             nextSlot = 1 - nextSlot
         }
-        newest = cursor
+        newest = saved
         hasUnsyncedWrites = true
     }
 
-    private func writeSlot(sequence: UInt64, cursor: String, at index: Int) throws(StateStoreError) {
-        var slot = Array(Self.line(sequence: sequence, cursor: cursor).utf8)
+    private func writeSlot(sequence: UInt64, saved: SavedCursor, at index: Int) throws(StateStoreError) {
+        var slot = Array(Self.lines(sequence: sequence, saved: saved).utf8)
         slot += [UInt8](repeating: 0x0A, count: Self.slotBytes - slot.count)
         // A write torn part way (a power cut) leaves a slot whose checksum rejects it, and the other
         // slot still counts.
@@ -119,25 +133,62 @@ final class CursorFile {
 
     // MARK: The format
 
-    static func line(sequence: UInt64, cursor: String) -> String {
-        let checksum = CRC32C.checksum("\(sequence) \(cursor)".utf8)
-        let hex = String(checksum, radix: 16)
-        return "\(sequence) \(String(repeating: "0", count: 8 - hex.count))\(hex) \(cursor)\n"
+    /// What a slot holds before its padding: the cursor's line, then the unit's when there is one.
+    static func lines(sequence: UInt64, saved: SavedCursor) -> String {
+        let cursorLine = "\(sequence) \(hex(CRC32C.checksum("\(sequence) \(saved.cursor)".utf8))) \(saved.cursor)\n"
+        guard let unit = saved.unit else { return cursorLine }
+        return cursorLine + "\(unitTag) \(hex(unitChecksum(sequence: sequence, saved: saved))) \(unit)\n"
     }
 
-    private static func parseSlot(_ bytes: [UInt8], index: Int) -> (sequence: UInt64, cursor: String)? {
+    private static let unitTag = "unit"
+
+    /// Over the slot's sequence and cursor as well as the unit: the unit line is valid only beside
+    /// the cursor line it was written with.
+    private static func unitChecksum(sequence: UInt64, saved: SavedCursor) -> UInt32 {
+        CRC32C.checksum("\(sequence) \(saved.cursor) \(saved.unit ?? "")".utf8)
+    }
+
+    private static func hex(_ checksum: UInt32) -> String {
+        let digits = String(checksum, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    private static func parseSlot(_ bytes: [UInt8], index: Int) -> (sequence: UInt64, saved: SavedCursor)? {
         let start = index * slotBytes
         guard bytes.count > start else { return nil }
         let slot = bytes[start..<min(bytes.count, start + slotBytes)]
-        guard let end = slot.firstIndex(of: 0x0A) else { return nil }
-        let fields = slot[start..<end].split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, let sequence = UInt64(String(decoding: fields[0], as: UTF8.self)),
-            fields[1].count == 8, let checksum = UInt32(String(decoding: fields[1], as: UTF8.self), radix: 16),
-            isCursor(Array(fields[2]))
+        guard let end = slot.firstIndex(of: 0x0A),
+            let (sequence, cursor) = parseLine(slot[start..<end], isValue: isCursor, checksum: { (sequence: UInt64, cursor: String) in
+                CRC32C.checksum("\(sequence) \(cursor)".utf8)
+            })
         else { return nil }
-        let cursor = String(decoding: fields[2], as: UTF8.self)
-        guard CRC32C.checksum("\(sequence) \(cursor)".utf8) == checksum else { return nil }
-        return (sequence, cursor)
+        // A newline right after the cursor's line (or the slot's end): a slot without a unit, as
+        // an earlier apsiod writes it.
+        let rest = slot[(end + 1)...]
+        guard let first = rest.first, first != 0x0A else { return (sequence, SavedCursor(cursor, unit: nil)) }
+        // Anything else must be the unit's line, whole and matching: else the slot is damaged.
+        guard let unitEnd = rest.firstIndex(of: 0x0A),
+            let (tag, unit) = parseLine(rest[..<unitEnd], isValue: isField, checksum: { (_: String, unit: String) in
+                unitChecksum(sequence: sequence, saved: SavedCursor(cursor, unit: unit))
+            }),
+            tag == unitTag
+        else { return nil }
+        return (sequence, SavedCursor(cursor, unit: unit))
+    }
+
+    /// `FIRST CRC32C VALUE`, its checksum as `checksum(FIRST, VALUE)` computes it; for the cursor's
+    /// line FIRST is the sequence.
+    private static func parseLine<First>(
+        _ line: ArraySlice<UInt8>, isValue: ([UInt8]) -> Bool, checksum: (First, String) -> UInt32
+    ) -> (First, String)? where First: LosslessStringConvertible {
+        let fields = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, let first = First(String(decoding: fields[0], as: UTF8.self)),
+            fields[1].count == 8, let expected = UInt32(String(decoding: fields[1], as: UTF8.self), radix: 16),
+            isValue(Array(fields[2]))
+        else { return nil }
+        let value = String(decoding: fields[2], as: UTF8.self)
+        guard checksum(first, value) == expected else { return nil }
+        return (first, value)
     }
 
     private static func parseLegacy(_ bytes: [UInt8]) -> String? {
@@ -148,7 +199,12 @@ final class CursorFile {
 
     /// Printable ASCII without spaces, as sd-journal formats a cursor, and short enough for a slot.
     private static func isCursor(_ bytes: [UInt8]) -> Bool {
-        !bytes.isEmpty && bytes.count <= maxCursorBytes && bytes.allSatisfy { (0x21...0x7E).contains($0) }
+        bytes.count <= maxCursorBytes && isField(bytes)
+    }
+
+    /// Printable ASCII without spaces, as a cursor and a unit name are.
+    private static func isField(_ bytes: [UInt8]) -> Bool {
+        !bytes.isEmpty && bytes.count <= slotBytes && bytes.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     // MARK: I/O

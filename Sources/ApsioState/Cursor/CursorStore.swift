@@ -1,7 +1,8 @@
 package import ApsioCore
 import ApsioPOSIX
 
-/// Each app's journal cursor (`apps/NAME/cursor`): where its ingest resumes after a restart.
+/// Each app's journal cursor (`apps/NAME/cursor`): where its ingest resumes after a restart, and
+/// the unit it was read among (`SavedCursor`).
 ///
 /// The cursor moves with every batch the backend accepts, which can be many a second. `update`
 /// keeps it in memory; `flushIfDue` writes it into the app's `CursorFile` (one `pwrite`: it then
@@ -14,7 +15,7 @@ import ApsioPOSIX
 package final class CursorStore {
     package let layout: StateLayout
     package let syncInterval: Duration
-    private var pending: [AppName: String] = [:]
+    private var pending: [AppName: SavedCursor] = [:]
     private var files: [AppName: CursorFile] = [:]
     private var lastSync: MonotonicInstant?
 
@@ -28,15 +29,16 @@ package final class CursorStore {
         self.syncInterval = syncInterval
     }
 
-    /// The newest cursor: the one not yet written, else the one on disk, else nil.
-    package func cursor(for app: AppName) throws(StateStoreError) -> String? {
+    /// The newest position: the one not yet written, else the one on disk, else nil.
+    package func cursor(for app: AppName) throws(StateStoreError) -> SavedCursor? {
         if let cursor = pending[app] { return cursor }
         return try file(for: app, creating: false)?.newest
     }
 
-    /// Remembers the cursor of the last entry the backend accepted; written by the next flush.
-    package func update(_ cursor: String, for app: AppName) {
-        pending[app] = cursor
+    /// Remembers the cursor of the last entry the backend accepted, and its unit; written by the
+    /// next flush.
+    package func update(_ saved: SavedCursor, for app: AppName) {
+        pending[app] = saved
     }
 
     package var hasPendingWrites: Bool { !pending.isEmpty || files.values.contains { $0.hasUnsyncedWrites } }
@@ -68,10 +70,10 @@ package final class CursorStore {
     /// the next. The interval counts from this attempt either way, so a failing disk is not hammered.
     private func flush(now: MonotonicInstant, sync: Bool) throws(StateStoreError) {
         var firstError: StateStoreError?
-        for (app, cursor) in pending.sorted(by: { $0.key < $1.key }) {
+        for (app, saved) in pending.sorted(by: { $0.key < $1.key }) {
             do {
                 guard let file = try file(for: app, creating: true) else { continue }
-                try file.write(cursor)
+                try file.write(saved)
                 pending[app] = nil
             } catch {
                 firstError = firstError ?? error
