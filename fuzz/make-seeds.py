@@ -79,9 +79,12 @@ write("queue", "two-segments", bytes([0x01 | 0x04 | 0x10 | 0x20, 0, len(first) &
 write("queue", "damaged-middle", b"\x08\x00" + entry(b"a", 1) + b"\x00garbage\xa5\x51" + entry(b"b", 2))
 
 
-def slot(sequence, cursor):
+def slot(sequence, cursor, unit=None):
     text = "%d %s" % (sequence, cursor)
     line = ("%d %08x %s\n" % (sequence, crc32c(text.encode()), cursor)).encode()
+    if unit is not None:
+        # The unit's line, its checksum over the slot's sequence and cursor too.
+        line += ("unit %08x %s\n" % (crc32c(("%s %s" % (text, unit)).encode()), unit)).encode()
     return line + b"\n" * (512 - len(line))
 
 
@@ -92,6 +95,10 @@ write("cursor", "two-slots", b"\x40" + slot(7, CURSOR) + slot(8, CURSOR.replace(
 write("cursor", "one-slot", b"\x81" + slot(1, CURSOR))
 write("cursor", "legacy", b"\x20" + CURSOR.encode() + b"\n")
 write("cursor", "empty", b"\x00")
+write("cursor", "two-slots-with-units",
+      b"\x40" + slot(7, CURSOR, "foo.service") + slot(8, CURSOR.replace("i=2a", "i=2b"), "bar.service"))
+# The newest slot an earlier apsiod's, without a unit line, after one of this version's.
+write("cursor", "unit-then-none", b"\x61" + slot(3, CURSOR, "web@blue.service") + slot(4, CURSOR.replace("i=2a", "i=2c")))
 
 # Redact: a byte picking the rules (0 the standard set, 1 all, 2 none, then one group each), a flag
 # byte (bit 0: a private key block is open from the entry before), then a log line.
