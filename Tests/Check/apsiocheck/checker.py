@@ -156,10 +156,13 @@ class Checker:
         except ValueError:
             return
         for app in apps:
-            dropped = (app.get("ingest") or {}).get("dropped_records") or 0
-            if dropped:
-                self.fail("lost_count", "apsioctl status counts %d record(s) of %s lost, though no journal file was "
-                          "vacuumed or damaged and the backend refused nothing" % (dropped, app["name"]))
+            ingest = app.get("ingest") or {}
+            dropped = ingest.get("dropped_records") or 0
+            gaps = ingest.get("journal_gaps") or 0
+            if dropped or gaps:
+                self.fail("lost_count", "apsioctl status counts %d record(s) of %s lost and %d gap(s) in its journal, "
+                          "though no journal file was vacuumed or damaged and the backend refused nothing"
+                          % (dropped, app["name"], gaps))
 
     def check_status_counts(self):
         """`apsioctl status` never counts more records sent than the backend accepted since apsiod
