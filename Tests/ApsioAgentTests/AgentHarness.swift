@@ -174,6 +174,13 @@ final class AgentHarness: @unchecked Sendable {
         }
     }
 
+    /// The app's foreground as `apsioctl status` shows it ("active", "background", …); nil while
+    /// the daemon does not answer.
+    func foreground() async throws -> String? {
+        let run = try await ctl(["--json", "status", Self.app])
+        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["foreground"]?.stringValue
+    }
+
     // MARK: The unit
 
     func setUnit(_ entries: [[String]], on interface: String = SystemdMock.unitInterface) async throws {

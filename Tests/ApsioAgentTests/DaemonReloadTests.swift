@@ -66,4 +66,30 @@ import ApsioLive
             throw error
         }
     }
+
+    /// The bus out of reach when a reload makes the daemon follow another set of units (an app
+    /// added): what it read before is no longer known, so the app served meanwhile is in the
+    /// background, as at a start without a bus, and a team watching it sees the session close,
+    /// rather than a unit that may have stopped long ago still shown active.
+    @Test func unitsFollowedAgainWithoutABusAreUnknown() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy())
+            try await h.startLiveSession()
+            #expect(try await h.foreground() == "active")
+
+            // dbus-daemon goes on serving the connection it has; a new one finds no socket.
+            #expect(unlink(h.bus.socketPath) == 0)
+            try h.root.write("etc/apps.d/extra.conf", """
+                [App]
+                Unit=extra.service
+                Backend=\(h.backend.origin)
+                AppKey=\(AgentHarness.appKey)
+                Consent=granted
+                """)
+            let reload = try await h.ctl(["reload"])
+            #expect(reload.status == 0, "\(reload.stderr)")
+            try await within(60, "demo in the background") { (try? await h.foreground()) == "background" }
+            try await within(60, "the session's next let go") { h.live.heldNextCount == 0 && h.live.cancelledNext >= 1 }
+        }
+    }
 }

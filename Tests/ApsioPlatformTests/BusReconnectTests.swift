@@ -74,7 +74,7 @@ import Testing
     }
 
     /// No bus at all: every attempt fails, each wait twice the one before up to the cap, the
-    /// units stay unknown, and the bus is used once it is there.
+    /// units are said to be unknown, and the bus is used once it is there.
     @Test func aMissingBusIsRetriedWithBackoff() async throws {
         let fixture = try DBusMockFixture()
         defer { fixture.stopAll() }
@@ -103,10 +103,13 @@ import Testing
         }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(400)])
         #expect(units.current("foo.service") == nil)
+        // Said, not only left unset: a watcher that replaces another must undo what it told.
+        let states = try #require(units.updates(for: "foo.service"))
+        let first = try await Eventually.first(states, "the unit said unknown") { _ in true }
+        #expect(first == nil)
 
         try fixture.startBus()
         try await Self.startServices(fixture, activeState: "active", metered: 2)
-        let states = try #require(units.updates(for: "foo.service"))
         try await Self.endBackoff(clock)
         _ = try await Eventually.first(supervisor.events, "connected") { Self.isConnected($0) }
         _ = try await Eventually.first(states, "active") { $0?.foreground == .active }

@@ -12,7 +12,9 @@ import Synchronization
 ///
 /// A unit's state is `nil` while unknown: before the first read, while systemd is not on the bus,
 /// and while the bus connection is down. Unknown is the background (`Foreground(unitState:)`),
-/// which closes the live channel: the safe side.
+/// which closes the live channel: the safe side. A new watcher says so too when its first
+/// connection fails: whoever it replaces may have told its consumers of a state that no one can
+/// vouch for any more.
 package final class UnitStateWatcher: BusWatcher {
     static let systemd = "org.freedesktop.systemd1"
     static let managerPath = "/org/freedesktop/systemd1"
@@ -23,6 +25,8 @@ package final class UnitStateWatcher: BusWatcher {
     package let units: [String]
     private let streams: [String: AsyncStream<UnitState?>]
     private let continuations: [String: AsyncStream<UnitState?>.Continuation]
+    /// What each unit's stream last said; a unit absent has said nothing yet, so its first
+    /// state goes out even when it is "unknown".
     private let published: Mutex<[String: UnitState?]>
 
     package init(units: [String]) {
@@ -37,7 +41,7 @@ package final class UnitStateWatcher: BusWatcher {
         }
         self.streams = streams
         self.continuations = continuations
-        published = Mutex(Dictionary(uniqueKeysWithValues: unique.map { ($0, UnitState?.none) }))
+        published = Mutex([:])
     }
 
     deinit {
@@ -60,8 +64,9 @@ package final class UnitStateWatcher: BusWatcher {
     }
 
     private func publish(_ unit: String, _ state: UnitState?) {
+        guard continuations[unit] != nil else { return }
         let changed = published.withLock { states -> Bool in
-            guard states.keys.contains(unit), states[unit] != .some(state) else { return false }
+            guard states[unit] != .some(state) else { return false }
             states[unit] = .some(state)
             return true
         }
