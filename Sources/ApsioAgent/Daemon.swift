@@ -30,6 +30,8 @@ package actor Daemon {
     /// Unit state, Low Power and Low Data Mode: rebuilt when the set of units changes.
     var feeds: [Task<Void, Never>] = []
     var fedUnits: [String: [AppName]] = [:]
+    /// Each unit the feeds follow, as last known: what an app starts from.
+    var followedUnits: [String: FollowedUnit] = [:]
     /// The one journal reader of every app's ingest and of live, and the apps (unit, `MinPriority=`)
     /// it was opened with: opened again when they change.
     var journal: (hub: JournalHub, apps: [JournalApp])?
@@ -179,7 +181,7 @@ package actor Daemon {
         await reopenJournalIfAppsChanged(apps.values.map(\.configuration) + serving)
         for name in (changes.added + changes.changed).sorted() {
             guard let app = new.app(named: name) else { continue }
-            await serve(app)
+            await serve(app, previousUnit: old.app(named: name)?.unit)
         }
         // Once every app subscribed: those behind are caught up together, from one catch-up reader.
         await journal?.hub.start()
@@ -209,7 +211,9 @@ package actor Daemon {
 
     // MARK: - One app
 
-    private func serve(_ app: AppConfiguration) async {
+    /// `previousUnit`: the unit the app's file named before a reload restarted it; nil for an app
+    /// served for the first time.
+    private func serve(_ app: AppConfiguration, previousUnit: String? = nil) async {
         let name = app.name
         do {
             let served = try await ServedApp.start(
@@ -217,6 +221,8 @@ package actor Daemon {
                 stateLock: stateLock, client: client,
                 facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue)
             apps[name] = served
+            // Before the exporter starts, so its first batch already carries the executable's Resource.
+            await startFromWhatIsKnown(name, previousUnit: previousUnit)
             let fetcher = served.fetcher
             let policies = Task { [weak self] in
                 for await policy in fetcher.policies { await self?.policyArrived(policy, for: name) }
@@ -232,6 +238,25 @@ package actor Daemon {
         } catch {
             log.log(.err, .configuration, "cannot be served: \(error)", app: name.rawValue)
         }
+    }
+
+    /// The unit's state and main executable as the daemon knows them, given to an app it starts:
+    /// the feeds tell an app only of changes, so one restarted while its unit runs would otherwise
+    /// sit in the background, with no live session and a stand-in build id, until the unit itself
+    /// changed. Read from `followedUnits` once the app is in `apps`, so a change that came while
+    /// it was being started is not lost.
+    private func startFromWhatIsKnown(_ name: AppName, previousUnit: String?) async {
+        guard let served = apps[name] else { return }
+        let unit = served.configuration.unit
+        let known = followedUnits[unit]
+        if let previousUnit {
+            log.log(.info, .configuration, FollowedUnit.restartNote(unit: unit, previousUnit: previousUnit, known: known), app: name.rawValue)
+        }
+        if let executable = known?.executable { await executableRead(executable, for: name) }
+        guard let state = known?.state else { return }
+        apps[name]?.unitState = state
+        await served.runtime.unitChanged(state)
+        publishStatus(of: name)
     }
 
     private func stopServing(_ name: AppName) async {
@@ -268,6 +293,10 @@ package actor Daemon {
         fedUnits = units
         for task in feeds { task.cancel() }
         feeds = []
+        // The units still followed keep what is known of them until the new watcher reads them
+        // again (or says they are unknown): the apps already have it, and one started meanwhile
+        // should too.
+        followedUnits = followedUnits.filter { units[$0.key] != nil }
         guard !units.isEmpty else { return }
 
         let unitWatcher = UnitStateWatcher(units: units.keys.sorted())
@@ -282,35 +311,48 @@ package actor Daemon {
         feeds.append(Task { [weak self] in
             for await on in metered.updates { await self?.modesChanged(lowPower: nil, lowData: on) }
         })
-        for (unit, names) in units {
+        for unit in units.keys {
             guard let states = unitWatcher.updates(for: unit) else { continue }
             feeds.append(Task { [weak self] in
-                for await state in states { await self?.unitChanged(state, apps: names) }
+                for await state in states { await self?.unitChanged(state, of: unit) }
             })
         }
     }
 
-    private func unitChanged(_ state: UnitState?, apps names: [AppName]) async {
-        for name in names {
+    /// The apps served for `unit` now (a reload may have moved some since the feed started).
+    private func apps(of unit: String) -> [AppName] {
+        apps.filter { $0.value.configuration.unit == unit }.keys.sorted()
+    }
+
+    private func unitChanged(_ state: UnitState?, of unit: String) async {
+        followedUnits[unit, default: FollowedUnit()].state = state
+        if let pid = state?.mainPID, followedUnits[unit]?.executableAskedFor != pid {
+            followedUnits[unit]?.executableAskedFor = pid
+            readExecutable(of: unit, pid: pid)
+        }
+        for name in apps(of: unit) {
             apps[name]?.unitState = state
             await apps[name]?.runtime.unitChanged(state)
             publishStatus(of: name)
-            if let pid = state?.mainPID, let served = apps[name], served.executableReadFor != pid {
-                apps[name]?.executableReadFor = pid
-                readExecutable(of: name, pid: pid)
-            }
         }
     }
 
     /// Reads the main executable's build-id and owning package away from the actor (the dpkg
     /// database can be large), then updates the Resource ingest sends from then on.
-    private func readExecutable(of name: AppName, pid: Int32) {
+    private func readExecutable(of unit: String, pid: Int32) {
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         Task.detached { [weak self] in
             guard let path = MainExecutable.path(pid: pid, roots: roots) else { return }
             let facts = ResourceFactsReader(roots: roots).executable(path: path, dpkg: DpkgDatabase())
-            await self?.executableRead(facts, for: name)
+            await self?.executableRead(facts, of: unit, pid: pid)
         }
+    }
+
+    private func executableRead(_ facts: ExecutableFacts, of unit: String, pid: Int32) async {
+        // A read for a main process that has been replaced since says nothing of the unit now.
+        guard followedUnits[unit]?.executableAskedFor == pid else { return }
+        followedUnits[unit]?.executable = facts
+        for name in apps(of: unit) { await executableRead(facts, for: name) }
     }
 
     private func executableRead(_ facts: ExecutableFacts, for name: AppName) async {

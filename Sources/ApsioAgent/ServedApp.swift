@@ -13,8 +13,6 @@ struct ServedApp: Sendable {
     let configuration: AppConfiguration
     let installationID: String?
     var resource: OTLPResource
-    /// The main process whose executable the Resource was last read from.
-    var executableReadFor: Int32?
     let runtime: AppRuntime
     let exporter: AppExporter
     let fetcher: PolicyFetcher

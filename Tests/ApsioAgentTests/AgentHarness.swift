@@ -174,6 +174,15 @@ final class AgentHarness: @unchecked Sendable {
         }
     }
 
+    /// `service.version` and `app.build_id` as the daemon serves the app now (`apsioctl apps`).
+    func servedResource() async throws -> (version: String?, buildID: String?) {
+        let run = try await ctl(["--json", "apps"])
+        let app = JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first {
+            $0["name"]?.stringValue == Self.app
+        }
+        return (app?["service_version"]?.stringValue, app?["build_id"]?.stringValue)
+    }
+
     /// The app's foreground as `apsioctl status` shows it ("active", "background", …); nil while
     /// the daemon does not answer.
     func foreground() async throws -> String? {

@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioPlatform
 import Foundation
 @testable import ApsioTestSupport
 import Testing
@@ -64,6 +65,73 @@ import ApsioLive
             _ = await daemon.terminate()
             Issue.record("apsiod's log:\n\(daemon.stderr)")
             throw error
+        }
+    }
+
+    /// What a team watching sees across a reload, from `seen` on: a hello, then a `frames` body
+    /// saying `live`.
+    static func helloThenLive(_ h: AgentHarness, after seen: Int) -> Bool {
+        let after = h.live.seen.dropFirst(seen)
+        guard let hello = after.firstIndex(where: { $0.request.path.hasPrefix("/v1/live/hello") }) else { return false }
+        return after[hello...].contains {
+            $0.request.path.hasPrefix("/v1/live/frames") && $0.body?["state"] == .string("live")
+        }
+    }
+
+    /// A served app's file edited while a team watches it (a `Redact=` line, then `MinPriority=`)
+    /// and read again: the app is restarted, and starts knowing its unit as the daemon does. A
+    /// hello goes at once and the session is live again, though the unit never changed, and the
+    /// records keep the build id read from the unit's main executable.
+    @Test func anEditedAppFileReloadedKeepsItsLiveSession() async throws {
+        let machine = try DaemonLiveCaptureTests.machine()
+        let sleepBuildID = try #require(try ELFBuildID.read(path: "/bin/sleep"))
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(), arguments: AgentHarness.reading(machine))
+            try await h.setUnit(
+                [["ControlGroup", "s", SysfsFixture.unit], ["MainPID", "u", "100"]], on: SystemdMock.serviceInterface)
+            try await h.startLiveSession()
+            try await within(60, "the main executable read") { (try? await h.servedResource().buildID) == sleepBuildID }
+
+            for (step, edit) in ["Redact=order=[0-9]+", "Redact=order=[0-9]+\nMinPriority=info"].enumerated() {
+                let seen = h.live.seen.count
+                try h.writeApp(edit)
+                let reload = try await h.ctl(["reload"])
+                #expect(reload.status == 0, "\(reload.stderr)")
+                try await within(60, "a hello and a live session again after reload \(step + 1)") {
+                    Self.helloThenLive(h, after: seen)
+                }
+                #expect(try await h.servedResource().buildID == sleepBuildID)
+                let line = "written after reload \(step + 1)"
+                try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: line)])
+                try await within(60, "\(line) at the sink") { h.backend.records.contains { $0.body == line } }
+                let record = try #require(h.backend.records.first { $0.body == line })
+                #expect(record.resource["app.build_id"] == sleepBuildID)
+                #expect(record.resource["service.version"] == "2.0.1")
+            }
+            #expect(h.log.contains("its unit's state and main executable carried over"), "the reload says what it kept")
+        }
+    }
+
+    /// An app moved to another unit (`Unit=` edited) takes nothing of the old unit: it learns the
+    /// new unit's state from the bus, and a team watching sees the session come back once that
+    /// unit is active.
+    @Test func anAppMovedToAnotherUnitLearnsItsStateFromTheBus() async throws {
+        try await AgentHarness.with { h in
+            let other = "demo-next.service"
+            try await SystemdMock.addUnit(h.bus, other)
+            try await SystemdMock.update(h.bus, other, [["ActiveState", "s", "active"], ["SubState", "s", "running"]])
+            try await h.serve(try h.policy())
+            try await h.startLiveSession()
+
+            let seen = h.live.seen.count
+            try h.root.write("etc/apps.d/\(AgentHarness.app).conf", try String(
+                contentsOfFile: h.config + "/apps.d/\(AgentHarness.app).conf", encoding: .utf8
+            ).replacingOccurrences(of: "Unit=\(AgentHarness.unit)", with: "Unit=\(other)"))
+            let reload = try await h.ctl(["reload"])
+            #expect(reload.status == 0, "\(reload.stderr)")
+            try await within(60, "a hello and a live session on the new unit") { Self.helloThenLive(h, after: seen) }
+            let status = try await h.ctl(["--json", "status", AgentHarness.app])
+            #expect(status.stdout.contains(other), "\(status.stdout)")
         }
     }
 
