@@ -42,6 +42,11 @@ package actor Daemon {
     var stopped = false
     /// Journal files reported as unreadable, each once for the daemon's life.
     private let unreadableJournalFiles = OnceEach()
+    /// How long ingest and the hello wait at most for the unit's main executable before going with
+    /// the stand-in Resource (`Version=` or `unknown`, `NAME@VERSION`): the bus and the dpkg
+    /// database answer in well under a second, but a box that is booting may be slow, and a bus
+    /// that never answers must not hold an app's records forever.
+    static let resourceWait: Duration = .seconds(10)
     private let liveEvents: AsyncStream<AppLiveEvent>
     private let liveEventSink: AsyncStream<AppLiveEvent>.Continuation
     private var liveEventTask: Task<Void, Never>?
@@ -223,6 +228,8 @@ package actor Daemon {
             apps[name] = served
             // Before the exporter starts, so its first batch already carries the executable's Resource.
             await startFromWhatIsKnown(name, previousUnit: previousUnit)
+            await settleResourceIfKnown(name)
+            if apps[name]?.resourceSettled == false { waitForResource(name) }
             let fetcher = served.fetcher
             let policies = Task { [weak self] in
                 for await policy in fetcher.policies { await self?.policyArrived(policy, for: name) }
@@ -257,6 +264,37 @@ package actor Daemon {
         apps[name]?.unitState = state
         await served.runtime.unitChanged(state)
         publishStatus(of: name)
+    }
+
+    /// The Resource is as good as it will soon get: the hello may go with its `service.version` as
+    /// `release`, and ingest may send.
+    private func settleResource(of name: AppName, because why: String, level: LogLevel = .debug) async {
+        guard let served = apps[name], !served.resourceSettled else { return }
+        apps[name]?.resourceSettled = true
+        await served.runtime.releaseKnown(served.resource.serviceVersion)
+        await served.exporter.resourceSettled()
+        log.log(
+            level, .configuration, "sending as \(served.resource.serviceVersion), build \(served.resource.appBuildID): \(why)",
+            app: name.rawValue)
+    }
+
+    private func settleResourceIfKnown(_ name: AppName) async {
+        guard let served = apps[name], !served.resourceSettled,
+            let why = followedUnits[served.configuration.unit]?.resourceSettledBecause
+        else { return }
+        await settleResource(of: name, because: why)
+    }
+
+    /// At most `resourceWait`: the task goes with the app when it is stopped.
+    private func waitForResource(_ name: AppName) {
+        log.log(.debug, .configuration, "ingest and the hello wait for its unit's main executable", app: name.rawValue)
+        let clock = edges.clock
+        let task = Task { [weak self] in
+            guard (try? await clock.sleep(for: Self.resourceWait)) != nil else { return }
+            await self?.settleResource(
+                of: name, because: "its unit's main executable was not read within \(Self.resourceWait)", level: .info)
+        }
+        apps[name]?.tasks.append(task)
     }
 
     private func stopServing(_ name: AppName) async {
@@ -334,6 +372,7 @@ package actor Daemon {
             apps[name]?.unitState = state
             await apps[name]?.runtime.unitChanged(state)
             publishStatus(of: name)
+            await settleResourceIfKnown(name)
         }
     }
 
@@ -342,17 +381,28 @@ package actor Daemon {
     private func readExecutable(of unit: String, pid: Int32) {
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         Task.detached { [weak self] in
-            guard let path = MainExecutable.path(pid: pid, roots: roots) else { return }
-            let facts = ResourceFactsReader(roots: roots).executable(path: path, dpkg: DpkgDatabase())
+            let facts = MainExecutable.path(pid: pid, roots: roots).map {
+                ResourceFactsReader(roots: roots).executable(path: $0, dpkg: DpkgDatabase())
+            }
             await self?.executableRead(facts, of: unit, pid: pid)
         }
     }
 
-    private func executableRead(_ facts: ExecutableFacts, of unit: String, pid: Int32) async {
+    /// `facts` nil: the main process's executable could not be found (`/proc/PID/exe` unreadable
+    /// and no absolute `argv[0]`); what was read before stands.
+    private func executableRead(_ facts: ExecutableFacts?, of unit: String, pid: Int32) async {
         // A read for a main process that has been replaced since says nothing of the unit now.
         guard followedUnits[unit]?.executableAskedFor == pid else { return }
-        followedUnits[unit]?.executable = facts
-        for name in apps(of: unit) { await executableRead(facts, for: name) }
+        followedUnits[unit]?.executableReadFor = pid
+        if let facts {
+            followedUnits[unit]?.executable = facts
+        } else {
+            log.log(.info, .configuration, "the executable of \(unit)'s main process (\(pid)) cannot be found; its Resource stays as it was")
+        }
+        for name in apps(of: unit) {
+            if let facts { await executableRead(facts, for: name) }
+            await settleResourceIfKnown(name)
+        }
     }
 
     private func executableRead(_ facts: ExecutableFacts, for name: AppName) async {
@@ -362,6 +412,8 @@ package actor Daemon {
         guard resource != served.resource else { return }
         apps[name]?.resource = resource
         await served.exporter.resourceChanged(resource)
+        // Before it is settled the hello waits, and settling gives it the release.
+        if served.resourceSettled { await served.runtime.releaseKnown(resource.serviceVersion) }
         log.log(.info, .configuration, "serving \(facts.path), \(resource.serviceVersion), build \(resource.appBuildID)", app: name.rawValue)
     }
 

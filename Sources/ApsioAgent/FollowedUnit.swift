@@ -9,8 +9,20 @@ struct FollowedUnit: Sendable, Equatable {
     var state: UnitState?
     /// The main process whose executable was last asked for: read once per process.
     var executableAskedFor: Int32?
-    /// What was read of the main executable (`service.version`, `app.build_id`, `apsio.storage.app`).
+    /// The main process whose executable was last looked at, whether or not it could be read.
+    var executableReadFor: Int32?
+    /// What was last read of the main executable (`service.version`, `app.build_id`,
+    /// `apsio.storage.app`).
     var executable: ExecutableFacts?
+
+    /// Why an app of this unit need wait no longer for its Resource; nil while the executable of
+    /// its main process is still being read. An unknown state (the bus said it cannot tell) or no
+    /// main process leaves nothing to wait for.
+    var resourceSettledBecause: String? {
+        guard let state else { return "its unit's state is unknown" }
+        guard let pid = state.mainPID else { return "its unit has no main process" }
+        return executableReadFor == pid ? "the executable of its main process (\(pid)) was looked at" : nil
+    }
 
     /// The info line for an app restarted by a reload: what it starts knowing of its unit, or why
     /// nothing. `previousUnit` is the unit its file named before.
@@ -24,13 +36,12 @@ struct FollowedUnit: Sendable, Equatable {
         guard let state = known?.state else {
             return "restarted; its unit's state is not known (the bus has not answered), so it starts in the background until it is"
         }
-        switch (known?.executable, state.mainPID) {
-        case (let executable?, _):
+        if let executable = known?.executable {
             return "restarted; its unit's state and main executable carried over (\(state.activeState), \(executable.path))"
-        case (nil, _?):
-            return "restarted; its unit's state carried over (\(state.activeState)); its main executable is still being read"
-        case (nil, nil):
-            return "restarted; its unit's state carried over (\(state.activeState)); the unit has no main process to read"
         }
+        let carried = "restarted; its unit's state carried over (\(state.activeState))"
+        guard let pid = state.mainPID else { return carried + "; the unit has no main process to read" }
+        return carried + (known?.executableReadFor == pid
+            ? "; the executable of its main process cannot be found" : "; its main executable is still being read")
     }
 }

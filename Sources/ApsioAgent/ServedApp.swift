@@ -13,6 +13,9 @@ struct ServedApp: Sendable {
     let configuration: AppConfiguration
     let installationID: String?
     var resource: OTLPResource
+    /// The Resource is as good as it will soon get: ingest sends and the hello goes with it (until
+    /// then both wait, so neither carries a stand-in the unit's main executable would correct).
+    var resourceSettled = false
     let runtime: AppRuntime
     let exporter: AppExporter
     let fetcher: PolicyFetcher
@@ -43,7 +46,7 @@ struct ServedApp: Sendable {
             configuration: AppExporterConfiguration(
                 app: name, unit: app.unit, minPriority: app.minPriority, families: app.families, journal: journal,
                 firstStart: firstStart(app.startAt, roots: roots, log: edges.log.logger(.journal, app: name.rawValue)),
-                resource: resource,
+                resource: resource, waitsForResource: true,
                 redactor: app.redaction.redactor),
             state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
@@ -56,7 +59,7 @@ struct ServedApp: Sendable {
         let os = "\(facts.osName ?? OSRelease.defaultName) \(facts.osVersion ?? OSRelease.unknownVersion)"
         let description = AppDescription(
             name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
-            model: facts.deviceModelIdentifier ?? "unknown", os: os, release: version,
+            model: facts.deviceModelIdentifier ?? "unknown", os: os, release: nil,
             families: app.families, roots: roots)
         let dayCount = DayCountKeeper(store: appState, app: name, log: edges.log.logger(.state, app: name.rawValue))
         let (dayBytes, dayCountKept) = dayCount.load(today: edges.clock.now().utcDay, limits: .spec)

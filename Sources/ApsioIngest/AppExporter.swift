@@ -18,7 +18,8 @@ package import ApsioState
 ///
 /// The daemon feeds it: `consent(granted:)` (nothing is read until consent is known),
 /// `policyChanged` (records are held until the first policy and then filtered by it), `modes`,
-/// `releaseDebug`, then `start()`; `stop()` at shutdown. Consent withdrawn or the kill switch drop
+/// `releaseDebug`, `resourceSettled` when told to wait for the Resource, then `start()`; `stop()`
+/// at shutdown. Consent withdrawn or the kill switch drop
 /// the queue: the window and the record queue are emptied, the cursor moves to the journal's end,
 /// and nothing is read or sent until consent or a policy without the switch comes back, which
 /// again starts at the journal's end. A 401 stops sending until `apsiod` restarts.
@@ -94,7 +95,7 @@ package actor AppExporter {
         self.transport = transport
         self.log = log
         encoder = OTLPLogsEncoder(hashing: hashing, limits: configuration.limits)
-        delivery = IngestDelivery(limits: configuration.limits)
+        delivery = IngestDelivery(limits: configuration.limits, waitsForResource: configuration.waitsForResource)
         sampler = SessionSampler(hashing: hashing, limits: configuration.limits)
         scope = CaptureScope(appFamilies: configuration.families, policy: nil)
         redaction = RedactionStream(redactor: configuration.redactor, limits: configuration.limits)
@@ -274,12 +275,17 @@ package actor AppExporter {
         await adjustReading()
     }
 
-    /// The app file's `Consent=`, or the operator's override.
     /// The Resource learned more (LINUX-PROFILE §2: the executable's package version and build-id).
     package func resourceChanged(_ resource: OTLPResource) {
         self.resource = resource
     }
 
+    /// The Resource is as good as it will soon get: batches may go (`waitsForResource`).
+    package func resourceSettled() {
+        perform(delivery.handle(.resourceSettled, now: clock.now()))
+    }
+
+    /// The app file's `Consent=`, or the operator's override.
     package func consent(granted: Bool) async {
         let wasBlocked = blocked
         let wasKnown = consent != nil

@@ -18,6 +18,9 @@ package struct AppExporterConfiguration: Sendable {
     package var firstStart: JournalStart
     /// The Resource of §2; the exporter sets `session.id` per group.
     package var resource: OTLPResource
+    /// Nothing is sent until `resourceSettled()`: the daemon is still reading what `resource`
+    /// lacks (the unit's main executable: `service.version`, `app.build_id`).
+    package var waitsForResource: Bool
     /// The built-in rules and the app file's `Redact=`.
     package var redactor: Redactor
     package var limits: Limits
@@ -36,7 +39,8 @@ package struct AppExporterConfiguration: Sendable {
     package init(
         app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         journal: JournalSource = .system,
-        firstStart: JournalStart = .now, resource: OTLPResource, redactor: Redactor, limits: Limits = .spec,
+        firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
+        limits: Limits = .spec,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
@@ -46,6 +50,7 @@ package struct AppExporterConfiguration: Sendable {
         self.journal = journal
         self.firstStart = firstStart
         self.resource = resource
+        self.waitsForResource = waitsForResource
         self.redactor = redactor
         self.limits = limits
         self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords

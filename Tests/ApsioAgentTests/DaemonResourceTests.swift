@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioPlatform
 import Foundation
 @testable import ApsioTestSupport
 import Testing
@@ -113,6 +114,61 @@ import ApsioLive
             #expect(text.stdout.contains("hidden"))
             let status = try await h.ctl(["status"], user: "nobody")
             #expect(status.status == 0 && !status.stdout.contains(install))
+        }
+    }
+
+    /// LINUX-PROFILE §2 at start: a backlog waiting in the journal goes with the Resource of the
+    /// unit's main executable (its package's version, its GNU build-id, which the symbol files
+    /// carry), not with the stand-ins the app file gives before it is read, however slow systemd
+    /// is to say which process runs the unit; and the hello's `release` is the records'
+    /// `service.version` (16.4).
+    @Test func theBacklogAtStartAndTheHelloGoWithTheMainExecutablesResource() async throws {
+        let machine = try DaemonLiveCaptureTests.machine()
+        let buildID = try #require(try ELFBuildID.read(path: "/bin/sleep"))
+        let version = try #require(DpkgDatabase().package(owning: "/bin/sleep")?.version)
+        try await AgentHarness.with { h in
+            // No Version=: `service.version` is the package's.
+            try h.root.write("etc/apps.d/\(AgentHarness.app).conf", """
+                [App]
+                Unit=\(AgentHarness.unit)
+                Name=com.example.demo
+                Backend=\(h.backend.origin)
+                AppKey=\(AgentHarness.appKey)
+                Consent=granted
+                StartAt=head
+                """)
+            h.backend.setPolicy(try h.policy())
+            h.live.answerHellos(AgentHarness.hello(viewers: 1))
+            #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
+            try await h.setUnit(
+                [["ControlGroup", "s", SysfsFixture.unit], ["MainPID", "u", "100"]], on: SystemdMock.serviceInterface)
+            try await h.activateUnit()
+            // More than a batch: it would go at once.
+            let backlog = (0..<1500).map { h.journal.entry(unit: AgentHarness.unit, message: "backlog \($0)") }
+            try await h.journal.write(backlog)
+
+            // systemd slow to answer: apsiod starts before it can learn what runs the unit.
+            let systemd = try #require(h.bus.pid(SystemdMock.systemd))
+            kill(systemd, SIGSTOP)
+            do {
+                try h.start(AgentHarness.reading(machine))
+                try await within(60, "the backlog waiting, or sent") {
+                    h.log.contains("ingest and the hello wait for its unit's main executable") || !h.backend.records.isEmpty
+                }
+            } catch {
+                kill(systemd, SIGCONT)
+                throw error
+            }
+            kill(systemd, SIGCONT)
+
+            try await within(60, "the backlog at the sink") {
+                Set(h.backend.records.map(\.body).filter { $0.hasPrefix("backlog ") }).count == backlog.count
+            }
+            let resources = Set(h.backend.records.map { [$0.resource["service.version"], $0.resource["app.build_id"]] })
+            #expect(resources == [[version, buildID]], "every record with the executable's version and build-id")
+            try await within(60, "a hello") { !h.hellos.isEmpty }
+            #expect(h.hellos.allSatisfy { $0.body?["release"] == .string(version) }, "the hello's release is service.version")
+            #expect(!h.log.contains("was not read within"), "released by the read, not by the bound on the wait")
         }
     }
 }

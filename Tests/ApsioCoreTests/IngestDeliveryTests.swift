@@ -8,8 +8,8 @@ private struct DeliveryHarness {
     var log: [IngestDeliveryAction] = []
 
     /// Ready to send: a policy, consent, no mode holding uploads.
-    init(limits: Limits = .spec, ready: Bool = true) {
-        delivery = IngestDelivery(limits: limits)
+    init(limits: Limits = .spec, ready: Bool = true, waitsForResource: Bool = false) {
+        delivery = IngestDelivery(limits: limits, waitsForResource: waitsForResource)
         if ready {
             send(.policyArrived)
             send(.consent(granted: true))
@@ -119,6 +119,15 @@ private extension Array where Element == IngestDeliveryAction {
         #expect(h.queue(3, bytes: 2 * h.delivery.limits.ingestBatchBytes, age: .seconds(60)).isEmpty)
         #expect(h.delivery.nextDeadline == nil)
         #expect(h.send(.policyArrived).sent.count == 1)
+    }
+
+    /// A delivery told to wait for the Resource (the daemon's, until the unit's main executable is
+    /// read) sends nothing, not even a full batch, until it is settled; then at once.
+    @Test func nothingGoesBeforeTheResourceIsSettled() {
+        var h = DeliveryHarness(waitsForResource: true)
+        #expect(h.queue(3, bytes: 2 * h.delivery.limits.ingestBatchBytes, age: .seconds(60)).isEmpty)
+        #expect(h.delivery.nextDeadline == nil)
+        #expect(h.send(.resourceSettled).sent.count == 1)
     }
 
     @Test func oneRequestInFlightAtATime() throws {

@@ -12,6 +12,10 @@ package struct IngestDelivery: Sendable {
     /// that are gone, so nothing is sent on them.
     private var queueStale = false
     package private(set) var policyKnown = false
+    /// The Resource the batches go with is as good as it will soon get (the unit's main executable
+    /// read, or known to be unreadable): until then nothing goes, so the first batch does not carry
+    /// a stand-in `app.build_id` that matches no symbol file.
+    package private(set) var resourceSettled: Bool
     private var consentGranted = false
     private var killSwitch = false
     private var lowPower = false
@@ -39,8 +43,10 @@ package struct IngestDelivery: Sendable {
         var recordsLeft: Int
     }
 
-    package init(limits: Limits = .spec) {
+    /// `waitsForResource`: nothing is sent until `.resourceSettled`.
+    package init(limits: Limits = .spec, waitsForResource: Bool = false) {
         self.limits = limits
+        resourceSettled = !waitsForResource
         backoff = ReconnectBackoff(initial: limits.ingestRetryInitial, maximum: limits.ingestRetryMaximum)
     }
 
@@ -64,6 +70,8 @@ package struct IngestDelivery: Sendable {
             queueStale = false
         case .policyArrived:
             policyKnown = true
+        case .resourceSettled:
+            resourceSettled = true
         case .consent(let granted):
             consentGranted = granted
         case .killSwitch(let on):
@@ -95,7 +103,7 @@ package struct IngestDelivery: Sendable {
     }
 
     private var sendDueAt: MonotonicInstant? {
-        guard policyKnown, queueDropReason == nil, stopReason == nil, !lowData, !dataSaver, inFlight == nil,
+        guard policyKnown, resourceSettled, queueDropReason == nil, stopReason == nil, !lowData, !dataSaver, inFlight == nil,
             !queueStale, queue.records > 0
         else { return nil }
         var due: MonotonicInstant

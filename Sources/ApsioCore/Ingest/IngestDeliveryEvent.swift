@@ -6,6 +6,8 @@ package enum IngestDeliveryEvent: Sendable, Equatable {
     case queued(IngestQueueLevel)
     /// A policy is known, from the backend or the last good one on disk. Until then records are held (15.3).
     case policyArrived
+    /// The Resource is settled (the delivery was made to wait for it): batches may go.
+    case resourceSettled
     /// The app file's `Consent=`: only `granted` lets anything leave.
     case consent(granted: Bool)
     /// The policy's `kill_switch` (12.3).

@@ -10,10 +10,13 @@ package struct AppDescription: Sendable, Equatable {
     package var installationID: String
     /// `service.name`.
     package var serviceName: String
-    /// `device.model.identifier`, `os.name` + " " + `os.version`, `service.version`.
+    /// `device.model.identifier`, `os.name` + " " + `os.version`.
     package var model: String
     package var os: String
-    package var release: String
+    /// `service.version` as the records carry it, the hello's `release`; nil while the daemon is
+    /// still reading it from the unit's main executable, and no hello goes before it is known
+    /// (`AppRuntime.releaseKnown`).
+    package var release: String?
     /// The families the app file leaves on (16.5: the live channel never sends a family that is
     /// off); the policy may turn more off.
     package var families: Set<CaptureFamily>
@@ -23,7 +26,7 @@ package struct AppDescription: Sendable, Equatable {
 
     package init(
         name: String, unit: String, installationID: String, serviceName: String, model: String, os: String,
-        release: String, families: Set<CaptureFamily> = Set(CaptureFamily.allCases), roots: SysfsRoots = .system,
+        release: String?, families: Set<CaptureFamily> = Set(CaptureFamily.allCases), roots: SysfsRoots = .system,
         storage: StorageReader = StorageReader()
     ) {
         self.name = name

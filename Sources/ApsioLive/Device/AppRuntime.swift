@@ -19,6 +19,9 @@ package actor AppRuntime {
     private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Bool
 
     private var unitState: UnitState?
+    /// The hello's `release`: the records' `service.version`. nil until known, and the identity
+    /// (without which no hello goes) waits for it.
+    private var release: String?
     private var lowPower = false
     /// The families the app file leaves on, less those the policy turns off (15.3).
     private var scope: CaptureScope
@@ -44,6 +47,7 @@ package actor AppRuntime {
     ) {
         self.saveDayBytes = saveDayBytes
         self.app = app
+        release = app.release
         scope = CaptureScope(appFamilies: app.families, policy: nil)
         self.clock = clock
         self.indicator = indicator
@@ -61,15 +65,15 @@ package actor AppRuntime {
         network = NetworkTypeReader(roots: app.roots)
     }
 
-    /// Starts following the channel's notices; the identity goes out with no session until the
-    /// unit's state is known.
+    /// Starts following the channel's notices; the identity goes out (with no session until the
+    /// unit's state is known) once the release is known.
     package func start() async {
         host.runtime = self
         hostEvents = Task { [weak self, host] in
             for await event in host.events { await self?.hostEvent(event) }
         }
         await live.send(.capture(scope))
-        await live.send(.identity(identity()))
+        await sendIdentity()
     }
 
     package func stop() async {
@@ -90,7 +94,7 @@ package actor AppRuntime {
     package func unitChanged(_ state: UnitState?) async {
         let sessionChanged = state?.sessionID != unitState?.sessionID
         unitState = state
-        if sessionChanged { await live.send(.identity(identity())) }
+        if sessionChanged { await sendIdentity() }
         await live.send(.foreground(Foreground(unitState: state)))
     }
 
@@ -117,6 +121,14 @@ package actor AppRuntime {
     /// The unit's main executable was read (its package, for `apsio.storage.app`).
     package func executableRead(_ facts: ExecutableFacts) {
         executable = facts
+    }
+
+    /// `service.version` as the records carry it from now on: the next hello's `release` (16.4).
+    /// The first call lets the hellos go.
+    package func releaseKnown(_ release: String) async {
+        guard release != self.release else { return }
+        self.release = release
+        await sendIdentity()
     }
 
     // MARK: - Commands
@@ -219,10 +231,10 @@ package actor AppRuntime {
         return sample
     }
 
-    private func identity() -> LiveIdentity {
-        LiveIdentity(
-            install: app.installationID, session: unitState?.sessionID, model: app.model, os: app.os,
-            release: app.release)
+    private func sendIdentity() async {
+        guard let release else { return }
+        await live.send(.identity(LiveIdentity(
+            install: app.installationID, session: unitState?.sessionID, model: app.model, os: app.os, release: release)))
     }
 
     /// A Codable value as a JSONValue, through the JSON it encodes to.
