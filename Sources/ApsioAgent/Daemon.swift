@@ -271,6 +271,7 @@ package actor Daemon {
     private func settleResource(of name: AppName, because why: String, level: LogLevel = .debug) async {
         guard let served = apps[name], !served.resourceSettled else { return }
         apps[name]?.resourceSettled = true
+        served.resourceWait?.cancel()
         await served.runtime.releaseKnown(served.resource.serviceVersion)
         await served.exporter.resourceSettled()
         log.log(
@@ -285,16 +286,15 @@ package actor Daemon {
         await settleResource(of: name, because: why)
     }
 
-    /// At most `resourceWait`: the task goes with the app when it is stopped.
+    /// At most `resourceWait`.
     private func waitForResource(_ name: AppName) {
         log.log(.debug, .configuration, "ingest and the hello wait for its unit's main executable", app: name.rawValue)
         let clock = edges.clock
-        let task = Task { [weak self] in
+        apps[name]?.resourceWait = Task { [weak self] in
             guard (try? await clock.sleep(for: Self.resourceWait)) != nil else { return }
             await self?.settleResource(
                 of: name, because: "its unit's main executable was not read within \(Self.resourceWait)", level: .info)
         }
-        apps[name]?.tasks.append(task)
     }
 
     private func stopServing(_ name: AppName) async {

@@ -16,6 +16,9 @@ struct ServedApp: Sendable {
     /// The Resource is as good as it will soon get: ingest sends and the hello goes with it (until
     /// then both wait, so neither carries a stand-in the unit's main executable would correct).
     var resourceSettled = false
+    /// Settles the Resource when the wait for the executable has lasted long enough; cancelled
+    /// once it is settled otherwise, so no sleeper outlives its purpose.
+    var resourceWait: Task<Void, Never>?
     let runtime: AppRuntime
     let exporter: AppExporter
     let fetcher: PolicyFetcher
@@ -98,6 +101,7 @@ struct ServedApp: Sendable {
 
     func stop() async {
         for task in tasks { task.cancel() }
+        resourceWait?.cancel()
         await fetcher.stop()
         await runtime.stop()
         await exporter.stop()
