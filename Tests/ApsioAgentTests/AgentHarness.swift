@@ -218,8 +218,9 @@ final class AgentHarness: @unchecked Sendable {
 
     /// allow-live on, the unit active, and hellos answered with a viewer: the session starts and
     /// holds a `next`. The daemon must be serving already.
-    func startLiveSession() async throws {
-        live.answerHellos(Self.hello(viewers: 1))
+    /// `interval`: the hello answers' `interval_s`.
+    func startLiveSession(interval: Int = 15) async throws {
+        live.answerHellos(Self.hello(viewers: 1, interval: interval))
         let allow = try await ctl(["allow-live", "on", Self.app])
         #expect(allow.status == 0, "\(allow.stderr)")
         try await activateUnit()
@@ -231,6 +232,11 @@ final class AgentHarness: @unchecked Sendable {
     var framesBodies: [JSONValue] { live.requests(to: "/v1/live/frames").compactMap(\.body) }
     var resultsBodies: [JSONValue] { live.requests(to: "/v1/live/results").compactMap(\.body) }
     var hellos: [ScriptedLiveBackend.Seen] { live.requests(to: "/v1/live/hello") }
+
+    /// The live requests of any kind that arrived from `start` on and before `end`.
+    func liveArrivals(from start: ContinuousClock.Instant, before end: ContinuousClock.Instant) -> [ScriptedLiveBackend.Seen] {
+        live.seen.filter { $0.arrivedAt >= start && $0.arrivedAt < end }
+    }
 
     /// Every streamed line's body, in order.
     var streamedLines: [String] {

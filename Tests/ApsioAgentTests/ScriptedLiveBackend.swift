@@ -13,6 +13,9 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     struct Seen: Sendable {
         let request: LiveHTTPRequest
         let body: JSONValue?
+        /// When it arrived: what a test compares with a moment the backend named (a Retry-After's
+        /// end), to say that nothing came before it.
+        let arrivedAt: ContinuousClock.Instant
     }
 
     private struct State {
@@ -21,6 +24,9 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
         /// Answers for the next hellos, before `helloAnswer`.
         var helloScript: [LiveResponse] = []
         var resultsAnswer: LiveResponse = .status(202, body: nil, retryAfter: nil)
+        /// Answers for the next `frames` and `results`, one each, before the usual ones.
+        var framesScript: [LiveResponse] = []
+        var resultsScript: [LiveResponse] = []
         var holdsResults = false
         var heldNext: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
         var heldResults: [Int: CheckedContinuation<LiveResponse, Never>] = [:]
@@ -41,6 +47,10 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     /// The next hellos get these answers, one each, then `answerHellos`'.
     func answerNextHellos(_ responses: [LiveResponse]) { state.withLock { $0.helloScript += responses } }
     func answerResults(_ response: LiveResponse) { state.withLock { $0.resultsAnswer = response } }
+    /// The next `frames` bodies get these answers, one each, then 202.
+    func answerNextFrames(_ responses: [LiveResponse]) { state.withLock { $0.framesScript += responses } }
+    /// The next `results` bodies get these answers, one each, then `answerResults`'.
+    func answerNextResults(_ responses: [LiveResponse]) { state.withLock { $0.resultsScript += responses } }
     /// `results` requests wait for `releaseResults` from now on (a slow backend).
     func holdResults() { state.withLock { $0.holdsResults = true } }
 
@@ -83,15 +93,21 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     /// Records the request and answers it from the script; a `next` is held until released or
     /// cancelled. `LoopbackLiveBackend` calls this with what arrived over the socket.
     func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
-        state.withLock { $0.seen.append(Seen(request: request, body: body)) }
+        state.withLock { $0.seen.append(Seen(request: request, body: body, arrivedAt: .now)) }
         changes.notify()
         if request.path.hasPrefix("/v1/live/hello") {
             return state.withLock { $0.helloScript.isEmpty ? $0.helloAnswer : $0.helloScript.removeFirst() }
         }
         if request.path.hasPrefix("/v1/live/results") {
-            let (hold, answer) = state.withLock { ($0.holdsResults, $0.resultsAnswer) }
+            let (hold, answer) = state.withLock { state -> (Bool, LiveResponse) in
+                if !state.resultsScript.isEmpty { return (false, state.resultsScript.removeFirst()) }
+                return (state.holdsResults, state.resultsAnswer)
+            }
             guard hold else { return answer }
             return try await held(.results)
+        }
+        if request.path.hasPrefix("/v1/live/frames") {
+            return state.withLock { $0.framesScript.isEmpty ? .status(202, body: nil, retryAfter: nil) : $0.framesScript.removeFirst() }
         }
         guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
         return try await held(.next)

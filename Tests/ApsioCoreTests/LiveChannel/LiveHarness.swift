@@ -85,6 +85,23 @@ struct LiveHarness {
         return actions
     }
 
+    /// Wakes the channel only at the deadlines it names, as the runtime does, until `duration` has
+    /// passed: what the channel owes at a moment it did not name never goes.
+    @discardableResult
+    mutating func wakeAtDeadlines(for duration: Duration) -> [LiveAction] {
+        let end = now.mono + duration
+        var actions: [LiveAction] = []
+        while let deadline = channel.nextDeadline, deadline <= end {
+            let step = max(deadline - now.mono, .zero)
+            now = now.advanced(by: step)
+            let produced = send(.tick)
+            actions += produced
+            if step == .zero && produced.isEmpty { break }
+        }
+        now = now.advanced(by: end - now.mono)
+        return actions
+    }
+
     /// Both keys turned, consent, a matching tester, the unit active: the channel is open.
     @discardableResult
     mutating func openChannel() -> [LiveAction] {
