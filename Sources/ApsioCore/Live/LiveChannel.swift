@@ -23,7 +23,9 @@ package struct LiveChannel: Sendable {
     private var helloNextAt: MonotonicInstant?
     private var helloInFlight: LiveRequestID?
     private var helloFailures = 0
-    private var helloRefusedUntil: MonotonicInstant?
+    /// The moment the backend named (`BackendHold`): nothing of any kind goes before it. Kept when
+    /// a session ends and when the channel closes and opens again; only another origin forgets it.
+    private var heldUntil: MonotonicInstant?
     private var last401At: MonotonicInstant?
 
     private var session: LiveSession?
@@ -77,7 +79,7 @@ package struct LiveChannel: Sendable {
     package var nextDeadline: MonotonicInstant? {
         var deadlines: [MonotonicInstant] = []
         if wantsHello, helloInFlight == nil {
-            deadlines.append(max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin))
+            deadlines.append(max(helloNextAt ?? .origin, heldUntil ?? .origin))
         }
         if let raisedUntil { deadlines.append(raisedUntil) }
         if let s = session {
@@ -86,7 +88,7 @@ package struct LiveChannel: Sendable {
             // Only what can actually go then is a deadline: one that comes while nothing may be
             // sent would wake the runtime again and again for nothing.
             if s.isLive, token != nil {
-                let resume = s.networkPausedUntil ?? .origin
+                let resume = resumesAt(s)
                 if s.nextInFlight == nil, let last = s.lastNextOpenedAt {
                     deadlines.append(max(last + limits.minNextSpacing, resume))
                 }
@@ -98,7 +100,7 @@ package struct LiveChannel: Sendable {
                         deadlines.append(max(last + limits.minUploadSpacing, metricsAt, resume))
                     }
                 }
-                for pending in pendingResults.values where pending.inFlight == nil { deadlines.append(pending.dueAt) }
+                for pending in pendingResults.values where pending.inFlight == nil { deadlines.append(max(pending.dueAt, resume)) }
             }
         }
         return deadlines.min()
@@ -145,7 +147,7 @@ package struct LiveChannel: Sendable {
             closeEverything(now: now, &actions)
             helloNextAt = nil
             helloFailures = 0
-            helloRefusedUntil = nil
+            heldUntil = nil
             last401At = nil
             // Another backend: what the old one said of the interval does not carry over.
             answeredInterval = nil
@@ -237,7 +239,7 @@ package struct LiveChannel: Sendable {
         sendDueResults(now: now, &actions)
 
         if wantsHello, helloInFlight == nil, let tester, let identity,
-            now.mono >= max(helloNextAt ?? .origin, helloRefusedUntil ?? .origin)
+            now.mono >= max(helloNextAt ?? .origin, heldUntil ?? .origin)
         {
             // Each hello tries again to write a count that could not be kept; the answer comes as
             // `.dayCountKept`, so this hello still says `capped` and the next one may not.
@@ -284,7 +286,7 @@ package struct LiveChannel: Sendable {
     }
 
     private mutating func driveSession(now: LiveNow, _ actions: inout [LiveAction]) {
-        guard let token, var s = session, !s.isNetworkPaused(at: now.mono) else { return }
+        guard let token, var s = session, now.mono >= resumesAt(s) else { return }
         switch s.phase {
         // A change of state is said at once, even while a data upload is still in flight.
         case .paused(let reason, let since, let reported):
@@ -358,7 +360,7 @@ package struct LiveChannel: Sendable {
         if !cancelled.isEmpty { actions.append(.cancel(cancelled)) }
 
         if case .reason(let reason) = end, reason != .closed, let token, networkAllows,
-            !s.isNetworkPaused(at: now.mono), let identity
+            now.mono >= resumesAt(s), let identity
         {
             let body = compressor.compress(
                 LiveBodies.frames(
@@ -443,13 +445,27 @@ package struct LiveChannel: Sendable {
             }
         case .status(401, _, _):
             appKeyRefused = true
-        case .status(let code, _, let retryAfter) where code == 402 || code == 403:
-            helloRefusedUntil = now.mono + min(retryAfter ?? limits.defaultRefusalPause, limits.maxRetryAfter)
+        case .status(let code, _, _) where code == 402 || code == 403:
+            hold(response, now: now)
         case .status(_, _, let retryAfter):
             helloFailed(retryAfter: retryAfter, now: now)
+            hold(response, now: now)
         case .failed:
             helloFailed(retryAfter: nil, now: now)
         }
+    }
+
+    /// The backend named a moment (`BackendHold`): no request of any kind before it, for this
+    /// session and past its end. A later, shorter one does not bring it forward.
+    private mutating func hold(_ response: LiveResponse, now: LiveNow) {
+        guard let wait = BackendHold.wait(for: response, limits: limits) else { return }
+        heldUntil = max(heldUntil ?? .origin, now.mono + wait)
+    }
+
+    /// No `next`, `frames` or `results` of `session` before this: its own backoff after a failure,
+    /// or the backend's hold.
+    private func resumesAt(_ session: LiveSession) -> MonotonicInstant {
+        max(session.networkPausedUntil ?? .origin, heldUntil ?? .origin)
     }
 
     /// 429, 5xx, 3xx and failures: the next hello after `Retry-After`, at least `interval_s` later,
@@ -503,8 +519,9 @@ package struct LiveChannel: Sendable {
     ) {
         guard session?.framesInFlight == id else {
             // The `ended` body, or one sent before a session that is gone: a 401 there still means
-            // the token it carried is gone.
+            // the token it carried is gone, and a moment the backend names still holds what follows.
             if case .status(401, _, _) = response { tokenRefused(sentWith: sentToken, now: now, &actions) }
+            hold(response, now: now)
             return
         }
         session?.framesInFlight = nil
@@ -519,21 +536,22 @@ package struct LiveChannel: Sendable {
         }
     }
 
-    /// During a live session, 429, 5xx, 3xx and failures pause `next` and `frames` until `Retry-After`.
+    /// During a live session, a failure of `next`, `frames` or `results` pauses all three: until
+    /// the moment the backend named when it named one (which holds hellos too), else from 1 s,
+    /// doubling up to `interval_s` while they keep failing.
     private mutating func livePause(_ response: LiveResponse, now: LiveNow) {
+        // A moment named to a request of a session that has ended holds the hellos after it.
+        let named = BackendHold.wait(for: response, limits: limits) != nil
+        hold(response, now: now)
         guard var s = session else { return }
         s.networkFailures += 1
+        guard !named else {
+            session = s
+            return
+        }
         var wait = limits.liveRetryInitial
         for _ in 1..<min(s.networkFailures, 16) where wait < interval { wait = wait * 2 }
-        wait = min(wait, interval)
-        if case .status(let code, _, let retryAfter) = response {
-            if code == 402 || code == 403 {
-                wait = min(retryAfter ?? limits.defaultRefusalPause, limits.maxRetryAfter)
-            } else if let retryAfter {
-                wait = min(retryAfter, limits.maxRetryAfter)
-            }
-        }
-        s.networkPausedUntil = now.mono + wait
+        s.networkPausedUntil = now.mono + min(wait, interval)
         session = s
     }
 
@@ -608,7 +626,7 @@ package struct LiveChannel: Sendable {
     }
 
     private mutating func sendDueResults(now: LiveNow, _ actions: inout [LiveAction]) {
-        guard let token, let s = session, s.isLive, let identity else { return }
+        guard let token, let s = session, s.isLive, now.mono >= resumesAt(s), let identity else { return }
         for commandID in pendingResults.keys.sorted() {
             guard var pending = pendingResults[commandID], pending.inFlight == nil, now.mono >= pending.dueAt else {
                 continue
@@ -647,23 +665,28 @@ package struct LiveChannel: Sendable {
         case .status(401, _, _):
             pendingResults[commandID] = nil
             tokenRefused(sentWith: sentToken, now: now, &actions)
-        case .status(let code, _, let retryAfter) where code == 429 || code >= 500 || (300..<400).contains(code):
-            retryOnce(&pending, commandID: commandID, retryAfter: retryAfter, now: now)
+        case .status(let code, _, _) where code == 429 || code >= 500 || (300..<400).contains(code):
+            retryOnce(&pending, commandID: commandID, now: now)
+            livePause(response, now: now)
         case .failed:
-            retryOnce(&pending, commandID: commandID, retryAfter: nil, now: now)
+            retryOnce(&pending, commandID: commandID, now: now)
+            livePause(response, now: now)
         case .status:
+            // 402 and 403 hold the channel as on any request; the result, like any other refused
+            // one, is not sent again: the command comes again and gets it from memory.
             pendingResults[commandID] = nil
+            hold(response, now: now)
         }
     }
 
-    private mutating func retryOnce(
-        _ pending: inout PendingResult, commandID: String, retryAfter: Duration?, now: LiveNow
-    ) {
+    /// "Only a results body is sent once more, after the backoff": due at once, it goes when the
+    /// pause its failure started ends, with the rest of the session.
+    private mutating func retryOnce(_ pending: inout PendingResult, commandID: String, now: LiveNow) {
         guard pending.attempts < 2 else {
             pendingResults[commandID] = nil
             return
         }
-        pending.dueAt = now.mono + min(retryAfter ?? limits.liveRetryInitial, limits.maxRetryAfter)
+        pending.dueAt = now.mono
         pendingResults[commandID] = pending
     }
 }

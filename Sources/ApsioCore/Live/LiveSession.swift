@@ -31,7 +31,9 @@ struct LiveSession: Sendable {
     var wireframe: [UInt8]?
     var wireframeDirty = false
 
-    /// After a 429, 5xx, 3xx or a failure: no `next` and no `frames` before this.
+    /// After a failure without a `Retry-After`: no `next`, `frames` or `results` before this. The
+    /// device's own backoff, so it ends with the session; a moment the backend names is the
+    /// channel's (`BackendHold`).
     var networkPausedUntil: MonotonicInstant?
     var networkFailures = 0
 
@@ -45,10 +47,6 @@ struct LiveSession: Sendable {
     func pausedFor(at now: MonotonicInstant) -> Duration {
         if case .paused(_, let since, _) = phase { return now - since }
         return .zero
-    }
-
-    func isNetworkPaused(at now: MonotonicInstant) -> Bool {
-        networkPausedUntil.map { now < $0 } ?? false
     }
 
     var hasNewData: Bool { !pendingLines.isEmpty || wireframeDirty }

@@ -1,0 +1,119 @@
+import ApsioAgent
+import ApsioCore
+import ApsioLive
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// 16.4 on the built `apsiod`: "On 429, 5xx or 3xx: the next hello goes after Retry-After ...;
+/// during a live session, the device pauses next and frames until Retry-After." The backend named
+/// a moment; until it, nothing of any kind arrives from the device, whichever request was told,
+/// and the session ending does not make the device forget it.
+@Suite(.serialized) struct DaemonLiveBackoffTests {
+    /// Long enough that the hello due 15 s after the session's falls inside it.
+    static let retryAfter: Duration = .seconds(20)
+    static let unavailable = LiveResponse.status(503, body: nil, retryAfter: retryAfter)
+
+    enum Told: String, CaseIterable, Sendable { case frames, next, results, hello }
+
+    /// A viewer watching an app that streams its logs only (no readings of its own to send), the
+    /// hello answered every 15 s.
+    static func watched(_ h: AgentHarness) async throws {
+        try await h.serve(try h.policy(), appFile: "Families=logs errors")
+        try await h.startLiveSession(interval: 15)
+    }
+
+    static func write(_ h: AgentHarness, _ line: String) async throws {
+        try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: line)])
+    }
+
+    /// Whichever request gets the 503 with `Retry-After`, the device sends nothing at all until it
+    /// passes — no `frames`, no `next`, no `results`, no hello — though it has lines to stream, a
+    /// command's result to send and a hello falling due meanwhile; then all of them go.
+    @Test(arguments: Told.allCases)
+    func aRetryAfterOnAnyRequestHoldsEveryRequestUntilItPasses(_ told: Told) async throws {
+        try await AgentHarness.with { h in
+            try await Self.watched(h)
+            // When the request told arrived: the device reads the answer after that, so the moment
+            // the backend named is no earlier than this plus the Retry-After.
+            let told503: ContinuousClock.Instant
+            switch told {
+            case .frames:
+                let before = h.live.requests(to: "/v1/live/frames").count
+                h.live.answerNextFrames([Self.unavailable])
+                try await Self.write(h, "answered 503")
+                try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+                told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt
+            case .next:
+                told503 = .now
+                h.live.releaseNext(Self.unavailable)
+            case .results:
+                h.live.answerNextResults([Self.unavailable])
+                // Replay is off: the screenshot is refused at once, and its result goes.
+                h.live.releaseNext(AgentHarness.next(commands: [("shot-1", "screenshot")]))
+                try await within(30, "the result answered 503") { !h.resultsBodies.isEmpty }
+                told503 = try #require(h.live.requests(to: "/v1/live/results").first).arrivedAt
+            case .hello:
+                let before = h.hellos.count
+                h.live.answerNextHellos([Self.unavailable])
+                try await within(30, "the hello of the session's renewal, answered 503") { h.hellos.count > before }
+                told503 = h.hellos[before].arrivedAt
+            }
+            let (windowStart, end) = try await Self.window(after: told503)
+
+            // Meanwhile the device has a line to stream and, while a `next` is still held, a
+            // command to answer.
+            try await Self.write(h, "written during the hold")
+            let command = h.live.heldNextCount == 1
+            if command { h.live.releaseNext(AgentHarness.next(commands: [("shot-2", "screenshot")])) }
+
+            try await within(60, "the line streamed after the hold") { h.streamedLines.contains("written during the hold") }
+            if command {
+                try await within(30, "the result sent after the hold") { h.resultsBodies.contains { $0["id"] == .string("shot-2") } }
+            }
+            if told == .results {
+                // Sent once more, after the backoff.
+                try await within(30, "the result sent again") { h.resultsBodies.filter { $0["id"] == .string("shot-1") }.count == 2 }
+            }
+            if told != .hello {
+                try await within(30, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
+            }
+            let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
+            #expect(during.isEmpty, "requests during the Retry-After told to \(told): \(during)")
+        }
+    }
+
+    /// From a second after the 503 (what the device sent before it read the answer has arrived by
+    /// then; the wait is the test's, not a claim about the device) to the moment it named.
+    static func window(after told503: ContinuousClock.Instant) async throws -> (ContinuousClock.Instant, ContinuousClock.Instant) {
+        let start = told503 + .seconds(1)
+        try await Task.sleep(until: start, clock: .continuous)
+        let end = told503 + retryAfter
+        #expect(ContinuousClock.now < end, "the test itself came too late to see the hold")
+        return (start, end)
+    }
+
+    /// A session that ends during the hold (a `stop` from the `next` still held) goes back to
+    /// hellos, and the first of them still waits for the moment the backend named.
+    @Test func aRetryAfterDuringASessionStillHoldsTheHelloAfterItEnds() async throws {
+        try await AgentHarness.with { h in
+            try await Self.watched(h)
+            let before = h.live.requests(to: "/v1/live/frames").count
+            h.live.answerNextFrames([Self.unavailable])
+            try await Self.write(h, "answered 503")
+            try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+            let (windowStart, end) = try await Self.window(after: h.live.requests(to: "/v1/live/frames")[before].arrivedAt)
+
+            h.live.answerHellos(AgentHarness.hello(viewers: 0, interval: 15))
+            h.live.releaseNext(.status(200, body: .object(["commands": .array([]), "stop": .string("viewers_left")]), retryAfter: nil))
+            try await within(30, "the session ended") {
+                let run = try? await h.ctl(["--json", "status", AgentHarness.app])
+                return run.map { JSONValueEncoding.decode(Array($0.stdout.utf8))?["apps"]?.arrayValue?.first?["viewers"] == .number(0) }
+                    ?? false
+            }
+            try await within(60, "a hello after the session") { h.hellos.contains { $0.arrivedAt >= windowStart } }
+            let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
+            #expect(during.isEmpty, "requests during the Retry-After: \(during)")
+        }
+    }
+}
