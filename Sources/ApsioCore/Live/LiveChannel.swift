@@ -87,8 +87,13 @@ package struct LiveChannel: Sendable {
             if case .paused(_, let since, _) = s.phase { deadlines.append(since + limits.maxPausedTime) }
             // Only what can actually go then is a deadline: one that comes while nothing may be
             // sent would wake the runtime again and again for nothing.
+            let resume = resumesAt(s)
+            if case .paused(_, _, reported: false) = s.phase, token != nil {
+                // The paused body owed since a backoff held it: it goes the moment that ends,
+                // whether or not anything else wakes the channel then.
+                deadlines.append(resume)
+            }
             if s.isLive, token != nil {
-                let resume = resumesAt(s)
                 if s.nextInFlight == nil, let last = s.lastNextOpenedAt {
                     deadlines.append(max(last + limits.minNextSpacing, resume))
                 }
@@ -290,7 +295,10 @@ package struct LiveChannel: Sendable {
         switch s.phase {
         // A change of state is said at once, even while a data upload is still in flight.
         case .paused(let reason, let since, let reported):
-            guard !reported, networkAllows else { return }
+            // Under Low Data Mode or Data Saver too: this one body is how the viewers learn why
+            // the stream stops (its `low_data` and `data_saver` reasons exist for it), and nothing
+            // follows it (docs/decisions.md).
+            guard !reported else { return }
             s.phase = .paused(reason, since: since, reported: true)
             session = s
             sendFrames(.paused, reason: reason.rawValue, token: token, now: now, &actions)

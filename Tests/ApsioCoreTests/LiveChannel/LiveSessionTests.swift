@@ -73,18 +73,40 @@ import Testing
         #expect(hello.2?.secretHex == LiveHarness.token)
     }
 
-    @Test(arguments: [(true, false, "low_power"), (false, true, "low_data")] as [(Bool, Bool, String)])
-    func savingModesPauseTheSession(lowPower: Bool, lowData: Bool, reason: String) throws {
+    /// Low Data Mode and Data Saver too: the paused body names them (16.4's `low_data` and
+    /// `data_saver`), and it is the last thing sent — no `next`, no hello, no `ended` body —
+    /// until the session resumes (docs/decisions.md).
+    @Test(arguments: [(true, false, false, "low_power"), (false, true, false, "low_data"), (false, false, true, "data_saver")]
+        as [(Bool, Bool, Bool, String)])
+    func savingModesPauseTheSession(lowPower: Bool, lowData: Bool, dataSaver: Bool, reason: String) throws {
         var h = LiveHarness()
         h.startSession()
-        let actions = h.send(.modes(lowPower: lowPower, lowData: lowData, dataSaver: false))
-        if lowData {
-            // The network does not allow it: nothing at all, not even the paused body.
-            #expect(!actions.sentAnything)
-        } else {
-            #expect(actions.framesStates == ["paused"])
-            #expect(actions.frames.first?.1["reason"] == .string(reason))
-        }
+        let actions = h.send(.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver))
+        #expect(actions.framesStates == ["paused"])
+        #expect(actions.frames.first?.1["reason"] == .string(reason))
+        guard lowData || dataSaver else { return }
+        h.send(.record(record("while paused")))
+        #expect(!h.run(for: .seconds(60)).sentAnything)
+        #expect(h.log.sessionEnds == [.reason(.paused)])
+    }
+
+    /// "when the network allows": a paused body held by a backoff goes the moment it ends, though
+    /// nothing else (a line, a reading, a hello) wakes the channel then.
+    @Test(arguments: [LiveResponse.status(503, body: nil, retryAfter: .seconds(2)), .failed])
+    func aPausedBodyHeldByABackoffGoesWhenItEnds(_ failure: LiveResponse) throws {
+        var h = LiveHarness()
+        h.acceptsBodies = false
+        let live = try #require(h.startSession().frames.first)
+        h.send(.answered(live.0, .status(202, body: nil, retryAfter: nil)))
+        h.send(.record(record("answered with a failure")))
+        let frames = try #require(h.advance(.seconds(1)).frames.first)
+        h.send(.answered(frames.0, failure))
+        let held = failure == .failed ? Duration.seconds(1) : .seconds(2)
+        #expect(!h.send(.foreground(.interrupted)).sentAnything)
+        #expect(!h.wakeAtDeadlines(for: held - .milliseconds(1)).sentAnything)
+        let told = h.wakeAtDeadlines(for: .milliseconds(1))
+        #expect(told.framesStates == ["paused"])
+        #expect(told.frames.first?.1["reason"] == .string("inactive"))
     }
 
     /// "the session has stayed paused for 60 seconds (paused)", at the limit and one past.

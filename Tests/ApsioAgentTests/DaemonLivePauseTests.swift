@@ -1,0 +1,100 @@
+import ApsioAgent
+import ApsioCore
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// 16.3 Pause on the built `apsiod`: "the device sends, when the network allows, one frames body
+/// with state paused and the reason, then nothing, next included, until it resumes, which it says
+/// the same way with state live." The viewers learn why the stream stopped, from the device,
+/// before the session's 60 paused seconds run out.
+@Suite(.serialized) struct DaemonLivePauseTests {
+    static let networkManager = "org.freedesktop.NetworkManager"
+    static let networkManagerPath = "/org/freedesktop/NetworkManager"
+
+    /// The unit reloads (interrupted: the session pauses) while a 503's `Retry-After` holds the
+    /// channel. The app streams its logs only, so nothing of its own wakes the device, and hellos
+    /// come every 120 s: the paused body goes when the `Retry-After` passes, not at the end of the
+    /// 60 paused seconds as an `ended` one.
+    @Test func aPausedBodyHeldByARetryAfterGoesWhenItPasses() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(), appFile: "Families=logs errors")
+            try await h.startLiveSession(interval: 120)
+            let retryAfter: Duration = .seconds(10)
+            let before = h.live.requests(to: "/v1/live/frames").count
+            h.live.answerNextFrames([.status(503, body: nil, retryAfter: retryAfter)])
+            try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "answered 503")])
+            try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+            let told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt
+            let end = told503 + retryAfter
+
+            // The device holds from when it reads the answer, a moment after the backend wrote
+            // it: the pause comes a second later, so it comes during the hold (a wait of the
+            // test's, not a claim about the device).
+            try await Task.sleep(until: told503 + .seconds(1), clock: .continuous)
+            let pausedAt = ContinuousClock.now
+            try await h.setUnit([["ActiveState", "s", "reloading"]])
+            #expect(ContinuousClock.now < end, "the test itself came too late to pause during the hold")
+
+            try await within(90, "a paused or ended body") {
+                h.framesBodies.dropFirst(before + 1).contains { $0["state"] != .string("live") }
+            }
+            let told = try #require(h.framesBodies.dropFirst(before + 1).first { $0["state"] != .string("live") })
+            #expect(told["state"] == .string("paused"))
+            #expect(told["reason"] == .string("inactive"))
+            let during = h.liveArrivals(from: pausedAt, before: end).map { "\($0.request.path) \($0.body?["state"]?.stringValue ?? "")" }
+            #expect(during.isEmpty, "requests during the Retry-After: \(during)")
+        }
+    }
+
+    enum SavingMode: String, CaseIterable, Sendable { case dataSaver = "data_saver", lowData = "low_data" }
+
+    /// Data Saver (`apsioctl data-saver on`) or Low Data Mode (NetworkManager's `Metered` is yes)
+    /// during a session: one `paused` body naming it, then nothing at all — no `next`, and no
+    /// hello though one falls due — until the mode goes off and a `live` body says the session
+    /// resumed.
+    @Test(arguments: SavingMode.allCases)
+    func aSavingModeSaysSoOnceThenSendsNothingUntilItResumes(_ mode: SavingMode) async throws {
+        try await AgentHarness.with { h in
+            if mode == .lowData {
+                try await h.bus.startTemplate("networkmanager", busName: Self.networkManager)
+                _ = try await h.bus.mock(
+                    Self.networkManager, Self.networkManagerPath, "AddProperty", "ssv", Self.networkManager, "Metered", "u", "2")
+            }
+            try await h.serve(try h.policy(), appFile: "Families=logs errors")
+            try await h.startLiveSession(interval: 15)
+            let sessionStart = try #require(h.hellos.last).arrivedAt
+            let before = h.framesBodies.count
+
+            try await set(mode, on: true, h)
+            try await within(30, "the paused body") { h.framesBodies.dropFirst(before).contains { $0["state"] == .string("paused") } }
+            let paused = try #require(h.framesBodies.dropFirst(before).first { $0["state"] == .string("paused") })
+            #expect(paused["reason"] == .string(mode.rawValue))
+            let pausedArrival = try #require(h.live.requests(to: "/v1/live/frames").last { $0.body?["state"] == .string("paused") }).arrivedAt
+
+            // Past the moment the next hello was due, with a line to stream.
+            try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "written while paused")])
+            try await Task.sleep(until: sessionStart + .seconds(20), clock: .continuous)
+            let resumedAt = ContinuousClock.now
+            try await set(mode, on: false, h)
+            try await within(30, "the live body and a next after the pause") {
+                h.framesBodies.dropFirst(before).contains { $0["state"] == .string("live") } && h.live.heldNextCount == 1
+            }
+            let during = h.liveArrivals(from: pausedArrival + .nanoseconds(1), before: resumedAt).map(\.request.path)
+            #expect(during.isEmpty, "requests while \(mode) held the channel: \(during)")
+            #expect(!h.streamedLines.contains("written while paused"), "live data is not queued")
+        }
+    }
+
+    func set(_ mode: SavingMode, on: Bool, _ h: AgentHarness) async throws {
+        switch mode {
+        case .dataSaver:
+            let run = try await h.ctl(["data-saver", on ? "on" : "off"])
+            #expect(run.status == 0, "\(run.stderr)")
+        case .lowData:
+            _ = try await h.bus.mock(
+                Self.networkManager, Self.networkManagerPath, "UpdateProperties", "sa{sv}", Self.networkManager, "1", "Metered",
+                "u", on ? "1" : "2")
+        }
+    }
+}
