@@ -88,7 +88,7 @@ package struct LiveChannel: Sendable {
             // Only what can actually go then is a deadline: one that comes while nothing may be
             // sent would wake the runtime again and again for nothing.
             let resume = resumesAt(s)
-            if case .paused(_, _, reported: false) = s.phase, token != nil {
+            if case .paused(_, _, reported: false) = s.phase, token != nil, networkAllows {
                 // The paused body owed since a backoff held it: it goes the moment that ends,
                 // whether or not anything else wakes the channel then.
                 deadlines.append(resume)
@@ -295,10 +295,11 @@ package struct LiveChannel: Sendable {
         switch s.phase {
         // A change of state is said at once, even while a data upload is still in flight.
         case .paused(let reason, let since, let reported):
-            // Under Low Data Mode or Data Saver too: this one body is how the viewers learn why
-            // the stream stops (its `low_data` and `data_saver` reasons exist for it), and nothing
-            // follows it (docs/decisions.md).
-            guard !reported else { return }
+            // Low Data Mode and Data Saver let it go only as they pause the session: this one body
+            // is how the viewers learn why the stream stops (16.4 names `low_data` and
+            // `data_saver` for it), and nothing follows it. Held then, it waits for the mode to
+            // go off, as everything else does (docs/decisions.md).
+            guard !reported, networkAllows || since == now.mono else { return }
             s.phase = .paused(reason, since: since, reported: true)
             session = s
             sendFrames(.paused, reason: reason.rawValue, token: token, now: now, &actions)

@@ -90,6 +90,28 @@ import Testing
         #expect(h.log.sessionEnds == [.reason(.paused)])
     }
 
+    /// A saving mode lets the paused body go only as it pauses the session: held then by a
+    /// Retry-After, the body is not sent when that passes, the mode still on ("sends nothing"),
+    /// but once the mode goes off, the unit meanwhile interrupted.
+    @Test func underASavingModeAHeldPausedBodyWaitsForTheModeToGoOff() throws {
+        var h = LiveHarness()
+        h.acceptsBodies = false
+        let live = try #require(h.startSession().frames.first)
+        h.send(.answered(live.0, .status(202, body: nil, retryAfter: nil)))
+        h.advance(.seconds(5))
+        let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
+        h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(2))))
+        h.log.removeAll()
+        h.send(.modes(lowPower: false, lowData: false, dataSaver: true))
+        h.wakeAtDeadlines(for: .seconds(10))
+        h.send(.foreground(.interrupted))
+        h.wakeAtDeadlines(for: .seconds(10))
+        #expect(!h.log.sentAnything)
+        let off = h.send(.modes(lowPower: false, lowData: false, dataSaver: false))
+        #expect(off.framesStates == ["paused"])
+        #expect(off.frames.first?.1["reason"] == .string("inactive"))
+    }
+
     /// "when the network allows": a paused body held by a backoff goes the moment it ends, though
     /// nothing else (a line, a reading, a hello) wakes the channel then.
     @Test(arguments: [LiveResponse.status(503, body: nil, retryAfter: .seconds(2)), .failed])
