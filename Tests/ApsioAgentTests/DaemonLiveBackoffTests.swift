@@ -69,11 +69,15 @@ import Testing
 
             try await within(60, "the line streamed after the hold") { h.streamedLines.contains("written during the hold") }
             if command {
-                try await within(30, "the result sent after the hold") { h.resultsBodies.contains { $0["id"] == .string("shot-2") } }
+                try await within(30, "the result sent after the hold") {
+                    h.resultsBodies.contains { $0["id"] == .string("shot-2") }
+                }
             }
             if told == .results {
                 // Sent once more, after the backoff.
-                try await within(30, "the result sent again") { h.resultsBodies.filter { $0["id"] == .string("shot-1") }.count == 2 }
+                try await within(30, "the result sent again") {
+                    h.resultsBodies.filter { $0["id"] == .string("shot-1") }.count == 2
+                }
             }
             if told != .hello {
                 try await within(30, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
@@ -85,7 +89,9 @@ import Testing
 
     /// From a second after the 503 (what the device sent before it read the answer has arrived by
     /// then; the wait is the test's, not a claim about the device) to the moment it named.
-    static func window(after told503: ContinuousClock.Instant) async throws -> (ContinuousClock.Instant, ContinuousClock.Instant) {
+    static func window(
+        after told503: ContinuousClock.Instant
+    ) async throws -> (ContinuousClock.Instant, ContinuousClock.Instant) {
         let start = told503 + .seconds(1)
         try await Task.sleep(until: start, clock: .continuous)
         let end = told503 + retryAfter
@@ -105,11 +111,12 @@ import Testing
             let (windowStart, end) = try await Self.window(after: h.live.requests(to: "/v1/live/frames")[before].arrivedAt)
 
             h.live.answerHellos(AgentHarness.hello(viewers: 0, interval: 15))
-            h.live.releaseNext(.status(200, body: .object(["commands": .array([]), "stop": .string("viewers_left")]), retryAfter: nil))
+            let stop: JSONValue = .object(["commands": .array([]), "stop": .string("viewers_left")])
+            h.live.releaseNext(.status(200, body: stop, retryAfter: nil))
             try await within(30, "the session ended") {
                 let run = try? await h.ctl(["--json", "status", AgentHarness.app])
-                return run.map { JSONValueEncoding.decode(Array($0.stdout.utf8))?["apps"]?.arrayValue?.first?["viewers"] == .number(0) }
-                    ?? false
+                let app = run.flatMap { JSONValueEncoding.decode(Array($0.stdout.utf8))?["apps"]?.arrayValue?.first }
+                return app?["viewers"] == .number(0)
             }
             try await within(60, "a hello after the session") { h.hellos.contains { $0.arrivedAt >= windowStart } }
             let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)

@@ -42,7 +42,9 @@ import Testing
             let told = try #require(h.framesBodies.dropFirst(before + 1).first { $0["state"] != .string("live") })
             #expect(told["state"] == .string("paused"))
             #expect(told["reason"] == .string("inactive"))
-            let during = h.liveArrivals(from: pausedAt, before: end).map { "\($0.request.path) \($0.body?["state"]?.stringValue ?? "")" }
+            let during = h.liveArrivals(from: pausedAt, before: end).map {
+                "\($0.request.path) \($0.body?["state"]?.stringValue ?? "")"
+            }
             #expect(during.isEmpty, "requests during the Retry-After: \(during)")
         }
     }
@@ -67,10 +69,11 @@ import Testing
             let before = h.framesBodies.count
 
             try await set(mode, on: true, h)
-            try await within(30, "the paused body") { h.framesBodies.dropFirst(before).contains { $0["state"] == .string("paused") } }
-            let paused = try #require(h.framesBodies.dropFirst(before).first { $0["state"] == .string("paused") })
-            #expect(paused["reason"] == .string(mode.rawValue))
-            let pausedArrival = try #require(h.live.requests(to: "/v1/live/frames").last { $0.body?["state"] == .string("paused") }).arrivedAt
+            @Sendable func isPaused(_ seen: ScriptedLiveBackend.Seen) -> Bool { seen.body?["state"] == .string("paused") }
+            try await within(30, "the paused body") { h.live.requests(to: "/v1/live/frames").contains(where: isPaused) }
+            let paused = try #require(h.live.requests(to: "/v1/live/frames").first(where: isPaused))
+            #expect(paused.body?["reason"] == .string(mode.rawValue))
+            let pausedArrival = paused.arrivedAt
 
             // Past the moment the next hello was due, with a line to stream.
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "written while paused")])

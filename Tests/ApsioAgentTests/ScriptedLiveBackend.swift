@@ -107,7 +107,8 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
             return try await held(.results)
         }
         if request.path.hasPrefix("/v1/live/frames") {
-            return state.withLock { $0.framesScript.isEmpty ? .status(202, body: nil, retryAfter: nil) : $0.framesScript.removeFirst() }
+            let scripted = state.withLock { $0.framesScript.isEmpty ? nil : $0.framesScript.removeFirst() }
+            return scripted ?? .status(202, body: nil, retryAfter: nil)
         }
         guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
         return try await held(.next)

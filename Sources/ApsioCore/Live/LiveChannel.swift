@@ -105,7 +105,9 @@ package struct LiveChannel: Sendable {
                         deadlines.append(max(last + limits.minUploadSpacing, metricsAt, resume))
                     }
                 }
-                for pending in pendingResults.values where pending.inFlight == nil { deadlines.append(max(pending.dueAt, resume)) }
+                for pending in pendingResults.values where pending.inFlight == nil {
+                    deadlines.append(max(pending.dueAt, resume))
+                }
             }
         }
         return deadlines.min()
