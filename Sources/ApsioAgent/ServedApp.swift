@@ -129,10 +129,13 @@ struct ServedApp: Sendable {
         await runtime.live.configure(origin: live?.origin, testers: live?.testers ?? [], interval: live?.interval)
     }
 
+    /// What holds the channel back goes first, what lets it open last: an app restarted by a
+    /// reload already knows its unit is active, and told `allowed` before Data Saver it would say
+    /// hello in between, when it must send nothing (16.3).
     func applySettings(allowLive: Bool, consentGranted: Bool, lowPower: Bool, lowData: Bool, dataSaver: Bool) async {
-        await runtime.live.send(.allowed(allowLive && installationID != nil))
-        await runtime.live.send(.consent(consentGranted))
         await runtime.modesChanged(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver)
+        await runtime.live.send(.consent(consentGranted))
+        await runtime.live.send(.allowed(allowLive && installationID != nil))
         await exporter.consent(granted: consentGranted)
         await exporter.modes(lowPower: lowPower, lowData: lowData, dataSaver: dataSaver)
     }
