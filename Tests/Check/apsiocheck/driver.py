@@ -17,6 +17,8 @@ from .world import OLD_BOOT, World, WorldError
 #: a few refusals is well under this), and for a live session after it.
 HEAL_SECONDS = 120
 SESSION_SLACK = 25
+#: Every pause between operations is scaled by this (`--pace`).
+PACE = 1.0
 
 
 class Trace:
@@ -76,7 +78,7 @@ class Driver:
                     result = {"error": str(error)}
                 self.trace.ops.append({"i": index, "op": op, "t0": t0, "t1": self.clock(), "result": result})
                 if op.get("pause_ms"):
-                    time.sleep(op["pause_ms"] / 1000)
+                    time.sleep(op["pause_ms"] / 1000 * PACE)
             self.heal(checker_model)
         finally:
             self.backend.stop()
