@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when it is missing, checks the systemd units,
-# runs every test, replays every fuzz input kept in fuzz/ once (docs/fuzzing.md), runs the browser
+# runs every test, replays every fuzz input kept in fuzz/ once (docs/fuzzing.md), replays apsio-check's
+# kept histories and runs its fixed seeds against the built binaries (docs/checking.md), runs the browser
 # test against the demo and again through nginx (docs/nginx.md), checks that the release binaries
 # carry their own Swift runtime, then builds the Debian package and installs it into a fresh
 # Debian root.
@@ -13,6 +14,8 @@ scripts/check-units.sh
 swift build --build-tests
 swift test --skip-build
 fuzz/replay.sh
+Tests/Check/apsio-check --replay Tests/Check/histories/*.json
+Tests/Check/apsio-check --seeds "${APSIO_CHECK_SEEDS:-1-6}"
 scripts/test-browser.sh
 scripts/test-browser.sh --front nginx
 scripts/check-release.sh
