@@ -161,15 +161,7 @@ final class NotifySocket: @unchecked Sendable {
         path = directory + "/notify.sock"
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DaemonTestError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
+        try bindUnixSocket(fd, to: path)
         let thread = Thread { [self] in drain() }
         thread.start()
     }
@@ -208,4 +200,17 @@ final class NotifySocket: @unchecked Sendable {
         stopped = true
         lock.unlock()
     }
+}
+
+/// Binds `fd`, a unix socket, to `path`.
+func bindUnixSocket(_ fd: Int32, to path: String) throws {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0 else { throw DaemonTestError("bind \(path): \(errno)") }
 }

@@ -28,6 +28,21 @@ import ApsioTestSupport
         return runtime
     }
 
+    /// A runtime whose hello was answered with a viewer: its session's first frames went and its
+    /// `next` is held.
+    func sessionStarted() async throws -> (ScriptedLiveBackend, RecordingLiveHost, ManualAgentClock, LiveRuntime) {
+        let backend = ScriptedLiveBackend()
+        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
+        let host = RecordingLiveHost()
+        let clock = ManualAgentClock()
+        let runtime = await makeRuntime(backend, host, clock)
+        await runtime.send(.allowed(true))
+        try await until("the session's first frames and next", on: [backend.changes, clock]) {
+            backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
+        }
+        return (backend, host, clock, runtime)
+    }
+
     @Test func nothingGoesOutUntilAllowLiveIsOn() async throws {
         let backend = ScriptedLiveBackend()
         let clock = ManualAgentClock()
@@ -46,15 +61,7 @@ import ApsioTestSupport
     /// a screenshot runs, shows a notice, and its result goes back; turning allow-live off
     /// cancels the held `next` at once.
     @Test func aSessionEndToEndOnTheScriptedBackend() async throws {
-        let backend = ScriptedLiveBackend()
-        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
-        let host = RecordingLiveHost()
-        let clock = ManualAgentClock()
-        let runtime = await makeRuntime(backend, host, clock)
-        await runtime.send(.allowed(true))
-        try await until("the session's first frames and next", on: [backend.changes, clock]) {
-            backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
-        }
+        let (backend, host, clock, runtime) = try await sessionStarted()
         let frames = try #require(backend.seen.first { $0.request.path == "/v1/live/frames" })
         #expect(frames.body?["state"] == .string("live"))
         #expect(frames.request.token?.secretHex == Self.token)
@@ -90,15 +97,7 @@ import ApsioTestSupport
     /// be written does not go, so the backend never has bytes the disk does not count; the
     /// session ends, and a new one waits until a count is written again.
     @Test func aBodyWhoseCountCannotBeKeptDoesNotGo() async throws {
-        let backend = ScriptedLiveBackend()
-        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
-        let host = RecordingLiveHost()
-        let clock = ManualAgentClock()
-        let runtime = await makeRuntime(backend, host, clock)
-        await runtime.send(.allowed(true))
-        try await until("the session's first frames and next", on: [backend.changes, clock]) {
-            backend.seen.contains { $0.request.path == "/v1/live/frames" } && backend.heldNextCount == 1
-        }
+        let (backend, host, clock, runtime) = try await sessionStarted()
         #expect(!host.keptCounts.isEmpty)
         let framesBefore = backend.seen.filter { $0.request.path == "/v1/live/frames" }.count
 

@@ -71,16 +71,7 @@ struct LiveHarness {
     /// Follows the channel's own deadlines until `duration` has passed, collecting what it did.
     @discardableResult
     mutating func run(for duration: Duration) -> [LiveAction] {
-        let end = now.mono + duration
-        var actions: [LiveAction] = []
-        while let deadline = channel.nextDeadline, deadline <= end {
-            let step = max(deadline - now.mono, .zero)
-            now = now.advanced(by: step)
-            let produced = send(.tick)
-            actions += produced
-            if step == .zero && produced.isEmpty { break }
-        }
-        now = now.advanced(by: end - now.mono)
+        var actions = wakeAtDeadlines(for: duration)
         actions += send(.tick)
         return actions
     }

@@ -334,25 +334,21 @@ class _Handler(BaseHTTPRequestHandler):
                           "remaining_ms": 1800000, "stop": None})
 
     def frames(self, base, body, query):
-        try:
-            frame = json.loads(body)
-        except ValueError:
-            self.backend.record(dict(base, status=400))
-            self.answer(400)
-            return
-        status = 200 if self.token_ok(base, frame.get("install")) else 401
-        self.backend.record(dict(base, status=status, body=frame, raw=body))
-        self.answer(status)
+        self.with_token(base, body, 200)
 
     def results(self, base, body, query):
+        self.with_token(base, body, 202)
+
+    def with_token(self, base, body, accepted):
+        """A `frames` or `results` body: taken with the install's current token, else 401."""
         try:
-            result = json.loads(body)
+            value = json.loads(body)
         except ValueError:
             self.backend.record(dict(base, status=400))
             self.answer(400)
             return
-        status = 202 if self.token_ok(base, result.get("install")) else 401
-        self.backend.record(dict(base, status=status, body=result, raw=body))
+        status = accepted if self.token_ok(base, value.get("install")) else 401
+        self.backend.record(dict(base, status=status, body=value, raw=body))
         self.answer(status)
 
 
