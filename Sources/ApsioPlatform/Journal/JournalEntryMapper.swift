@@ -34,10 +34,20 @@ struct JournalEntryMapper: ~Copyable {
         let attributes = attributeMemo.attributes(
             unit: unitIndex, fields: fields, sources: Self.fieldAttributeSources
         ) { Self.logAttributes(fields, unit: unit) }
-        let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
+        let session = noteWriter(fields, unit: unit, cursor: cursor)
         return LogRecord(
             timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severity: JournalSeverity(priority: fields.priority),
             body: fields.body ?? "", attributes: attributes, sessionID: session, journalCursor: cursor)
+    }
+
+    /// The session of an entry the unit's processes wrote, noted as its process's: a crash report
+    /// of that process takes it (`coredumpRecord`). The reader calls this for the unit's entries no
+    /// app takes as well, as the process's last session is the one to know.
+    @discardableResult
+    mutating func noteWriter(_ fields: borrowing JournalEntryFields, unit: String, cursor: String) -> String? {
+        let session = fields.withBytes(.invocationID) { sessions.session(forInvocationID: $0) } ?? nil
+        if let pid = fields.integer(.pid) { sessions.processes.note(pid: pid, unit: unit, session: session, cursor: cursor) }
+        return session
     }
 
     private enum ValueType {
@@ -77,7 +87,8 @@ struct JournalEntryMapper: ~Copyable {
 
     /// systemd-coredump's entry about a crash of the unit: an `errors` record about the crashed
     /// process, never about systemd-coredump itself (whose `_PID`, `_COMM` and `CODE_*` the entry
-    /// also carries).
+    /// also carries). Its session is the one the crashed process last wrote in, as the reader saw
+    /// it; none when the reader saw no entry of that process (docs/decisions.md).
     func coredumpRecord(
         _ fields: borrowing JournalEntryFields, unit: String, realtimeMicroseconds: UInt64, cursor: String
     ) -> LogRecord {
@@ -114,10 +125,17 @@ struct JournalEntryMapper: ~Copyable {
         return LogRecord(
             timeUnixNano: Self.nanoseconds(realtimeMicroseconds), severityNumber: severity.severityNumber,
             severityText: severity.severityText, family: .errors, body: text, attributes: attributes,
-            sessionID: nil, journalCursor: cursor)
+            sessionID: crashSession(fields, unit: unit, cursor: cursor), journalCursor: cursor)
     }
 
     // MARK: Parts
+
+    /// The entry's own `_SYSTEMD_INVOCATION_ID` is systemd-coredump's: the crashed process's session
+    /// is the one its own last entry carried.
+    private func crashSession(_ fields: borrowing JournalEntryFields, unit: String, cursor: String) -> String? {
+        guard let pid = fields.integer(.coredumpPID) else { return nil }
+        return sessions.processes.session(ofPID: pid, unit: unit, cursor: cursor)
+    }
 
     private func appendString(_ attributes: inout [Attribute], _ key: String, _ value: String?) {
         if let value { attributes.append(.string(key, value)) }

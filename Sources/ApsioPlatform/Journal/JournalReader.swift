@@ -142,8 +142,13 @@ struct JournalReader: ~Copyable {
             apps[appIndex].batchCursor = cursor
             if takes(apps[appIndex]) { lastTaker = appIndex }
         }
-        guard let lastTaker else { return 0 }
         let unit = router.units[unitIndex]
+        guard let lastTaker else {
+            // No app takes the line, but it still says which session its process is in, which a
+            // later report of that process's crash takes.
+            if !isCoredump { mapper.noteWriter(fields, unit: unit, cursor: cursor) }
+            return 0
+        }
         let realtime = try journal.realtimeMicroseconds()
         let record = isCoredump
             ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)

@@ -6,7 +6,12 @@ import ApsioCore
 /// Direct-mapped: an id has one slot, picked from its bytes, and a newer id that lands there takes
 /// it. That is one comparison per entry rather than hashing with `Hasher`, and forgetting an id
 /// only costs writing it again.
+///
+/// It also keeps the session each process last wrote in (`processes`), for crash reports: both
+/// are the reader's memory of sessions, kept across its re-openings and turns to other apps.
 struct JournalSessionCache {
+    var processes = JournalProcessSessions()
+
     /// The 32 hex characters as they are, not parsed: a key, not a value.
     private struct Key: Equatable {
         let first, second, third, fourth: UInt64
