@@ -46,11 +46,14 @@ import ApsioState
 
     /// Serves the old unit until the backend accepted all of `bodies` and the daemon knows it.
     static func serveOld(_ h: AgentHarness, _ bodies: [String]) async throws {
+        // Both services exist, as on a real box: the daemon finds each on the bus when it follows it.
+        try await SystemdMock.addUnit(h.bus, Self.old)
+        try await SystemdMock.addUnit(h.bus, Self.new)
         try writeApp(h, unit: Self.old)
         h.backend.setPolicy(try h.policy(live: false))
         try h.start()
         try await h.waitServing()
-        try await within(60, "the old unit's entries accepted") {
+        try await within(120, "the old unit's entries accepted") {
             let ingest = try? await h.ingestStatus()
             return ingest?["sent_records"]?.numberValue == Double(bodies.count) && ingest?["queued_records"]?.numberValue == 0
         }
