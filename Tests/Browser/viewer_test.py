@@ -38,7 +38,7 @@ import time
 import uuid
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -670,8 +670,24 @@ def fleet_main(args):
         chosen = [next(d for d in ready if d["model"] not in ("", "unknown"))]
         chosen.append(next(d for d in ready if d["model"] in ("", "unknown")))
         chosen.append(next(d for d in ready if d not in chosen))
-        for device in chosen:
-            driver.find_element(By.CSS_SELECTOR, f'#devices-body tr[data-install="{device["install"]}"] input.pick').click()
+        # The table is drawn again as the backend sends changes: a click can land on the row that
+        # took the place of the one found, so the picks are set until exactly these three hold.
+        wanted = {d["install"] for d in chosen}
+
+        def picked_exactly(d):
+            try:
+                rows = d.find_elements(By.CSS_SELECTOR, "#devices-body tr[data-install]")
+                checked = {r.get_attribute("data-install") for r in rows
+                           if r.find_element(By.CSS_SELECTOR, "input.pick").is_selected()}
+                if checked == wanted:
+                    return True
+                for install in sorted((wanted - checked) | (checked - wanted)):
+                    d.find_element(By.CSS_SELECTOR, f'#devices-body tr[data-install="{install}"] input.pick').click()
+            except (StaleElementReferenceException, NoSuchElementException):
+                pass
+            return False
+
+        wait.until(picked_exactly)
         driver.find_element(By.ID, "watch-selected").click()
         wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
         panels = {d["install"]: f'.watch-panel[data-install="{d["install"]}"]' for d in chosen}
