@@ -27,6 +27,9 @@ package actor Daemon {
     var configuration = Configuration()
     var settings = OperatorSettings()
     var apps: [AppName: ServedApp] = [:]
+    /// What the live channel of an app stopped by a reload remembered (`LiveChannelMemory`), for the
+    /// same install started again: changed, or fixed after its file broke. Dropped with the file.
+    private var liveMemories: [AppName: LiveChannelMemory] = [:]
     /// Unit state, Low Power and Low Data Mode: rebuilt when the set of units changes.
     var feeds: [Task<Void, Never>] = []
     var fedUnits: [String: [AppName]] = [:]
@@ -178,7 +181,7 @@ package actor Daemon {
         await indicator.reconfigure(
             motdFile: new.daemon.motdFile, announceTerminals: new.daemon.announceTerminals, utmpPath: edges.utmpPath)
         for name in changes.removed + changes.changed {
-            await stopServing(name)
+            liveMemories[name] = await stopServing(name)
             await indicator.forget(name.rawValue)
         }
         forgetRemovedApps(present: new.appFiles)
@@ -186,7 +189,7 @@ package actor Daemon {
         await reopenJournalIfAppsChanged(apps.values.map(\.configuration) + serving)
         for name in (changes.added + changes.changed).sorted() {
             guard let app = new.app(named: name) else { continue }
-            await serve(app, previousUnit: old.app(named: name)?.unit)
+            await serve(app, previousUnit: old.app(named: name)?.unit, liveMemory: liveMemories.removeValue(forKey: name))
         }
         // Once every app subscribed: those behind are caught up together, from one catch-up reader.
         await journal?.hub.start()
@@ -202,6 +205,7 @@ package actor Daemon {
     /// removed apps stopped: their exporters have closed the files being removed.
     private func forgetRemovedApps(present: Set<AppName>?) {
         guard let present else { return }
+        liveMemories = liveMemories.filter { present.contains($0.key) }
         let state = AgentState(root: options.stateDirectory)
         do {
             let forgotten = try state.forgetApps(notIn: present.union(apps.keys))
@@ -218,13 +222,16 @@ package actor Daemon {
 
     /// `previousUnit`: the unit the app's file named before a reload restarted it; nil for an app
     /// served for the first time.
-    private func serve(_ app: AppConfiguration, previousUnit: String? = nil) async {
+    private func serve(
+        _ app: AppConfiguration, previousUnit: String? = nil, liveMemory: LiveChannelMemory? = nil
+    ) async {
         let name = app.name
         do {
             let served = try await ServedApp.start(
                 app, daemon: self, options: options, edges: edges, appState: appState, layout: layout,
                 stateLock: stateLock, client: client,
-                facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue)
+                facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue,
+                liveMemory: liveMemory)
             apps[name] = served
             // Before the exporter starts, so its first batch already carries the executable's Resource.
             await startFromWhatIsKnown(name, previousUnit: previousUnit)
@@ -297,9 +304,10 @@ package actor Daemon {
         }
     }
 
-    private func stopServing(_ name: AppName) async {
-        guard let served = apps.removeValue(forKey: name) else { return }
-        await served.stop()
+    @discardableResult
+    private func stopServing(_ name: AppName) async -> LiveChannelMemory? {
+        guard let served = apps.removeValue(forKey: name) else { return nil }
+        return await served.stop()
     }
 
     private func policyArrived(_ policy: Policy, for name: AppName) async {

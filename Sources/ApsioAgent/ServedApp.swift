@@ -34,7 +34,8 @@ struct ServedApp: Sendable {
     static func start(
         _ app: AppConfiguration, daemon: Daemon, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
         layout: StateLayout, stateLock: StateDirectoryLock, client: HTTPClient, facts: ResourceFacts,
-        liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds
+        liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds,
+        liveMemory: LiveChannelMemory? = nil
     ) async throws -> ServedApp {
         let name = app.name
         try layout.makeAppDirectory(name)
@@ -75,7 +76,8 @@ struct ServedApp: Sendable {
             },
             indicator: { liveEvents.yield($0) },
             submitDiagnostics: { record in await exporter.submit(record, addingQueueLevel: true) },
-            saveDayBytes: { bytes, durable in dayCount.keep(bytes, durable: durable) })
+            saveDayBytes: { bytes, durable in dayCount.keep(bytes, durable: durable) },
+            liveMemory: liveMemory)
         // Before the first hello, so that it already says `capped`.
         if !dayCountKept { await runtime.live.send(.dayCountKept(false)) }
         await runtime.start()
@@ -99,12 +101,15 @@ struct ServedApp: Sendable {
         return resource
     }
 
-    func stop() async {
+    /// Returns what its live channel remembers (`LiveChannelMemory`).
+    @discardableResult
+    func stop() async -> LiveChannelMemory? {
         for task in tasks { task.cancel() }
         resourceWait?.cancel()
         await fetcher.stop()
-        await runtime.stop()
+        let memory = await runtime.stop()
         await exporter.stop()
+        return memory
     }
 
     /// Where ingest starts for an app with no saved position (`StartAt=`).

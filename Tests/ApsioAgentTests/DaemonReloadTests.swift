@@ -80,8 +80,9 @@ import ApsioLive
 
     /// A served app's file edited while a team watches it (a `Redact=` line, then `MinPriority=`)
     /// and read again: the app is restarted, and starts knowing its unit as the daemon does. A
-    /// hello goes at once and the session is live again, though the unit never changed, and the
-    /// records keep the build id read from the unit's main executable.
+    /// hello goes when its cadence allows (`DaemonReloadLiveMemoryTests`) and the session is live
+    /// again, though the unit never changed, and the records keep the build id read from the
+    /// unit's main executable.
     @Test func anEditedAppFileReloadedKeepsItsLiveSession() async throws {
         let machine = try DaemonLiveCaptureTests.machine()
         let sleepBuildID = try #require(try ELFBuildID.read(path: "/bin/sleep"))

@@ -27,4 +27,12 @@ package struct CommandMemory: Sendable {
     }
 
     package var count: Int { kept.count }
+
+    /// What outlives the app's run (`LiveChannelMemory`): the results kept, not the commands
+    /// running, which stop with it.
+    package var finishedOnly: CommandMemory {
+        var memory = self
+        memory.running = []
+        return memory
+    }
 }

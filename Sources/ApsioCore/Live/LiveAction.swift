@@ -46,6 +46,9 @@ package enum LiveEvent: Sendable {
     case identity(LiveIdentity)
     /// The policy's `live.origin` changed: nothing of the old one carries over.
     case originChanged
+    /// What the channel of the same app, for the same origin, remembered when a reload restarted
+    /// it (`LiveChannelMemory`): told once, right after the origin.
+    case recalled(LiveChannelMemory)
     /// The policy's `live.interval_s`: the hello interval until a hello answer names one; once
     /// one has, the last answer's `interval_s` holds and a policy change does not reset it.
     case policyInterval(Duration)

@@ -22,6 +22,7 @@ package struct LiveChannel: Sendable {
 
     private var helloNextAt: MonotonicInstant?
     private var helloInFlight: LiveRequestID?
+    private var helloSentAt: MonotonicInstant?
     private var helloFailures = 0
     /// The moment the backend named (`BackendHold`): nothing of any kind goes before it. Kept when
     /// a session ends and when the channel closes and opens again; only another origin forgets it.
@@ -74,6 +75,22 @@ package struct LiveChannel: Sendable {
     package var holdsToken: Bool { token != nil }
     package var isLogLevelRaised: Bool { raisedUntil != nil }
     package var requestsInFlight: Set<LiveRequestID> { Set(requests.keys) }
+
+    /// What a channel started again for the same app and origin is told (`.recalled`). A hello
+    /// still in flight counts as answered with the interval: the backend may have seen it.
+    package var memory: LiveChannelMemory {
+        var memory = LiveChannelMemory()
+        memory.helloNotBefore = helloNextAt
+        if helloInFlight != nil, let sent = helloSentAt {
+            memory.helloNotBefore = max(helloNextAt ?? .origin, sent + interval)
+        }
+        memory.helloFailures = helloFailures
+        memory.heldUntil = heldUntil
+        memory.last401At = last401At
+        memory.answeredInterval = answeredInterval
+        memory.commands = commands.finishedOnly
+        return memory
+    }
 
     /// The earliest moment something is due; the runtime sends `.tick` then.
     package var nextDeadline: MonotonicInstant? {
@@ -159,6 +176,14 @@ package struct LiveChannel: Sendable {
             // Another backend: what the old one said of the interval does not carry over.
             answeredInterval = nil
             interval = policyInterval ?? limits.defaultHelloInterval
+        case .recalled(let memory):
+            helloNextAt = memory.helloNotBefore
+            helloFailures = memory.helloFailures
+            heldUntil = memory.heldUntil
+            last401At = memory.last401At
+            answeredInterval = memory.answeredInterval
+            interval = answeredInterval ?? policyInterval ?? limits.defaultHelloInterval
+            commands = memory.commands
         case .answered(let id, let response):
             guard let sent = requests.removeValue(forKey: id) else { break }
             switch sent.kind {
@@ -254,6 +279,7 @@ package struct LiveChannel: Sendable {
             let reason = helloReason(now: now)
             let id = newRequest(.hello(reason: reason), token: token)
             helloInFlight = id
+            helloSentAt = now.mono
             let body = compressor.compress(LiveBodies.hello(identity: identity, tester: tester, reason: reason))
             actions.append(.sendHello(id, body: body, token: token))
         }

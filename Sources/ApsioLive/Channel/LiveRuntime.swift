@@ -26,6 +26,8 @@ package actor LiveRuntime {
     private var timer: Task<Void, Never>?
     private var timerDeadline: MonotonicInstant?
     private var stopped = false
+    /// What the channel this one replaces remembered, told to it once the first origin is known.
+    private var recalled: LiveChannelMemory?
     /// Bumped each time the runtime has taken in an event and acted on it (requests started,
     /// answers handled, timers set): who waits for it to settle re-checks then.
     private nonisolated let activity = ChangeSignal()
@@ -33,9 +35,11 @@ package actor LiveRuntime {
     package init(
         installationID: String, limits: Limits = .spec, dayBytes: DayBytes, clock: any AgentClock,
         host: any LiveHost, hashing: any SHA256Hashing, compressor: any BodyCompressing = GzipBodyCompressor(),
+        recalled: LiveChannelMemory? = nil,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport
     ) {
         channel = LiveChannel(limits: limits, compressor: compressor, dayBytes: dayBytes)
+        self.recalled = recalled
         self.installationID = installationID
         self.clock = clock
         self.host = host
@@ -61,15 +65,23 @@ package actor LiveRuntime {
             self.origin = origin
             transport = origin.map(makeTransport)
             send(.originChanged)
+            if let memory = recalled, let origin {
+                recalled = nil
+                if memory.origin == origin { send(.recalled(memory)) }
+            }
         }
         if let interval { send(.policyInterval(interval)) }
         self.testers = origin == nil ? [] : testers
         matchTester(now: clock.now())
     }
 
-    /// The daemon is stopping: cancel everything in flight and send nothing more.
-    package func stop() {
-        guard !stopped else { return }
+    /// The daemon is stopping, or the app is: cancel everything in flight and send nothing more.
+    /// Returns what a channel started again for the same app should recall (nil without an origin).
+    @discardableResult
+    package func stop() -> LiveChannelMemory? {
+        guard !stopped else { return nil }
+        var memory = channel.memory
+        memory.origin = origin
         perform(channel.handle(.allowed(false), now: clock.now()), now: clock.now())
         stopped = true
         timer?.cancel()
@@ -79,6 +91,7 @@ package actor LiveRuntime {
         for task in commandTasks.values { task.cancel() }
         commandTasks.removeAll()
         activity.notify()
+        return origin == nil ? nil : memory
     }
 
     // MARK: - What the daemon may read

@@ -43,7 +43,8 @@ package actor AppRuntime {
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport,
         indicator: @escaping @Sendable (AppLiveEvent) -> Void,
         submitDiagnostics: @escaping @Sendable (LogRecord) async -> LogRecord,
-        saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Bool = { _, _ in true }
+        saveDayBytes: @escaping @Sendable (DayBytes, _ durable: Bool) -> Bool = { _, _ in true },
+        liveMemory: LiveChannelMemory? = nil
     ) {
         self.saveDayBytes = saveDayBytes
         self.app = app
@@ -56,7 +57,7 @@ package actor AppRuntime {
         self.host = host
         live = LiveRuntime(
             installationID: app.installationID, dayBytes: dayBytes, clock: clock, host: host, hashing: hashing,
-            makeTransport: makeTransport)
+            recalled: liveMemory, makeTransport: makeTransport)
         frames = ProcessFrameReader(roots: app.roots)
         footprint = MemoryFootprintReader(roots: app.roots)
         storage = app.storage
@@ -76,16 +77,19 @@ package actor AppRuntime {
         await sendIdentity()
     }
 
-    package func stop() async {
+    /// Returns what its live channel remembers, for the runtime a reload starts in its place.
+    @discardableResult
+    package func stop() async -> LiveChannelMemory? {
         sampler?.cancel()
         sampler = nil
-        await live.stop()
+        let memory = await live.stop()
         // The channel's own count is the latest: notices still on their way may be behind it.
         let spent = await live.dayBytes
         // Nothing more goes out after this: a failed write has nothing left to hold back.
         if spent.bytes > 0 { _ = saveDayBytes(spent, true) }
         host.finish()
         hostEvents?.cancel()
+        return memory
     }
 
     // MARK: - The device layer's reports
