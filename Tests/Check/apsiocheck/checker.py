@@ -257,9 +257,20 @@ class Checker:
                           "Saver on" % (app, e["route"], e["t"], e["op"]))
                 return
 
+    @staticmethod
+    def starts_afresh(record, app):
+        """What lets an app's next hello go without regard to the last: apsiod started again (a new
+        launch), or the app added (a new install once its file had gone). Reloads, edits, a file
+        broken and fixed, the operator's switches, unit states and policy changes keep the cadence
+        and the backoff (16.4; the daemon's LiveChannelMemory)."""
+        op = record["op"]
+        if op["op"] == "start":
+            return "skipped" not in (record.get("result") or {})
+        if op["op"] == "heal":
+            return bool((record.get("result") or {}).get("started"))
+        return op["op"] == "add" and op.get("app") == app
+
     def check_hello_cadence(self):
-        quiet = {"write", "rotate", "vacuum", "corrupt", "logs_fault", "live_fault", "viewers", "command", "status",
-                 "pause", "hold", "release", "edit", "add", "remove", "break", "fix"}
         interval = 15
         hellos = {}
         for e in self.trace.events:
@@ -268,7 +279,7 @@ class Checker:
         for app, seen in hellos.items():
             for h1, h2 in zip(seen, seen[1:]):
                 between = [r for r in self.trace.ops if r["t1"] >= h1["t"] and r["t0"] <= h2["t"]]
-                if any(r["op"]["op"] not in quiet for r in between):
+                if any(self.starts_afresh(r, app) for r in between):
                     continue
                 # A 401 on next, frames or results, or a session that ended, sends a hello at once.
                 if any(e["route"] in LIVE and e["t"] > h1["t"] and e["t"] < h2["t"] and app_of_key(e.get("app_key")) == app
@@ -283,6 +294,27 @@ class Checker:
                     self.fail("hello_cadence", "%s said hello %.1fs after the one before (answered %s), less than "
                               "the %ds it must wait" % (app, gap, h1["status"], wanted))
                     return
+
+    def check_backend_hold(self):
+        """16.4: a 429, 5xx or 3xx with `Retry-After` on any live request holds every live request
+        of that app until the moment it names, past the session's end and across reloads."""
+        for told in self.trace.events:
+            status, wait = told["status"], told.get("retry_after")
+            if told["route"] not in LIVE or not isinstance(status, int) or not wait:
+                continue
+            if not (status == 429 or status >= 500 or 300 <= status < 400):
+                continue
+            app = app_of_key(told.get("app_key"))
+            start, end = told["t"] + GRACE, told["t"] + wait - TOLERANCE
+            for e in self.trace.events:
+                if e["route"] not in LIVE or not (start < e["t"] < end) or app_of_key(e.get("app_key")) != app:
+                    continue
+                between = [r for r in self.trace.ops if r["t1"] >= told["t"] and r["t0"] <= e["t"]]
+                if any(self.starts_afresh(r, app) for r in between):
+                    continue
+                self.fail("backend_hold", "%s sent %s %.1fs after a %s answered %d with Retry-After: %d"
+                          % (app, e["route"], e["t"] - told["t"], told["route"], status, wait))
+                return
 
     def check_session_after_heal(self):
         heal = self.trace.heal
