@@ -374,11 +374,14 @@ class Driver:
             self.world.start_daemon()
             result["started"] = True
         result["answering"] = self.wait_answering()
-        rc, _, err = self.world.ctl(["data-saver", "off"])
-        result["data_saver_off"] = rc
-        self.refresh_installs()
+        # The reload first: Data Saver turned off before it would open, for a moment, the channel
+        # of an app whose file is gone but not yet read as gone, which the model (the heal as one
+        # step) forbids. With Data Saver still on, nothing opens until the state is the final one.
         rc, _, err = self.world.ctl(["reload"])
         result["reload"] = rc
+        self.refresh_installs()
+        rc, _, err = self.world.ctl(["data-saver", "off"])
+        result["data_saver_off"] = rc
         self.refresh_installs()
         t1 = self.clock()
         self.trace.ops.append({"i": index, "op": {"op": "heal"}, "t0": t0, "t1": t1, "result": result})
