@@ -60,7 +60,7 @@ package enum BackendMain {
             return 1
         }
         // Before the server starts: a SIGHUP that comes while it binds is then a reload, not death.
-        let signals = ProcessSignals(flags.configDirectory == nil ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP])
+        let signals = ProcessSignals([SIGINT, SIGTERM, SIGHUP])
         let backend: DevBackend
         do { backend = try DevBackend(configuration: configuration, accounts: accounts) } catch {
             log.error(error.description)
@@ -84,6 +84,15 @@ package enum BackendMain {
             for line in outcome.log { log.error(line) }
             if let hub = outcome.hub { await backend.service.reconfigure(hub) }
             StandardStream.output.write(outcome.summary + "\n")
+            // The accounts file the backend started with, read again: who may sign in and what
+            // each person may do follow it from now on. A broken file keeps the last good one.
+            do {
+                let accounts = try AccountsFile.load(path: accountsPath)
+                await backend.readAccounts(accounts)
+                StandardStream.output.write("accounts read again: \(accounts.accounts.count) account(s)\n")
+            } catch {
+                log.error("\(error.description); the last good accounts stay")
+            }
         }
         await backend.stop()
         return 0

@@ -21,8 +21,10 @@ package actor BackendService: HubService {
     /// replaced by a reload.
     private nonisolated let appKeys: Mutex<Set<String>>
 
+    private let accounts: AccountsBook
+
     package init(
-        configuration: HubConfiguration, clock: any AgentClock = SystemAgentClock(),
+        configuration: HubConfiguration, accounts: AccountsBook, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default
     ) {
@@ -30,6 +32,7 @@ package actor BackendService: HubService {
             configuration: configuration, hashing: OpenSSLSHA256(), random: random, limits: limits,
             backendLimits: backendLimits)
         signIns = SignInSessions(limits: backendLimits)
+        self.accounts = accounts
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         auditLog = AuditLog(capacity: backendLimits.maxAuditEntries, retention: backendLimits.auditRetention)
         self.clock = clock
@@ -142,10 +145,20 @@ package actor BackendService: HubService {
         deliver()
     }
 
-    /// The person a sign-in token names, if it is valid.
+    /// The person a sign-in token names, if it is valid, with the rights the accounts give now.
     package func viewer(token: String) -> Result<HubViewerIdentity?, HubUnavailable> {
         guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return .success(nil) }
-        return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings))
+        guard let account = accounts.account(named: signIn.user) else {
+            signOut(token: token)
+            return .success(nil)
+        }
+        return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: account.role.mayChangeSettings))
+    }
+
+    package func accountsChanged() {
+        let now = clock.now()
+        for gone in signIns.removeAll(keeping: { self.accounts.account(named: $0) != nil }) { hub.signedOut(gone.id, now: now) }
+        deliver()
     }
 
     /// In memory, the hub's state is always at hand.

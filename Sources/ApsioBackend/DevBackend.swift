@@ -7,7 +7,7 @@ package import ApsioNet
 package final class DevBackend: Sendable {
     package let service: any HubService
     package let configuration: DevBackendConfiguration
-    private let accounts: AccountsFile
+    private let accounts: AccountsBook
     private let server: HTTPServer
 
     package static let sessionCookie = "apsio_session"
@@ -19,16 +19,17 @@ package final class DevBackend: Sendable {
     ) throws(BackendConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
+        let accounts = AccountsBook(accounts)
         self.accounts = accounts
         var backendLimits = backendLimits
         if let retention = configuration.auditRetention { backendLimits.auditRetention = retention }
         let service: any HubService
         if let redis = configuration.redis {
             service = FleetService(
-                configuration: configuration.hub, redis: redis, clock: clock, limits: limits, backendLimits: backendLimits)
+                configuration: configuration.hub, accounts: accounts, redis: redis, clock: clock, limits: limits, backendLimits: backendLimits)
         } else {
             service = BackendService(
-                configuration: configuration.hub, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
+                configuration: configuration.hub, accounts: accounts, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
         }
         self.service = service
         var serverLimits = serverLimits ?? Self.serverLimits
@@ -62,6 +63,12 @@ package final class DevBackend: Sendable {
     package func stop() async {
         await service.stop()
         await server.stop()
+    }
+
+    /// SIGHUP read the accounts file again: sign-ins, passwords and rights follow it from now on.
+    package func readAccounts(_ file: AccountsFile) async {
+        accounts.replace(with: file)
+        await service.accountsChanged()
     }
 
     // MARK: - The device's routes (16.4) and ingest

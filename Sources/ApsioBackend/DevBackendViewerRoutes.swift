@@ -6,7 +6,7 @@ import ApsioNet
 /// bearer, is refused whatever else it carries (16.7).
 extension DevBackend {
     static func addViewerRoutes(
-        _ router: inout HTTPRouter, service: any HubService, accounts: AccountsFile, secureCookie: Bool
+        _ router: inout HTTPRouter, service: any HubService, accounts: AccountsBook, secureCookie: Bool
     ) {
         router.add("POST", "/api/login") { request in
             if let refusal = serviceCredentialRefusal(request, service: service) { return refusal }
@@ -157,8 +157,9 @@ extension DevBackend {
     }
 
     private static func login(
-        _ request: HTTPServerRequest, service: any HubService, accounts: AccountsFile, secureCookie: Bool
+        _ request: HTTPServerRequest, service: any HubService, accounts book: AccountsBook, secureCookie: Bool
     ) async -> HTTPServerResponse {
+        let accounts = book.current
         guard let body = JSONBody.object(request.body), let user = body["user"]?.stringValue,
             let password = body["password"]?.stringValue, user.utf8.count <= 64, password.utf8.count <= 1024
         else { return response(.error(400, "unreadable", "sign in with {\"user\": …, \"password\": …}")) }

@@ -23,8 +23,12 @@ package protocol HubService: Sendable {
     /// The new sign-in's secret token and public id, or the reply to give when it cannot be kept.
     func signIn(_ account: Account) async -> Result<(token: String, id: String), HubUnavailable>
     func signOut(token: String) async
-    /// The person a sign-in token names: nil when it names nobody.
+    /// The person a sign-in token names, with the rights the accounts give them now: nil when it
+    /// names nobody, or a person no longer in the accounts (whose sign-in then ends).
     func viewer(token: String) async -> Result<HubViewerIdentity?, HubUnavailable>
+    /// The accounts were read again: the sign-ins of people no longer in them end (in memory at
+    /// once; in Redis, where sign-ins are found by their token only, at their next request).
+    func accountsChanged() async
 
     func devices() async -> HubReply
     func watch(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply

@@ -46,6 +46,13 @@ struct SignInSessions: Sendable {
         byToken.removeValue(forKey: token)
     }
 
+    /// Forgets the sign-ins of the people `keep` refuses and returns them, so their viewers can leave.
+    mutating func removeAll(keeping keep: (String) -> Bool) -> [SignIn] {
+        let gone = byToken.filter { !keep($0.value.user) }
+        for token in gone.keys { byToken[token] = nil }
+        return Array(gone.values)
+    }
+
     /// Forgets expired sign-ins and returns them, so their viewers can leave.
     mutating func expire(now: MonotonicInstant) -> [SignIn] {
         let gone = byToken.filter { isExpired($0.value, now: now) }

@@ -65,7 +65,7 @@ import Testing
         }
 
         static func launch(
-            number: Int, directory: String, accounts: String, redis: String, interval: Int, config: String? = nil
+            number: Int, directory: String, accounts: String, redis: String?, interval: Int, config: String? = nil
         ) async throws -> Instance {
             let own = directory + "/instance-\(number)-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
@@ -73,8 +73,8 @@ import Testing
                 binary: BackendBinaryTests.binary,
                 arguments: [
                     "--dev", "--listen", "127.0.0.1:0", "--live-origin", "http://127.0.0.1:8787", "--interval", String(interval),
-                    "--accounts", accounts, "--redis", redis,
-                ] + (config.map { ["--config", $0] } ?? [
+                    "--accounts", accounts,
+                ] + (redis.map { ["--redis", $0] } ?? []) + (config.map { ["--config", $0] } ?? [
                     "--app", "demo:\(FleetBinaryTests.appKey)", "--tester", "\(FleetBinaryTests.proof.entryID):\(FleetBinaryTests.install)",
                     "--tester", "\(FleetBinaryTests.otherProof.entryID):\(FleetBinaryTests.otherInstall)",
                 ]), directory: own)

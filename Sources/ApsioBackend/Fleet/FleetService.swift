@@ -63,11 +63,14 @@ package actor FleetService: HubService {
     private let heard: AsyncStream<Heard>
     private let hear: AsyncStream<Heard>.Continuation
 
+    private let accounts: AccountsBook
+
     package init(
-        configuration: HubConfiguration, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
+        configuration: HubConfiguration, accounts: AccountsBook, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
         limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
     ) {
         log = BackendLog(program: program)
+        self.accounts = accounts
         var rules = LiveHub(
             configuration: configuration, hashing: OpenSSLSHA256(), random: SystemRandomBytes(), limits: limits,
             backendLimits: backendLimits)
@@ -387,8 +390,9 @@ package actor FleetService: HubService {
     ) async -> HubReply {
         guard let app = rules.app(forKey: appKey) else { return LiveHub.unknownAppKey }
         guard let token, Hex.isLowercase(token, length: limits.deviceTokenHexLength) else { return LiveHub.badToken }
-        guard let install = JSONBody.object(body)?["install"]?.stringValue, !install.isEmpty,
-            install.utf8.count <= backendLimits.maxFieldBytes
+        // A body that is not JSON is unreadable (400), as in memory; the device keeps its token.
+        guard let object = JSONBody.object(body) else { return LiveHub.unreadable("the body is not a JSON object") }
+        guard let install = object["install"]?.stringValue, !install.isEmpty, install.utf8.count <= backendLimits.maxFieldBytes
         else { return LiveHub.badToken }
         switch await reply(DeviceKey(app: app.name, install: install), token: token, run) {
         case .success(let step): return step.result
@@ -450,11 +454,19 @@ package actor FleetService: HubService {
     package func viewer(token: String) async -> Result<HubViewerIdentity?, HubUnavailable> {
         do {
             guard let signIn = try await findSignIn(token: token) else { return .success(nil) }
-            return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: signIn.role.mayChangeSettings))
+            // The rights are the accounts' now, not the sign-in's: it outlives restarts in Redis.
+            guard let account = accounts.account(named: signIn.user) else {
+                await signOut(token: token)
+                return .success(nil)
+            }
+            return .success(HubViewerIdentity(signIn: signIn.id, user: signIn.user, mayChangeSettings: account.role.mayChangeSettings))
         } catch {
             return .failure(unavailable(error))
         }
     }
+
+    /// Sign-ins are kept under their token's hash: a removed person's end at their next request.
+    package func accountsChanged() {}
 
     private func signInKey(_ token: String) -> String {
         FleetKeys.signIn(tokenHash: Hex.lowercase(hashing.sha256(Array(token.utf8))))

@@ -1,0 +1,105 @@
+import ApsioBackend
+import ApsioCore
+import ApsioNet
+import ApsioTestSupport
+import Foundation
+import Testing
+
+/// The built `apsio-backend`, in memory and as a fleet on a real `redis-server`: a person's rights
+/// are the accounts file's as it stands, read again on SIGHUP, not what their sign-in said when it
+/// began (16.7: only people allowed to change the project's settings send commands). A sign-in
+/// outlives an instance's restart in Redis for hours; a demoted or removed admin must not.
+@Suite struct BackendAccountsReloadTests {
+    enum Store: String, CaseIterable, Sendable { case memory, redis }
+
+    static func accounts(annRole: AccountRole, bob: Bool) -> AccountsFile {
+        var people = [Account(user: "ann", role: annRole, password: PasswordHash(password: "ann-password", iterations: 1000))]
+        if bob { people.append(Account(user: "bob", role: .admin, password: PasswordHash(password: "bob-password", iterations: 1000))) }
+        return AccountsFile(accounts: people)
+    }
+
+    /// Two instances on one Redis, or one in memory; ann and bob admins watching the device's session.
+    @Test(arguments: Store.allCases)
+    func aDemotedOrRemovedAdminSendsNoCommandOnceTheAccountsAreReadAgain(_ store: Store) async throws {
+        let redis = store == .redis ? try RedisServerFixture() : nil
+        let directory = try TemporaryDirectory("apsio-accounts")
+        let file = directory.path + "/accounts"
+        try Self.accounts(annRole: .admin, bob: true).save(path: file)
+        var launched: [FleetBinaryTests.Fleet.Instance] = []
+        for number in 0..<(store == .redis ? 2 : 1) {
+            launched.append(try await FleetBinaryTests.Fleet.launch(
+                number: number, directory: directory.path, accounts: file, redis: redis?.endpoint, interval: 30))
+        }
+        let instances = launched
+        let first = instances[0].client
+        let last = instances[instances.count - 1].client
+        let install = FleetBinaryTests.install
+
+        let token = try #require(try await FleetBinaryTests.hello(first).body["device_token"]?.stringValue)
+        let ann = try await first.signIn("ann", "ann-password")
+        let bob = try await last.signIn("bob", "bob-password")
+        #expect(try await last.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await first.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: bob).status == 200)
+        #expect(try await FleetBinaryTests.hello(first, token: token).body["viewers"]?.numberValue == 2)
+        func command(_ who: String, on client: DevBackendHTTPTests.Client) async throws -> Int {
+            try await client.api(
+                "POST", "/api/devices/\(install)/commands?app=demo", bearer: who, body: .object(["name": .string("diagnostics")])
+            ).status
+        }
+        #expect(try await command(ann, on: last) == 202)
+        #expect(try await command(bob, on: first) == 202)
+
+        // ann demoted to viewer, bob taken off; every instance told.
+        try Self.accounts(annRole: .viewer, bob: false).save(path: file)
+        for instance in instances { instance.child.signal(SIGHUP) }
+        for instance in instances {
+            try await poll("an instance reads its accounts again") { instance.child.count("accounts read again: 1 account(s)") >= 1 }
+        }
+
+        for client in [first, last] {
+            #expect(try await command(ann, on: client) == 403, "a demoted admin's command, on every instance")
+            let me = try await client.api("GET", "/api/me", bearer: ann)
+            #expect(me.status == 200 && me.body["may_send_commands"]?.boolValue == false)
+        }
+        #expect(try await last.api("GET", "/api/me", bearer: bob).status == 401, "a removed person's sign-in ends")
+        #expect(try await first.api("GET", "/api/devices", bearer: bob).status == 401)
+        #expect(try await command(bob, on: first) == 401)
+        let refused = try await first.post("/api/login", .object(["user": .string("bob"), "password": .string("bob-password")]))
+        #expect(refused.status == 401, "nor can they sign in again")
+
+        // A broken accounts file keeps the last good one.
+        try "ann:admin:not-a-hash\n".write(toFile: file, atomically: true, encoding: .utf8)
+        instances[0].child.signal(SIGHUP)
+        try await poll("the broken file reported") { instances[0].child.stderr.contains("the last good accounts stay") }
+        #expect(try await command(ann, on: first) == 403, "the last good accounts, not the broken file's")
+        #expect(try await first.api("GET", "/api/me", bearer: ann).status == 200)
+        for instance in instances { #expect(instance.child.process.isRunning) }
+    }
+
+    /// A `frames` or `results` body that is not JSON, sent with the current token, is a body the
+    /// backend cannot read (400), not a token it refuses (401, which ends the device's session):
+    /// in memory and in the fleet alike.
+    @Test(arguments: Store.allCases)
+    func aBodyThatIsNotJSONIsAnswered400AndTheTokenStillHolds(_ store: Store) async throws {
+        let redis = store == .redis ? try RedisServerFixture() : nil
+        let directory = try TemporaryDirectory("apsio-unreadable")
+        let file = directory.path + "/accounts"
+        try Self.accounts(annRole: .admin, bob: false).save(path: file)
+        let instance = try await FleetBinaryTests.Fleet.launch(
+            number: 0, directory: directory.path, accounts: file, redis: redis?.endpoint, interval: 30)
+        let client = instance.client
+        let token = try #require(try await FleetBinaryTests.hello(client).body["device_token"]?.stringValue)
+        let ann = try await client.signIn("ann", "ann-password")
+        #expect(try await client.api("POST", "/api/devices/\(FleetBinaryTests.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await FleetBinaryTests.hello(client, token: token).body["viewers"]?.numberValue == 1)
+
+        for route in ["/v1/live/frames", "/v1/live/results"] {
+            let answer = try await client.send(HTTPRequest(
+                method: "POST", path: route,
+                headers: ["Apsio-App-Key": FleetBinaryTests.appKey, "Apsio-Live-Token": token, "Content-Type": "application/json"],
+                body: Array("{\"install\": not json".utf8)))
+            #expect(answer.status == 400, "\(route): \(answer.status) \(answer.body)")
+        }
+        #expect(try await FleetBinaryTests.frames(client, token: token, line: "still live") == 200, "the token still holds")
+    }
+}
