@@ -67,8 +67,38 @@ class Generator:
         self.files = {app: dict(fields) for app, fields in setup["apps"].items()}
         self.present = {app: True for app in APPS}
         self.broken = {app: False for app in APPS}
-        ops = [self.operation() for _ in range(self.count)]
+        ops, running = [], []
+        for _ in range(self.count):
+            running.append(self.running)
+            ops.append(self.operation())
+        if self.count >= 30:
+            ops = self.with_each_kind(ops, running)
         return {"seed": self.seed, "setup": setup, "ops": ops}
+
+    #: What every history of 30 operations or more has at least once: a kill (and the start after
+    #: it), a reload, a rotation and a backend fault, each where apsiod runs.
+    EACH = ("kill", "reload", "rotate", "fault")
+
+    def with_each_kind(self, ops, running):
+        """Inserts, at a random moment where apsiod runs, each kind of `EACH` the draw left out
+        (the drawn operations stay as drawn, so a seed's history only grows)."""
+        rng = self.rng
+        for kind in self.EACH:
+            drawn = {"fault": ("logs_fault", "live_fault")}.get(kind, (kind,))
+            if any(op["op"] in drawn for op in ops) or set(drawn) <= self.without:
+                continue
+            at = rng.choice([i for i, r in enumerate(running) if r] or [len(ops)])
+            if kind == "kill":
+                added = [{"op": "kill", "pause_ms": rng.choice([0, 100, 800])}, {"op": "start"}]
+            elif kind == "fault":
+                added = [getattr(self, "make_" + rng.choice([d for d in drawn if d not in self.without]))()]
+            else:
+                added = [getattr(self, "make_" + kind)()]
+            for op in added:
+                op.setdefault("pause_ms", rng.choice([0, 20, 100, 300, 800, 1500]))
+            ops[at:at] = added
+            running[at:at] = [True] * len(added)
+        return ops
 
     def operation(self):
         rng = self.rng
