@@ -123,4 +123,31 @@ import Testing
             #expect(during.isEmpty, "requests during the Retry-After: \(during)")
         }
     }
+
+    /// A policy that drops its `live` object (live inspection off) and then names the same origin
+    /// again does not make the device forget the moment that backend named: its next hello still
+    /// waits for it. Found by apsio-check (a tester unlisted and listed again).
+    @Test func aPolicyWithoutLiveAndThenTheSameOriginStillHoldsTheHello() async throws {
+        try await AgentHarness.with { h in
+            try await Self.watched(h)
+            let before = h.hellos.count
+            h.live.answerNextHellos([Self.unavailable])
+            try await within(30, "the renewal hello, answered 503") { h.hellos.count > before }
+            let (windowStart, end) = try await Self.window(after: h.hellos[before].arrivedAt)
+
+            for live in [false, true] {
+                let seen = h.log.components(separatedBy: "a new policy from the backend").count
+                h.backend.setPolicy(try h.policy(live: live))
+                let reload = try await h.ctl(["reload"])
+                #expect(reload.status == 0, "\(reload.stderr)")
+                try await within(30, "the policy \(live ? "with" : "without") live read") {
+                    h.log.components(separatedBy: "a new policy from the backend").count > seen
+                }
+            }
+            #expect(ContinuousClock.now < end, "the test itself came too late to see the hold")
+            try await within(60, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
+            let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
+            #expect(during.isEmpty, "requests during the Retry-After: \(during)")
+        }
+    }
 }

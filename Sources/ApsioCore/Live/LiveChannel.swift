@@ -76,14 +76,17 @@ package struct LiveChannel: Sendable {
     package var isLogLevelRaised: Bool { raisedUntil != nil }
     package var requestsInFlight: Set<LiveRequestID> { Set(requests.keys) }
 
-    /// What a channel started again for the same app and origin is told (`.recalled`). A hello
-    /// still in flight counts as answered with the interval: the backend may have seen it.
+    /// The earliest the next hello may go: its schedule, with a hello still in flight counted as
+    /// answered with the interval, since the backend may have seen it.
+    private var helloNotBefore: MonotonicInstant? {
+        guard helloInFlight != nil, let sent = helloSentAt else { return helloNextAt }
+        return max(helloNextAt ?? .origin, sent + interval)
+    }
+
+    /// What a channel started again for the same app and origin is told (`.recalled`).
     package var memory: LiveChannelMemory {
         var memory = LiveChannelMemory()
-        memory.helloNotBefore = helloNextAt
-        if helloInFlight != nil, let sent = helloSentAt {
-            memory.helloNotBefore = max(helloNextAt ?? .origin, sent + interval)
-        }
+        memory.helloNotBefore = helloNotBefore
         memory.helloFailures = helloFailures
         memory.heldUntil = heldUntil
         memory.last401At = last401At
@@ -421,6 +424,9 @@ package struct LiveChannel: Sendable {
             actions.append(.cancel(requests.keys.sorted { $0.value < $1.value }))
             requests.removeAll()
         }
+        // A hello cancelled on its way may have reached the backend: the next keeps the cadence
+        // from it, as from one answered (an operator's `allow-live off` and `on` in a moment).
+        helloNextAt = helloNotBefore
         helloInFlight = nil
         pendingResults.removeAll()
         token = nil

@@ -16,6 +16,8 @@ package actor LiveRuntime {
     private let installationID: String
 
     private var origin: LiveOrigin?
+    /// The last origin a policy named, kept while a policy names none.
+    private var namedOrigin: LiveOrigin?
     private var transport: (any LiveTransport)?
     private var testers: [TesterEntry] = []
     /// `expires_at` of the entry this install matched: past it, the match is computed again.
@@ -64,10 +66,16 @@ package actor LiveRuntime {
         if origin != self.origin {
             self.origin = origin
             transport = origin.map(makeTransport)
-            send(.originChanged)
-            if let memory = recalled, let origin {
-                recalled = nil
-                if memory.origin == origin { send(.recalled(memory)) }
+            // A policy without `live` closes the channel (no testers, below) and keeps what the
+            // backend said of its pace: the same origin named again is the same backend, whose
+            // cadence and `Retry-After` still hold. Only another origin starts afresh.
+            if let origin, origin != namedOrigin {
+                namedOrigin = origin
+                send(.originChanged)
+                if let memory = recalled {
+                    recalled = nil
+                    if memory.origin == origin { send(.recalled(memory)) }
+                }
             }
         }
         if let interval { send(.policyInterval(interval)) }
@@ -81,7 +89,7 @@ package actor LiveRuntime {
     package func stop() -> LiveChannelMemory? {
         guard !stopped else { return nil }
         var memory = channel.memory
-        memory.origin = origin
+        memory.origin = namedOrigin
         perform(channel.handle(.allowed(false), now: clock.now()), now: clock.now())
         stopped = true
         timer?.cancel()
@@ -91,7 +99,7 @@ package actor LiveRuntime {
         for task in commandTasks.values { task.cancel() }
         commandTasks.removeAll()
         activity.notify()
-        return origin == nil ? nil : memory
+        return namedOrigin == nil ? nil : memory
     }
 
     // MARK: - What the daemon may read

@@ -21,6 +21,19 @@ import Testing
         #expect(h.advance(.milliseconds(1)).helloBodies.count == 1)
     }
 
+    /// A hello cancelled on its way, the channel closed a moment after it went (`allow-live off`,
+    /// then `on`), may have reached the backend: the next keeps the interval from it. Found by
+    /// apsio-check (a hello 2.5 s after the one before).
+    @Test func aHelloCancelledInFlightCountsAsSent() throws {
+        var h = LiveHarness()
+        #expect(h.openChannel().helloID != nil)
+        h.advance(.seconds(2))
+        #expect(h.send(.allowed(false)).cancelled.count == 1)
+        #expect(h.send(.allowed(true)).helloBodies.isEmpty, "not at once: the one cancelled may have arrived")
+        #expect(!h.wakeAtDeadlines(for: Limits.spec.defaultHelloInterval - .seconds(2) - .milliseconds(1)).sentAnything)
+        #expect(h.wakeAtDeadlines(for: .milliseconds(1)).helloBodies.count == 1)
+    }
+
     /// "except under Low Data Mode or Data Saver, where it sends nothing"
     @Test(arguments: [(true, false), (false, true)])
     func noHelloUnderLowDataOrDataSaver(lowData: Bool, dataSaver: Bool) {
