@@ -65,6 +65,11 @@ package actor AppExporter {
     /// consent was withdrawn or the kill switch on never leaves.
     private var needsSkip = false
     private var skipping = false
+    /// Where the journal ended when the exporter was made, for an app whose saved position was
+    /// withheld (`SavedCursor.withheld`): made before the daemon serves the app, so that when
+    /// consent was granted while apsiod was stopped, what was written before this start is skipped
+    /// and what comes once the app is served is read.
+    private var withheldThrough: JournalStartPoint?
 
     private struct Batch {
         var queueThrough: QueuePosition?
@@ -100,6 +105,11 @@ package actor AppExporter {
         scope = CaptureScope(appFamilies: configuration.families, policy: nil)
         redaction = RedactionStream(redactor: configuration.redactor, limits: configuration.limits)
         cursors = CursorStore(layout: state, syncInterval: configuration.cursorSyncInterval)
+        if (try? cursors.cursor(for: configuration.app))?.withheld == true {
+            let app = JournalApp(
+                id: configuration.app.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: .now)
+            withheldThrough = (try? JournalFollower(source: configuration.journal, apps: [app]))?.startPoints[configuration.app.rawValue]
+        }
         do {
             try state.makeAppDirectory(configuration.app)
         } catch {
@@ -178,6 +188,23 @@ package actor AppExporter {
             // Kept with its unit from now on: the next start needs no look at the journal.
             save(saved.cursor)
             writeCursor(force: true)
+        }
+        // Withheld when apsiod last ran: what was written after the position is never sent, even
+        // if consent was granted (or the switch turned off) while apsiod was stopped. Released by
+        // now, reading starts where the journal ended when the app was set up; still withheld, the
+        // journal is skipped to its end as for any withholding.
+        if saved?.withheld == true {
+            if !blocked, let through = withheldThrough {
+                if case .after = through { readThrough = through }
+                switch readThrough {
+                case .head: save(CursorStore.fromHead)
+                case .after(let cursor): save(cursor)
+                }
+                writeCursor(force: true)
+                log.info("consent was withheld when apsiod last ran: what the unit wrote before this start is not sent")
+            } else {
+                needsSkip = true
+            }
         }
         if let shared {
             hub = (shared, false)
@@ -354,7 +381,25 @@ package actor AppExporter {
         guard blocked != wasBlocked else { return }
         // Both ways: on the way in, the queue goes; on the way out, what was written meanwhile.
         needsSkip = true
-        if blocked { dropQueue() }
+        if blocked {
+            dropQueue()
+            markWithheld()
+        }
+    }
+
+    /// The saved position, marked withheld and written now: a crash before the skip that follows
+    /// (or while it lasts) must not leave a position from which the next start, consent granted
+    /// meanwhile, would send what is being written now. The skip then moves it, still withheld,
+    /// and the release clears the mark in the same write as the position after its own skip.
+    private func markWithheld() {
+        let current: SavedCursor?
+        do { current = try cursors.cursor(for: name) } catch {
+            log.err("cannot read the journal cursor to mark it withheld: \(error)")
+            return
+        }
+        guard let current, !current.withheld else { return }
+        cursors.update(SavedCursor(current.cursor, unit: current.unit ?? configuration.unit, withheld: true), for: name)
+        writeCursor(force: true)
     }
 
     private func dropQueue() {
@@ -709,7 +754,7 @@ package actor AppExporter {
     /// The position to write next: every cursor the exporter saves is one of its unit's entries
     /// (or the head), read with its unit's matches, and kept with that unit.
     private func save(_ cursor: String) {
-        cursors.update(SavedCursor(cursor, unit: configuration.unit), for: name)
+        cursors.update(SavedCursor(cursor, unit: configuration.unit, withheld: blocked), for: name)
     }
 
     private func writeCursor(force: Bool) {

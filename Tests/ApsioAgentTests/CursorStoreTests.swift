@@ -232,6 +232,29 @@ import ApsioState
         #expect(try CursorStore(layout: layout).cursor(for: nginx) == SavedCursor("s=1;i=1", unit: "foo.service"))
     }
 
+    /// A position saved while ingest is withheld keeps the mark; the next position written without
+    /// it clears it; a mark that does not belong to its slot makes the slot damaged.
+    @Test func theWithheldMarkIsKeptWithItsPositionAndClearedByTheNext() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        let store = CursorStore(layout: layout)
+        store.update(SavedCursor("s=1;i=1", unit: "foo.service", withheld: true), for: nginx)
+        try store.flush(now: at(0))
+        store.close()
+        #expect(try CursorStore(layout: layout).cursor(for: nginx) == SavedCursor("s=1;i=1", unit: "foo.service", withheld: true))
+        let marked = try bytes(layout, nginx)
+        #expect(String(decoding: marked, as: UTF8.self).contains("\nwithheld "))
+
+        try saveInANewRun(layout, "s=1;i=2", unit: "foo.service", at: 1)
+        #expect(try CursorStore(layout: layout).cursor(for: nginx) == SavedCursor("s=1;i=2", unit: "foo.service"))
+
+        var flipped = marked
+        let mark = try #require(firstOccurrence(Array("\nwithheld ".utf8), in: marked)) + 1
+        flipped[mark + 10] ^= 0x01
+        try overwrite(layout, nginx, with: flipped)
+        #expect(throws: StateStoreError.self) { try CursorStore(layout: layout).cursor(for: nginx) }
+    }
+
     func firstOccurrence(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         return (0...(haystack.count - needle.count)).first { Array(haystack[$0..<($0 + needle.count)]) == needle }

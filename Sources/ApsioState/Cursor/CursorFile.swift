@@ -20,7 +20,8 @@ internal import ApsioPOSIX
 ///
 /// The unit has a line of its own, after the cursor's, so that an earlier apsiod (which reads a
 /// slot's first line and nothing after it) still reads the file, and one it writes reads here as
-/// a cursor without its unit. Its checksum covers the slot's sequence and cursor too, so a unit
+/// a cursor without its unit. A position saved while ingest is withheld (`SavedCursor.withheld`)
+/// has a third line, `withheld CRC32C yes`, after the unit's, checked the same way. Its checksum covers the slot's sequence and cursor too, so a unit
 /// line left from an earlier write of the slot never passes for this one's.
 ///
 /// A file of one line holding just a cursor (what earlier versions wrote) is read as that cursor,
@@ -90,6 +91,9 @@ final class CursorFile {
         guard Self.isCursor(Array(saved.cursor.utf8)) else {
             throw .unreadable(path: path, reason: "not a journal cursor: \(saved.cursor.utf8.count) bytes")
         }
+        if saved.withheld, saved.unit == nil {
+            throw .unreadable(path: path, reason: "a withheld position is kept with its unit")
+        }
         if let unit = saved.unit {
             // The longest sequence a slot can hold, so that no later write finds it too small.
             guard Self.isField(Array(unit.utf8)),
@@ -137,10 +141,19 @@ final class CursorFile {
     static func lines(sequence: UInt64, saved: SavedCursor) -> String {
         let cursorLine = "\(sequence) \(hex(CRC32C.checksum("\(sequence) \(saved.cursor)".utf8))) \(saved.cursor)\n"
         guard let unit = saved.unit else { return cursorLine }
-        return cursorLine + "\(unitTag) \(hex(unitChecksum(sequence: sequence, saved: saved))) \(unit)\n"
+        let unitLine = "\(unitTag) \(hex(unitChecksum(sequence: sequence, saved: saved))) \(unit)\n"
+        guard saved.withheld else { return cursorLine + unitLine }
+        return cursorLine + unitLine + "\(withheldTag) \(hex(withheldChecksum(sequence: sequence, saved: saved))) yes\n"
     }
 
     private static let unitTag = "unit"
+    private static let withheldTag = "withheld"
+
+    /// Over everything before it in the slot: the line is valid only beside the cursor and unit
+    /// it was written with.
+    private static func withheldChecksum(sequence: UInt64, saved: SavedCursor) -> UInt32 {
+        CRC32C.checksum("\(sequence) \(saved.cursor) \(saved.unit ?? "") withheld".utf8)
+    }
 
     /// Over the slot's sequence and cursor as well as the unit: the unit line is valid only beside
     /// the cursor line it was written with.
@@ -173,7 +186,17 @@ final class CursorFile {
             }),
             tag == unitTag
         else { return nil }
-        return (sequence, SavedCursor(cursor, unit: unit))
+        let afterUnit = rest[(unitEnd + 1)...]
+        guard let next = afterUnit.first, next != 0x0A else { return (sequence, SavedCursor(cursor, unit: unit)) }
+        // A third line must be `withheld`, whole and matching: else the slot is damaged.
+        let withheld = SavedCursor(cursor, unit: unit, withheld: true)
+        guard let withheldEnd = afterUnit.firstIndex(of: 0x0A),
+            let (mark, _) = parseLine(afterUnit[..<withheldEnd], isValue: { $0 == Array("yes".utf8) }, checksum: { (_: String, _: String) in
+                withheldChecksum(sequence: sequence, saved: withheld)
+            }),
+            mark == withheldTag
+        else { return nil }
+        return (sequence, withheld)
     }
 
     /// `FIRST CRC32C VALUE`, its checksum as `checksum(FIRST, VALUE)` computes it; for the cursor's
