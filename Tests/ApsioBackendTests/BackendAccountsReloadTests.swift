@@ -18,19 +18,29 @@ import Testing
         return AccountsFile(accounts: people)
     }
 
-    /// Two instances on one Redis, or one in memory; ann and bob admins watching the device's session.
-    @Test(arguments: Store.allCases)
-    func aDemotedOrRemovedAdminSendsNoCommandOnceTheAccountsAreReadAgain(_ store: Store) async throws {
+    /// `count` instances of the built backend on `store` (one Redis for them all), reading the
+    /// accounts file `accounts` wrote; the fixtures are kept alive by the value returned.
+    static func launch(
+        _ store: Store, count: Int, accounts: AccountsFile
+    ) async throws -> (instances: [FleetBinaryTests.Fleet.Instance], file: String, kept: (RedisServerFixture?, TemporaryDirectory)) {
         let redis = store == .redis ? try RedisServerFixture() : nil
         let directory = try TemporaryDirectory("apsio-accounts")
         let file = directory.path + "/accounts"
-        try Self.accounts(annRole: .admin, bob: true).save(path: file)
-        var launched: [FleetBinaryTests.Fleet.Instance] = []
-        for number in 0..<(store == .redis ? 2 : 1) {
-            launched.append(try await FleetBinaryTests.Fleet.launch(
+        try accounts.save(path: file)
+        var instances: [FleetBinaryTests.Fleet.Instance] = []
+        for number in 0..<count {
+            instances.append(try await FleetBinaryTests.Fleet.launch(
                 number: number, directory: directory.path, accounts: file, redis: redis?.endpoint, interval: 30))
         }
-        let instances = launched
+        return (instances, file, (redis, directory))
+    }
+
+    /// Two instances on one Redis, or one in memory; ann and bob admins watching the device's session.
+    @Test(arguments: Store.allCases)
+    func aDemotedOrRemovedAdminSendsNoCommandOnceTheAccountsAreReadAgain(_ store: Store) async throws {
+        let (instances, file, kept) = try await Self.launch(
+            store, count: store == .redis ? 2 : 1, accounts: Self.accounts(annRole: .admin, bob: true))
+        defer { withExtendedLifetime(kept) {} }
         let first = instances[0].client
         let last = instances[instances.count - 1].client
         let install = FleetBinaryTests.install
@@ -81,13 +91,9 @@ import Testing
     /// in memory and in the fleet alike.
     @Test(arguments: Store.allCases)
     func aBodyThatIsNotJSONIsAnswered400AndTheTokenStillHolds(_ store: Store) async throws {
-        let redis = store == .redis ? try RedisServerFixture() : nil
-        let directory = try TemporaryDirectory("apsio-unreadable")
-        let file = directory.path + "/accounts"
-        try Self.accounts(annRole: .admin, bob: false).save(path: file)
-        let instance = try await FleetBinaryTests.Fleet.launch(
-            number: 0, directory: directory.path, accounts: file, redis: redis?.endpoint, interval: 30)
-        let client = instance.client
+        let (instances, _, kept) = try await Self.launch(store, count: 1, accounts: Self.accounts(annRole: .admin, bob: false))
+        defer { withExtendedLifetime(kept) {} }
+        let client = instances[0].client
         let token = try #require(try await FleetBinaryTests.hello(client).body["device_token"]?.stringValue)
         let ann = try await client.signIn("ann", "ann-password")
         #expect(try await client.api("POST", "/api/devices/\(FleetBinaryTests.install)/watch?app=demo", bearer: ann).status == 200)
