@@ -30,6 +30,10 @@ import Testing
             h.live.answerNextHellos([.status(503, body: nil, retryAfter: Self.retryAfter)])
             try await within(30, "the renewal hello, answered 503") { h.hellos.count > before }
             let told503 = h.hellos[before].arrivedAt
+            // The device reads the answer before the reload stops the app: a request the reload
+            // cancels on its way tells the new app only that it went (the cadence), not what its
+            // answer would have said. The wait is the test's, not a claim about the device.
+            try await Task.sleep(until: told503 + .seconds(3), clock: .continuous)
 
             try await Self.reload(h)
             // From a second after the 503 (what went before the device read it has arrived by then).
