@@ -37,4 +37,27 @@ import Testing
             #expect(leaked.isEmpty, "sent though written while consent was withheld: \(leaked)")
         }
     }
+
+    /// Consent denied and granted again while apsiod runs, with nothing written in between, then a
+    /// line, then a kill: the line, written while consent was granted, reaches the backend after
+    /// the restart. The release must clear the withheld mark even when its skip finds nothing new.
+    /// Found by apsio-check (seed 1015762240).
+    @Test func aLineWrittenAfterConsentCameBackIsSentAfterACrash() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(live: false))
+            try await Self.write(h, ["before the denial"])
+            try await within(60, "the first line at the sink") { h.backend.records.contains { $0.body == "before the denial" } }
+            for change in ["deny", "grant"] {
+                let run = try await h.ctl(["consent", change, AgentHarness.app])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+            try await Self.write(h, ["written with consent granted"])
+            try await h.kill()
+            try h.start()
+            try await h.waitServing()
+            try await within(60, "the line written with consent granted at the sink") {
+                h.backend.records.contains { $0.body == "written with consent granted" }
+            }
+        }
+    }
 }
