@@ -30,7 +30,7 @@ package enum DevBackendCommandLine {
 
               --config DIR           read DIR/backend.conf and DIR/apps.d/*.conf \(config);
                                      the flags below add apps to the files' and override their settings;
-                                     SIGHUP reads the files again
+                                     SIGHUP reads the files again (and the accounts file, always)
               --listen HOST:PORT     where to listen (default 127.0.0.1:8787; [::1]:PORT for IPv6)
               --app NAME:APPKEY      an app and the app key its devices send in Apsio-App-Key
               --live-origin ORIGIN   the live.origin the policy publishes: https://host[:port]; a loopback
