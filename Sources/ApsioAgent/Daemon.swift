@@ -496,6 +496,13 @@ package actor Daemon {
             let now = edges.clock.now().wallUnixMs
             let until = command == .raiseLogLevel ? apps[name]?.logLevelRaisedUntilUnixMs : nil
             broadcast(.notice(app: event.app, command: command, atUnixMs: now, untilUnixMs: until), app: event.app)
+        case .held(let until):
+            apps[name]?.liveHeldUntilUnixMs = until
+            if let until {
+                let seconds = max(0, until - edges.clock.now().wallUnixMs + 999) / 1000
+                log.log(.info, .live, "the live backend asked for nothing for \(seconds) s", app: event.app)
+            }
+            publishStatus(of: name)
         case .sessionStarted:
             break
         }

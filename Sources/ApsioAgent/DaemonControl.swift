@@ -123,7 +123,8 @@ extension Daemon: ControlHandler {
             name: name.rawValue, unit: configuration.app(named: name)?.unit ?? "",
             foreground: served?.unitState.map { Foreground(unitState: $0) } ?? (served == nil ? nil : .background),
             allowLive: settings.allowsLive(name), consentGranted: consentGranted(name), viewers: served?.viewers ?? 0,
-            viewingSinceUnixMs: served?.viewingSinceUnixMs, logLevelRaisedUntilUnixMs: served?.logLevelRaisedUntilUnixMs)
+            viewingSinceUnixMs: served?.viewingSinceUnixMs, logLevelRaisedUntilUnixMs: served?.logLevelRaisedUntilUnixMs,
+            liveHeldUntilUnixMs: served?.liveHeldUntilUnixMs.flatMap { $0 > edges.clock.now().wallUnixMs ? $0 : nil })
     }
 
     func publishStatus(of name: AppName) {

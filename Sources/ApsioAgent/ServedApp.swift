@@ -27,6 +27,8 @@ struct ServedApp: Sendable {
     var viewers = 0
     var viewingSinceUnixMs: Int64?
     var logLevelRaisedUntilUnixMs: Int64?
+    /// The moment the live backend named (`LiveAction.held`), Unix ms; status shows it until it passes.
+    var liveHeldUntilUnixMs: Int64?
     /// The redaction of the lines the live channel streams, in journal order (a private key split
     /// over entries is caught); ingest keeps its own, as it reads on its own.
     let liveRedaction: LiveRedaction

@@ -186,8 +186,18 @@ final class AgentHarness: @unchecked Sendable {
     /// The app's foreground as `apsioctl status` shows it ("active", "background", …); nil while
     /// the daemon does not answer.
     func foreground() async throws -> String? {
-        let run = try await ctl(["--json", "status", Self.app])
-        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["foreground"]?.stringValue
+        try await appStatus()?["foreground"]?.stringValue
+    }
+
+    /// Until when (Unix ms) `apsioctl status` says the live backend asked for nothing.
+    func liveHeldUntil() async throws -> Int64? {
+        try await appStatus()?["live_held_until"]?.numberValue.map(Int64.init)
+    }
+
+    /// An app's entry in `apsioctl --json status`; nil while the daemon does not answer.
+    func appStatus(of app: String = AgentHarness.app) async throws -> JSONValue? {
+        let run = try await ctl(["--json", "status", app])
+        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first
     }
 
     // MARK: The unit
@@ -281,8 +291,7 @@ final class AgentHarness: @unchecked Sendable {
 extension AgentHarness {
     /// An app's ingest as `apsioctl status` shows it.
     func ingestStatus(of app: String = AgentHarness.app) async throws -> JSONValue? {
-        let run = try await ctl(["--json", "status", app])
-        return JSONValueEncoding.decode(Array(run.stdout.utf8))?["apps"]?.arrayValue?.first?["ingest"]
+        try await appStatus(of: app)?["ingest"]
     }
 
     func stateFile(_ name: String) -> String? {

@@ -59,7 +59,7 @@ import Testing
                 try await within(30, "the hello of the session's renewal, answered 503") { h.hellos.count > before }
                 told503 = h.hellos[before].arrivedAt
             }
-            let (windowStart, end) = try await Self.window(after: told503)
+            let (windowStart, end) = try await Self.window(h, after: told503)
 
             // Meanwhile the device has a line to stream and, while a `next` is still held, a
             // command to answer.
@@ -87,16 +87,32 @@ import Testing
         }
     }
 
-    /// From a second after the 503 (what the device sent before it read the answer has arrived by
-    /// then; the wait is the test's, not a claim about the device) to the moment it named.
+    /// From the moment `apsioctl status` shows the device read the 503 (it says until when the
+    /// backend asked for nothing) to the moment the backend named. What the device sent before it
+    /// read the answer may still arrive after the 503 went, however late a loaded machine delivers
+    /// it; what it decides after it has read it may not. A second's margin after the 503 for what
+    /// was on its way; the test writes what it checks only once the device shows it read it.
     static func window(
-        after told503: ContinuousClock.Instant
+        _ h: AgentHarness, after told503: ContinuousClock.Instant
     ) async throws -> (ContinuousClock.Instant, ContinuousClock.Instant) {
-        let start = told503 + .seconds(1)
+        let toldWallMs = Int64(Date().timeIntervalSince1970 * 1000) - milliseconds(ContinuousClock.now - told503)
+        try await within(30, "apsioctl status saying until when the backend asked for nothing") {
+            (try? await h.liveHeldUntil()) != nil
+        }
+        let shown = ContinuousClock.now
+        let held = try await h.liveHeldUntil()
+        // The device read the answer after it went: the moment it keeps is no earlier than the
+        // one the backend named from then (a millisecond for the test's own reading of the clocks).
+        #expect(try #require(held) >= toldWallMs + milliseconds(retryAfter) - 1, "the hold shown is shorter than the Retry-After")
+        let start = max(told503 + .seconds(1), shown)
         try await Task.sleep(until: start, clock: .continuous)
         let end = told503 + retryAfter
         #expect(ContinuousClock.now < end, "the test itself came too late to see the hold")
         return (start, end)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// A session that ends during the hold (a `stop` from the `next` still held) goes back to
@@ -108,7 +124,7 @@ import Testing
             h.live.answerNextFrames([Self.unavailable])
             try await Self.write(h, "answered 503")
             try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
-            let (windowStart, end) = try await Self.window(after: h.live.requests(to: "/v1/live/frames")[before].arrivedAt)
+            let (windowStart, end) = try await Self.window(h, after: h.live.requests(to: "/v1/live/frames")[before].arrivedAt)
 
             h.live.answerHellos(AgentHarness.hello(viewers: 0, interval: 15))
             let stop: JSONValue = .object(["commands": .array([]), "stop": .string("viewers_left")])
@@ -133,7 +149,7 @@ import Testing
             let before = h.hellos.count
             h.live.answerNextHellos([Self.unavailable])
             try await within(30, "the renewal hello, answered 503") { h.hellos.count > before }
-            let (windowStart, end) = try await Self.window(after: h.hellos[before].arrivedAt)
+            let (windowStart, end) = try await Self.window(h, after: h.hellos[before].arrivedAt)
 
             for live in [false, true] {
                 let seen = h.log.components(separatedBy: "a new policy from the backend").count

@@ -88,7 +88,8 @@ import Testing
 
     static let status = ControlAppStatus(
         name: "nginx", unit: "nginx.service", foreground: .active, allowLive: true, consentGranted: true, viewers: 2,
-        viewingSinceUnixMs: 1_764_424_920_000, logLevelRaisedUntilUnixMs: 1_764_426_720_000)
+        viewingSinceUnixMs: 1_764_424_920_000, logLevelRaisedUntilUnixMs: 1_764_426_720_000,
+        liveHeldUntilUnixMs: 1_764_424_980_000)
 
     static let answers: [(ControlRequest, ControlAnswer)] = [
         (.status(apps: []), .status(ControlStatus(apps: [status, ControlAppStatus(name: "api", unit: "api.service")], dataSaver: true))),
@@ -201,6 +202,18 @@ import Testing
         #expect(lines.contains("  Ingest: 1234 sent, 12 waiting (4096 bytes), 1 lost, 0 kept out by the policy"))
         #expect(lines.contains("  Last failure: the backend answered 503"))
         #expect(!lines.contains { $0.contains("journal") }, "no gap, no word of one")
+    }
+
+    /// A box allowed to go live that says nothing because its backend asked it to wait says until when.
+    @Test func theStatusSaysUntilWhenTheLiveBackendAskedForNothing() {
+        var status = ControlAppStatus(name: "web", unit: "web.service", allowLive: true)
+        let local = { (_: Int64) in ClockTime(hour: 9, minute: 5) }
+        #expect(!ControlStatusText.lines(status, localTime: local).contains { $0.contains("asked for nothing") })
+        var narrator = WatchNarrator()
+        _ = narrator.lines(for: .status(status), localTime: local)
+        status.liveHeldUntilUnixMs = 1_764_424_980_000
+        #expect(ControlStatusText.lines(status, localTime: local).contains("  The live backend asked for nothing until 09:05"))
+        #expect(narrator.lines(for: .status(status), localTime: local) == ["The live backend asked for nothing from web until 09:05"])
     }
 
     /// How many entries a stretch vacuumed from the journal held cannot be known: the status says

@@ -16,6 +16,9 @@ package struct ControlAppStatus: Sendable, Equatable {
     package var viewingSinceUnixMs: Int64?
     /// When a raised log level (16.6 `raise_log_level`) ends, Unix ms; nil when none is raised.
     package var logLevelRaisedUntilUnixMs: Int64?
+    /// Until when, Unix ms, the live backend asked for nothing (a `Retry-After`, a 402 or 403):
+    /// why a box allowed to go live says nothing. nil when no such moment is ahead.
+    package var liveHeldUntilUnixMs: Int64?
     /// The app's ingest, in `status` answers; nil in `watch` events (what the indicator shows) and
     /// for an app that is not served.
     package var ingest: ControlIngestStatus?
@@ -23,7 +26,7 @@ package struct ControlAppStatus: Sendable, Equatable {
     package init(
         name: String, unit: String, foreground: Foreground? = nil, allowLive: Bool = false,
         consentGranted: Bool? = nil, viewers: Int = 0, viewingSinceUnixMs: Int64? = nil,
-        logLevelRaisedUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil
+        logLevelRaisedUntilUnixMs: Int64? = nil, liveHeldUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil
     ) {
         self.name = name
         self.unit = unit
@@ -33,6 +36,7 @@ package struct ControlAppStatus: Sendable, Equatable {
         self.viewers = viewers
         self.viewingSinceUnixMs = viewingSinceUnixMs
         self.logLevelRaisedUntilUnixMs = logLevelRaisedUntilUnixMs
+        self.liveHeldUntilUnixMs = liveHeldUntilUnixMs
         self.ingest = ingest
     }
 
@@ -48,6 +52,7 @@ package struct ControlAppStatus: Sendable, Equatable {
             "viewers": .number(Double(viewers)),
             "viewing_since": viewingSinceUnixMs.map { .number(Double($0)) } ?? .null,
             "log_level_raised_until": logLevelRaisedUntilUnixMs.map { .number(Double($0)) } ?? .null,
+            "live_held_until": liveHeldUntilUnixMs.map { .number(Double($0)) } ?? .null,
         ]
         if let ingest { members["ingest"] = ingest.json }
         return .object(members)
@@ -67,6 +72,8 @@ package struct ControlAppStatus: Sendable, Equatable {
         viewers = try reader.int("viewers")
         viewingSinceUnixMs = try reader.optionalInt("viewing_since").map(Int64.init)
         logLevelRaisedUntilUnixMs = try reader.optionalInt("log_level_raised_until").map(Int64.init)
+        // Absent from a daemon older than the field: nothing held, as far as it says.
+        liveHeldUntilUnixMs = try reader.optionalInt("live_held_until").map(Int64.init)
         ingest = try reader.optionalValue("ingest").map { value throws(ControlError) in try ControlIngestStatus(json: value) }
     }
 }

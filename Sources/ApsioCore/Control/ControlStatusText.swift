@@ -12,6 +12,9 @@ package enum ControlStatusText {
         if let until = status.logLevelRaisedUntilUnixMs {
             lines.append("  Log level raised to debug until \(localTime(until))")
         }
+        if let until = status.liveHeldUntilUnixMs {
+            lines.append("  The live backend asked for nothing until \(localTime(until))")
+        }
         if let ingest = status.ingest {
             lines.append("  Ingest: \(ingest.sentRecords) sent, \(ingest.queuedRecords) waiting (\(ingest.queuedBytes) bytes), \(ingest.droppedRecords) lost, \(ingest.filteredRecords) kept out by the policy")
             if ingest.journalGaps > 0 {
@@ -83,6 +86,9 @@ package struct WatchNarrator: Sendable {
         }
         if before.logLevelRaisedUntilUnixMs != nil, after.logLevelRaisedUntilUnixMs == nil {
             lines.append(IndicatorText.logLevelRestored(app: app))
+        }
+        if let until = after.liveHeldUntilUnixMs, until != before.liveHeldUntilUnixMs {
+            lines.append("The live backend asked for nothing from \(app) until \(localTime(until))")
         }
         return lines
     }

@@ -24,6 +24,10 @@ package enum LiveAction: Sendable, Equatable {
     case restoreLogLevel
     case sessionStarted
     case sessionEnded(LiveSessionEnd)
+    /// The moment the backend named (`BackendHold`) changed: nothing goes before this Unix ms.
+    /// nil when another origin makes the channel forget it. What `apsioctl status` shows, so an
+    /// operator learns why the box says nothing.
+    case held(untilUnixMs: Int64?)
 }
 
 /// How a live session ended, for the indicator and the daemon's own log.

@@ -137,6 +137,7 @@ package struct LiveChannel: Sendable {
 
     package mutating func handle(_ event: LiveEvent, now: LiveNow) -> [LiveAction] {
         var actions: [LiveAction] = []
+        let heldBefore = heldUntil
         switch event {
         case .allowed(let allowed):
             gate.allowed = allowed
@@ -228,6 +229,9 @@ package struct LiveChannel: Sendable {
             break
         }
         evaluate(now: now, &actions)
+        if heldUntil != heldBefore {
+            actions.append(.held(untilUnixMs: heldUntil.map { now.advanced(by: $0 - now.mono).wallUnixMs }))
+        }
         return actions
     }
 

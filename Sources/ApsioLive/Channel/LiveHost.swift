@@ -9,6 +9,8 @@ package enum LiveHostEvent: Sendable, Equatable {
     case sessionEnded(LiveSessionEnd)
     /// The Unix ms the raised level lasts until; nil when it ended.
     case logLevel(raisedUntilUnixMs: Int64?)
+    /// The backend asked for nothing before this Unix ms (`LiveAction.held`); nil: forgotten.
+    case held(untilUnixMs: Int64?)
 }
 
 /// The daemon side of one app's live runtime.

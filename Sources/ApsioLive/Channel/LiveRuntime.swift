@@ -164,6 +164,8 @@ package actor LiveRuntime {
                 host.live(.sessionStarted)
             case .sessionEnded(let end):
                 host.live(.sessionEnded(end))
+            case .held(let until):
+                host.live(.held(untilUnixMs: until))
             }
         }
         if let countKept, countKept != channel.dayCountKept {

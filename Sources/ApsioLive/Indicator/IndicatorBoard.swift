@@ -41,7 +41,7 @@ package struct IndicatorBoard: Sendable, Equatable {
             return watched.removeValue(forKey: app) == nil ? [] : [.viewingEnded(app: app)]
         case .notice(let command):
             return [.command(app: app, command)]
-        case .sessionStarted, .logLevel:
+        case .sessionStarted, .logLevel, .held:
             return []
         }
     }

@@ -97,6 +97,18 @@ import Testing
         #expect(h.send(.originChanged).helloBodies.count == 1)
     }
 
+    /// The moment is told to the daemon (what `apsioctl status` shows) in wall time, when it is
+    /// named or moved later, not when an earlier one comes; another origin forgets it.
+    @Test func theHoldIsToldOnlyWhenItMoves() throws {
+        var (h, next) = try Self.session()
+        let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
+        let named = h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(60))))
+        #expect(named.holds == [h.now.wallUnixMs + 60_000])
+        #expect(h.send(.answered(next, .status(503, body: nil, retryAfter: .seconds(5)))).holds.isEmpty)
+        h.advance(.seconds(10))
+        #expect(h.send(.originChanged).holds == [nil])
+    }
+
     /// A later answer naming an earlier moment (a slow request of before) does not bring it forward.
     @Test func aShorterRetryAfterDoesNotBringTheHoldForward() throws {
         var (h, next) = try Self.session()

@@ -168,6 +168,13 @@ extension Array where Element == LiveAction {
             return nil
         }
     }
+    /// The moments the channel told the daemon it is held until (`.held`), in order.
+    var holds: [Int64?] {
+        compactMap {
+            if case .held(let until) = $0 { return .some(until) }
+            return nil
+        }
+    }
     var sentAnything: Bool {
         contains {
             switch $0 {
