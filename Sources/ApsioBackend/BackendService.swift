@@ -135,7 +135,7 @@ package actor BackendService: HubService {
     package func signIn(_ account: Account) -> Result<(token: String, id: String), HubUnavailable> {
         let token = Hex.lowercase(SecureRandom.bytes(32))
         let id = Hex.lowercase(SecureRandom.bytes(8))
-        _ = signIns.create(user: account.user, role: account.role, token: token, id: id, now: clock.now().mono)
+        _ = signIns.create(account, token: token, id: id, now: clock.now().mono)
         return .success((token, id))
     }
 
@@ -148,7 +148,7 @@ package actor BackendService: HubService {
     /// The person a sign-in token names, if it is valid, with the rights the accounts give now.
     package func viewer(token: String) -> Result<HubViewerIdentity?, HubUnavailable> {
         guard let signIn = signIns.find(token: token, now: clock.now().mono) else { return .success(nil) }
-        guard let account = accounts.account(named: signIn.user) else {
+        guard let account = accounts.account(named: signIn.user, passwordStamp: signIn.passwordStamp) else {
             signOut(token: token)
             return .success(nil)
         }
@@ -157,7 +157,8 @@ package actor BackendService: HubService {
 
     package func accountsChanged() {
         let now = clock.now()
-        for gone in signIns.removeAll(keeping: { self.accounts.account(named: $0) != nil }) { hub.signedOut(gone.id, now: now) }
+        let gone = signIns.removeAll { self.accounts.account(named: $0.user, passwordStamp: $0.passwordStamp) != nil }
+        for signIn in gone { hub.signedOut(signIn.id, now: now) }
         deliver()
     }
 

@@ -9,6 +9,8 @@ struct SignInSessions: Sendable {
         let id: String
         let user: String
         let role: AccountRole
+        /// The password's `stamp` when the person signed in: another one now ends the sign-in.
+        let passwordStamp: String
         let createdAt: MonotonicInstant
         var lastUsed: MonotonicInstant
     }
@@ -21,11 +23,12 @@ struct SignInSessions: Sendable {
     }
 
     /// Signs a person in; the oldest sign-in goes when there are too many.
-    mutating func create(user: String, role: AccountRole, token: String, id: String, now: MonotonicInstant) -> SignIn {
+    mutating func create(_ account: Account, token: String, id: String, now: MonotonicInstant) -> SignIn {
         if byToken.count >= limits.maxSignIns, let oldest = byToken.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             byToken[oldest.key] = nil
         }
-        let signIn = SignIn(id: id, user: user, role: role, createdAt: now, lastUsed: now)
+        let signIn = SignIn(
+            id: id, user: account.user, role: account.role, passwordStamp: account.password.stamp, createdAt: now, lastUsed: now)
         byToken[token] = signIn
         return signIn
     }
@@ -46,9 +49,9 @@ struct SignInSessions: Sendable {
         byToken.removeValue(forKey: token)
     }
 
-    /// Forgets the sign-ins of the people `keep` refuses and returns them, so their viewers can leave.
-    mutating func removeAll(keeping keep: (String) -> Bool) -> [SignIn] {
-        let gone = byToken.filter { !keep($0.value.user) }
+    /// Forgets the sign-ins `keep` refuses and returns them, so their viewers can leave.
+    mutating func removeAll(keeping keep: (SignIn) -> Bool) -> [SignIn] {
+        let gone = byToken.filter { !keep($0.value) }
         for token in gone.keys { byToken[token] = nil }
         return Array(gone.values)
     }

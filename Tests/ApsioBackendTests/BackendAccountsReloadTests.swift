@@ -12,9 +12,14 @@ import Testing
 @Suite struct BackendAccountsReloadTests {
     enum Store: String, CaseIterable, Sendable { case memory, redis }
 
-    static func accounts(annRole: AccountRole, bob: Bool) -> AccountsFile {
-        var people = [Account(user: "ann", role: annRole, password: PasswordHash(password: "ann-password", iterations: 1000))]
-        if bob { people.append(Account(user: "bob", role: .admin, password: PasswordHash(password: "bob-password", iterations: 1000))) }
+    /// Each password hashed once: the file written again with the same password keeps its hash,
+    /// as an operator's edit of a role does (a new hash is a password set again).
+    static let annHash = PasswordHash(password: "ann-password", iterations: 1000)
+    static let bobHash = PasswordHash(password: "bob-password", iterations: 1000)
+
+    static func accounts(annRole: AccountRole, bob: Bool, annPassword: PasswordHash = annHash) -> AccountsFile {
+        var people = [Account(user: "ann", role: annRole, password: annPassword)]
+        if bob { people.append(Account(user: "bob", role: .admin, password: bobHash)) }
         return AccountsFile(accounts: people)
     }
 
@@ -84,6 +89,39 @@ import Testing
         #expect(try await command(ann, on: first) == 403, "the last good accounts, not the broken file's")
         #expect(try await first.api("GET", "/api/me", bearer: ann).status == 200)
         for instance in instances { #expect(instance.child.process.isRunning) }
+    }
+
+    /// A password set again (a laptop lost with its sign-in on it) ends the sign-ins made with the
+    /// old one, on every instance, and only theirs: bob, whose password stayed, goes on watching.
+    @Test(arguments: Store.allCases)
+    func aPasswordSetAgainEndsTheSignInsMadeWithTheOldOne(_ store: Store) async throws {
+        let (instances, file, kept) = try await Self.launch(
+            store, count: store == .redis ? 2 : 1, accounts: Self.accounts(annRole: .admin, bob: true))
+        defer { withExtendedLifetime(kept) {} }
+        let clients = instances.map(\.client)
+        let install = FleetBinaryTests.install
+        _ = try await FleetBinaryTests.hello(clients[0])
+        let ann = try await clients[0].signIn("ann", "ann-password")
+        let bob = try await clients[clients.count - 1].signIn("bob", "bob-password")
+        for who in [ann, bob] {
+            #expect(try await clients[0].api("POST", "/api/devices/\(install)/watch?app=demo", bearer: who).status == 200)
+        }
+
+        try Self.accounts(annRole: .admin, bob: true, annPassword: PasswordHash(password: "a-new-password", iterations: 1000)).save(path: file)
+        for instance in instances { instance.child.signal(SIGHUP) }
+        for instance in instances {
+            try await poll("an instance reads its accounts again") { instance.child.count("accounts read again: 2 account(s)") >= 1 }
+        }
+
+        for client in clients {
+            #expect(try await client.api("GET", "/api/me", bearer: ann).status == 401, "the old password's sign-in ends")
+            let me = try await client.api("GET", "/api/me", bearer: bob)
+            #expect(me.status == 200 && me.body["user"]?.stringValue == "bob", "another person's sign-in stands")
+        }
+        let old = try await clients[0].post("/api/login", .object(["user": .string("ann"), "password": .string("ann-password")]))
+        #expect(old.status == 401, "the old password no longer signs in")
+        let again = try await clients[clients.count - 1].signIn("ann", "a-new-password")
+        #expect(try await clients[0].api("GET", "/api/me", bearer: again).status == 200, "the new one does, on any instance")
     }
 
     /// A `frames` or `results` body that is not JSON, sent with the current token, is a body the

@@ -36,6 +36,16 @@ import Testing
         #expect(read.verifies("hunter2-hunter2"))
     }
 
+    /// A sign-in keeps the stamp: the same hash read back keeps it, the same password set again
+    /// (a fresh salt) changes it, and it holds neither the password nor the hash.
+    @Test func theStampFollowsTheHashAndTellsNothingOfIt() throws {
+        let stored = PasswordHash(password: "hunter2-hunter2", iterations: 1000)
+        #expect(try #require(PasswordHash(text: stored.text)).stamp == stored.stamp)
+        #expect(PasswordHash(password: "hunter2-hunter2", iterations: 1000).stamp != stored.stamp)
+        #expect(stored.stamp.utf8.count == 32)
+        #expect(!stored.text.contains(stored.stamp) && !stored.stamp.contains("hunter2"))
+    }
+
     @Test(arguments: [
         "", "1000", "1000:00112233445566778899aabbccddeeff", "0:00112233445566778899aabbccddeeff:" + String(repeating: "0", count: 64),
         "1000:0011:" + String(repeating: "0", count: 64),

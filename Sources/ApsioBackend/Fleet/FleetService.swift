@@ -434,7 +434,8 @@ package actor FleetService: HubService {
         let id = Hex.lowercase(SecureRandom.bytes(8))
         do {
             let nowMs = try await RedisTime.now(client)
-            let record = FleetSignIn(id: id, user: account.user, role: account.role, createdUnixMs: nowMs)
+            let record = FleetSignIn(
+                id: id, user: account.user, role: account.role, passwordStamp: account.password.stamp, createdUnixMs: nowMs)
             _ = try await client.send(RESPCommand([
                 Array("SET".utf8), Array(signInKey(token).utf8), record.encoded(), Array("PX".utf8),
                 Array(String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout)).utf8),
@@ -455,7 +456,7 @@ package actor FleetService: HubService {
         do {
             guard let signIn = try await findSignIn(token: token) else { return .success(nil) }
             // The rights are the accounts' now, not the sign-in's: it outlives restarts in Redis.
-            guard let account = accounts.account(named: signIn.user) else {
+            guard let account = accounts.account(named: signIn.user, passwordStamp: signIn.passwordStamp) else {
                 await signOut(token: token)
                 return .success(nil)
             }
@@ -465,7 +466,8 @@ package actor FleetService: HubService {
         }
     }
 
-    /// Sign-ins are kept under their token's hash: a removed person's end at their next request.
+    /// Sign-ins are kept under their token's hash: a removed person's, or one whose password was
+    /// set again, end at their next request.
     package func accountsChanged() {}
 
     private func signInKey(_ token: String) -> String {

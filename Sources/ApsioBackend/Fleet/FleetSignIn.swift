@@ -1,12 +1,15 @@
 import ApsioCore
 
 /// A sign-in as Redis keeps it, under the SHA-256 of its secret token (`FleetKeys.signIn`): the
-/// person, their role, the public id their viewer is named by, and when it began (its hard
-/// lifetime counts from there; its idle lifetime is the key's own expiry, renewed on use).
+/// person, their role, their password's stamp (`PasswordHash.stamp`), the public id their viewer
+/// is named by, and when it began (its hard lifetime counts from there; its idle lifetime is the
+/// key's own expiry, renewed on use).
 struct FleetSignIn: Sendable, Equatable {
     let id: String
     let user: String
     let role: AccountRole
+    /// nil in a record an earlier backend wrote: it stands for nobody (`AccountsBook`).
+    let passwordStamp: String?
     let createdUnixMs: Int64
 
     func encoded() -> [UInt8] {
@@ -15,15 +18,17 @@ struct FleetSignIn: Sendable, Equatable {
         writer.key("id"); writer.string(id)
         writer.key("user"); writer.string(user)
         writer.key("role"); writer.string(role.rawValue)
+        if let passwordStamp { writer.key("stamp"); writer.string(passwordStamp) }
         writer.key("created"); writer.int(createdUnixMs)
         writer.endObject()
         return writer.bytes
     }
 
-    init(id: String, user: String, role: AccountRole, createdUnixMs: Int64) {
+    init(id: String, user: String, role: AccountRole, passwordStamp: String?, createdUnixMs: Int64) {
         self.id = id
         self.user = user
         self.role = role
+        self.passwordStamp = passwordStamp
         self.createdUnixMs = createdUnixMs
     }
 
@@ -31,6 +36,7 @@ struct FleetSignIn: Sendable, Equatable {
         guard let object = JSONBody.object(bytes), let id = object["id"]?.stringValue, let user = object["user"]?.stringValue,
             let role = object["role"]?.stringValue.flatMap(AccountRole.init(rawValue:)), let created = object["created"]?.numberValue
         else { return nil }
-        self.init(id: id, user: user, role: role, createdUnixMs: Int64(created))
+        self.init(
+            id: id, user: user, role: role, passwordStamp: object["stamp"]?.stringValue, createdUnixMs: Int64(created))
     }
 }

@@ -49,6 +49,11 @@ package struct PasswordHash: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { "PasswordHash(pbkdf2-sha256, \(iterations) iterations)" }
 
+    /// Names this hash without telling anything of it or of the password: a sign-in keeps it, so
+    /// that a password set again (a fresh salt, another hash) ends the sign-ins made with the old
+    /// one. 16 bytes of the SHA-256 of the whole line; the salt in it makes it useless for guessing.
+    package var stamp: String { Hex.lowercase(Array(OpenSSLSHA256().sha256(Array(text.utf8)).prefix(16))) }
+
     private static func bytes(hex: Substring) -> [UInt8]? {
         guard hex.utf8.count % 2 == 0, Hex.isLowercase(String(hex), length: hex.utf8.count) else { return nil }
         var out: [UInt8] = []
