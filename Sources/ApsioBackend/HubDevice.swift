@@ -10,6 +10,8 @@ struct HubDevice: Sendable {
     var capsReached = false
     /// What a `next` gets when no session runs: the `stop` of the session that ended last.
     var lastStop: String?
+    /// The latest session's end, which the fleet tells with every event (`HubSessionEnd`).
+    var lastEnd: HubSessionEnd?
     var heldNext: HoldID?
 
     var isEmpty: Bool { presence == nil && session == nil && viewers.isEmpty && commands.isEmpty }

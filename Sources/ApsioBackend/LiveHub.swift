@@ -287,6 +287,7 @@ package struct LiveHub: Sendable {
         entry.viewers = watchers(key)
         record(entry)
         device.session = nil
+        device.lastEnd = HubSessionEnd(number: session.number, reason: reason, atUnixMs: now.wallUnixMs)
         if reason == SessionEndReason.until.rawValue || reason == SessionEndReason.sessionBytes.rawValue {
             device.capsReached = true
         }

@@ -249,6 +249,52 @@ import Testing
         #expect(try await Self.hello(a, token: newToken).body["device_token"]?.stringValue == newToken)
     }
 
+    /// The instance a viewer polls missed the replace: its subscription was cut while the replace
+    /// and the new session's first frames were published, and it could not subscribe again before
+    /// they were. Its viewer is still told the old session ended as `replaced`, after a `gap` and
+    /// before any frames of the new one, and sees no frames of the old one after that: when the
+    /// new session's frames go on (the gap is heard on the channel), and when nothing follows (the
+    /// instance reads the device's document again once it has subscribed again).
+    @Test(arguments: [true, false])
+    func aReplaceMissedByTheViewersInstanceIsStillToldAsReplaced(framesFollow: Bool) async throws {
+        let fleet = try await Fleet(count: 2)
+        let (a, b) = (fleet[0], fleet[1])
+        let (_, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "old session")
+
+        try fleet.redis.hideSocket()
+        #expect(try fleet.redis.cli("CLIENT", "KILL", "TYPE", "pubsub") != "0", "the subscribers' connections cut")
+        let replaced = try await Self.hello(a)
+        let newToken = try #require(replaced.body["device_token"]?.stringValue, "\(replaced.status) \(replaced.body)")
+        #expect(try await Self.hello(a, token: newToken).body["viewers"]?.numberValue == 1, "a new session for the watcher")
+        #expect(try await Self.frames(a, token: newToken, line: "new session, unheard") == 200)
+        try fleet.redis.showSocket()
+
+        func isNew(_ event: JSONValue) -> Bool {
+            event["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue?.hasPrefix("new session") == true
+        }
+        if framesFollow {
+            // Frames of the new session keep coming, as a live device's do, while the viewer polls B.
+            let sender = Task {
+                while !Task.isCancelled {
+                    _ = try? await Self.frames(a, token: newToken, line: "new session")
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            defer { sender.cancel() }
+            _ = try await stream.until("frames", on: [b]) { isNew($0) }
+        } else {
+            _ = try await stream.until("session_ended", on: [b])
+        }
+        let types = stream.events.compactMap { $0["type"]?.stringValue }
+        let ended = try #require(stream.events.firstIndex { $0["type"]?.stringValue == "session_ended" }, "told the end: \(types)")
+        #expect(stream.events[ended]["reason"]?.stringValue == "replaced")
+        let gap = try #require(types.firstIndex(of: "gap"), "what it missed is said: \(types)")
+        #expect(gap < ended)
+        let framesAfter = stream.events[ended...].filter { $0["type"]?.stringValue == "frames" }
+        #expect(framesAfter.allSatisfy(isNew), "only the new session's frames after its end: \(types)")
+        #expect(framesFollow == !framesAfter.isEmpty)
+    }
+
     /// Nobody says hello any more: the presence runs out by itself (2 × interval + 25 s), with no
     /// request for that device on any instance, and the viewers are told the device is gone.
     @Test func presenceRunsOutByItself() async throws {

@@ -18,7 +18,7 @@ import Testing
     @Test func eventsInOrderAreShownAfterThePollsNumber() {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
         for seq: UInt64 in 11...13 {
-            let kept = ring.receive(Self.message(seq), now: Self.start, limits: .default)
+            let kept = ring.receive(Self.message(seq), now: Self.start, nowUnixMs: 0, limits: .default)
             #expect(kept)
         }
         let (events, dropped) = ring.events(after: 11)
@@ -28,16 +28,16 @@ import Testing
 
     @Test func aMessageHeardTwiceIsKeptOnce() {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        let first = ring.receive(Self.message(11), now: Self.start, limits: .default)
-        let second = ring.receive(Self.message(11), now: Self.start, limits: .default)
+        let first = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
+        let second = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
         #expect(first && !second)
         #expect(ring.events(after: 10).events.count == 1)
     }
 
     @Test func aLostMessageBecomesAGapEventNotASilentHole() throws {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(11), now: Self.start, limits: .default)
-        _ = ring.receive(Self.message(14), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
+        _ = ring.receive(Self.message(14), now: Self.start, nowUnixMs: 0, limits: .default)
         let events = ring.events(after: 10).events
         #expect(events.map(\.seq) == [11, 13, 14])
         let gap = try #require(JSONBody.parse(events[1].json))
@@ -46,7 +46,7 @@ import Testing
 
     @Test func eventsFromBeforeThisInstanceHeardAnyAreReportedMissing() {
         var ring = FleetStreamRing(after: 19, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(20), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(20), now: Self.start, nowUnixMs: 0, limits: .default)
         let (events, dropped) = ring.events(after: 15)
         #expect(events.map(\.seq) == [20])
         #expect(dropped == 4, "events 16 to 19 were published before this instance kept any")
@@ -54,9 +54,9 @@ import Testing
 
     @Test func aDocumentMadeAgainStartsANewNumberingWithoutAGap() {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(11), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
         let again: UInt64 = 1_800_000_000_000_000
-        _ = ring.receive(Self.message(again), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(again), now: Self.start, nowUnixMs: 0, limits: .default)
         let (events, dropped) = ring.events(after: 11)
         #expect(events.map(\.seq) == [again])
         #expect(dropped == 0)
@@ -64,10 +64,10 @@ import Testing
 
     @Test func aSessionsEndDropsItsLiveData() {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(11), now: Self.start, limits: .default)
-        _ = ring.receive(Self.message(12, type: "viewers", live: false), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
+        _ = ring.receive(Self.message(12, type: "viewers", live: false), now: Self.start, nowUnixMs: 0, limits: .default)
         let ended = FleetDeviceSnapshot(viewers: ["v1"], session: nil)
-        _ = ring.receive(Self.message(13, type: "session_ended", live: false, snapshot: ended), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(13, type: "session_ended", live: false, snapshot: ended), now: Self.start, nowUnixMs: 0, limits: .default)
         #expect(ring.events(after: 0).events.map(\.seq) == [12, 13])
         #expect(ring.snapshot.session == nil)
     }
@@ -76,8 +76,8 @@ import Testing
         var limits = BackendLimits()
         limits.fleetStreamMemory = .seconds(40)
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(11), now: Self.start, limits: limits)
-        _ = ring.receive(Self.message(12), now: Self.start + .seconds(30), limits: limits)
+        _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: limits)
+        _ = ring.receive(Self.message(12), now: Self.start + .seconds(30), nowUnixMs: 0, limits: limits)
         ring.trim(now: Self.start + .seconds(41), limits: limits)
         let (events, dropped) = ring.events(after: 10)
         #expect(events.map(\.seq) == [12])
@@ -88,14 +88,14 @@ import Testing
         var limits = BackendLimits()
         limits.maxEventsPerViewer = 3
         var ring = FleetStreamRing(after: 0, snapshot: Self.watching, now: Self.start)
-        for seq in 1...5 { _ = ring.receive(Self.message(UInt64(seq)), now: Self.start, limits: limits) }
+        for seq in 1...5 { _ = ring.receive(Self.message(UInt64(seq)), now: Self.start, nowUnixMs: 0, limits: limits) }
         #expect(ring.events(after: 0).events.map(\.seq) == [3, 4, 5])
         #expect(ring.events(after: 0).dropped == 2)
     }
 
     @Test func stateLostWithRedisEndsTheSessionForItsViewers() throws {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
-        _ = ring.receive(Self.message(11), now: Self.start, limits: .default)
+        _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)
         ring.endSessionLocally(reason: "backend_restarted", app: "demo", install: "box-1", nowUnixMs: 1, now: Self.start)
         let events = ring.events(after: 11).events
         let ended = try #require(events.last.flatMap { JSONBody.parse($0.json) })
@@ -108,6 +108,89 @@ import Testing
         let message = Self.message(42)
         let decoded = try #require(FleetEventMessage(decoding: message.encoded()))
         #expect(decoded == message)
+        let numbered = Self.message(43, snapshot: Self.session(2, ended: HubSessionEnd(number: 1, reason: "replaced", atUnixMs: 5)))
+        #expect(FleetEventMessage(decoding: numbered.encoded()) == numbered, "the session's number and the last end travel too")
         #expect(FleetEventMessage(decoding: Array("not a message".utf8)) == nil)
+        let hostile = #"{"app":"demo","install":"box-1","seq":7,"type":"frames","session":{"n":1e300,"until":-1e300,"bytes":1e300},"ended":{"n":-4,"reason":"x","at":1e308}}"#
+        #expect(FleetEventMessage(decoding: Array((hostile + "\n{}").utf8)) != nil, "numbers out of range read as absent, never a trap")
+    }
+
+    // MARK: Sessions that ended among the missed messages
+
+    /// A device watched on `v1` whose session is number `number`, its latest end `ended`.
+    static func session(_ number: UInt64?, ended: HubSessionEnd? = nil) -> FleetDeviceSnapshot {
+        FleetDeviceSnapshot(viewers: ["v1"], session: number.map { .init(number: $0, state: "live") }, lastEnd: ended)
+    }
+
+    static func types(_ ring: FleetStreamRing, after: UInt64 = 0) -> [String] {
+        ring.events(after: after).events.compactMap { JSONBody.parse($0.json)?["type"]?.stringValue }
+    }
+
+    static func ended(_ ring: FleetStreamRing) -> JSONValue? {
+        ring.events(after: 0).events.compactMap { JSONBody.parse($0.json) }.first { $0["type"]?.stringValue == "session_ended" }
+    }
+
+    /// After a replace this instance did not hear, its viewers are told the old session ended,
+    /// and why, before the new session's frames; the old one's frames go with it.
+    @Test func aReplaceMissedIsToldBeforeTheNewSessionsFrames() throws {
+        var ring = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        _ = ring.receive(Self.message(11, snapshot: Self.session(1)), now: Self.start, nowUnixMs: 0, limits: .default)
+        let replaced = HubSessionEnd(number: 1, reason: "replaced", atUnixMs: 1_800_000_000_000)
+        _ = ring.receive(Self.message(15, snapshot: Self.session(2, ended: replaced)), now: Self.start, nowUnixMs: 9, limits: .default)
+        #expect(Self.types(ring) == ["gap", "session_ended", "frames"])
+        let ended = try #require(Self.ended(ring))
+        #expect(ended["reason"]?.stringValue == "replaced" && ended["at"]?.numberValue == 1_800_000_000_000)
+        #expect(ring.events(after: 0).events.map(\.seq) == [14, 14, 15])
+        #expect(ring.snapshot.session?.number == 2)
+    }
+
+    /// Several sessions ended among the missed: the one shown here ended, for a reason nobody kept.
+    @Test func aSessionThatEndedAmongSeveralMissedIsToldEndedWithoutAReason() throws {
+        var ring = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        let later = HubSessionEnd(number: 2, reason: "viewers_left", atUnixMs: 1)
+        _ = ring.receive(Self.message(20, snapshot: Self.session(3, ended: later)), now: Self.start, nowUnixMs: 77, limits: .default)
+        let ended = try #require(Self.ended(ring))
+        #expect(ended["reason"]?.stringValue == "missed" && ended["at"]?.numberValue == 77)
+    }
+
+    /// A gap the session outlived, or a gap before the `session_ended` that tells it: no end is made up.
+    @Test func noEndIsMadeUpForASessionThatGoesOnOrIsToldEnded() {
+        var goesOn = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        _ = goesOn.receive(Self.message(14, snapshot: Self.session(1)), now: Self.start, nowUnixMs: 0, limits: .default)
+        #expect(Self.types(goesOn) == ["gap", "frames"])
+
+        var told = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        let stop = HubSessionEnd(number: 1, reason: "stop", atUnixMs: 1)
+        let end = Self.message(14, type: "session_ended", live: false, snapshot: Self.session(nil, ended: stop))
+        _ = told.receive(end, now: Self.start, nowUnixMs: 0, limits: .default)
+        #expect(Self.types(told) == ["gap", "session_ended"])
+    }
+
+    /// Messages that nothing follows: the document read on a poll is ahead of the ring. Within the
+    /// grace the messages may still come (and then no gap is made up); past it, the ring catches
+    /// up to the document and tells the end it missed.
+    @Test func aDocumentAheadOfTheRingIsCaughtUpOnceTheMessagesHadTheirTime() throws {
+        let stopped = Self.session(nil, ended: HubSessionEnd(number: 1, reason: "stop", atUnixMs: 3))
+        var arrives = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        arrives.observe(stopped, atSeq: 11, now: Self.start)
+        #expect(arrives.snapshot.session?.number == 1, "the session as heard until the messages come")
+        let end = Self.message(11, type: "session_ended", live: false, snapshot: stopped)
+        _ = arrives.receive(end, now: Self.start + .seconds(1), nowUnixMs: 0, limits: .default)
+        let caughtUp = arrives.catchUp(device: Self.device, now: Self.start + .seconds(5), nowUnixMs: 0)
+        #expect(!caughtUp)
+        #expect(Self.types(arrives) == ["session_ended"])
+
+        var lost = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        lost.observe(stopped, atSeq: 12, now: Self.start)
+        let early = lost.catchUp(device: Self.device, now: Self.start + FleetStreamRing.catchUpGrace - .milliseconds(1), nowUnixMs: 0)
+        #expect(!early)
+        let due = lost.catchUp(device: Self.device, now: Self.start + FleetStreamRing.catchUpGrace, nowUnixMs: 0)
+        #expect(due)
+        #expect(Self.types(lost) == ["gap", "session_ended"])
+        #expect(try #require(Self.ended(lost))["reason"]?.stringValue == "stop")
+        #expect(lost.lastSeq == 12 && lost.snapshot.session == nil)
+        let late = Self.message(12, type: "session_ended", live: false, snapshot: stopped)
+        let heard = lost.receive(late, now: Self.start + .seconds(3), nowUnixMs: 0, limits: .default)
+        #expect(!heard, "told once")
     }
 }

@@ -15,6 +15,7 @@ package final class RedisServerFixture: Sendable {
     /// The TCP port, when the fixture listens on one.
     package let port: Int?
     private let process = Mutex<Process?>(nil)
+    private let hidden = Mutex(false)
 
     /// `tcp`: listen on a free port of 127.0.0.1 as well as on the socket.
     package init(tcp: Bool = false) throws {
@@ -75,6 +76,18 @@ package final class RedisServerFixture: Sendable {
     package func pause() { if let pid { kill(pid, SIGSTOP) } }
     package func resume() { if let pid { kill(pid, SIGCONT) } }
 
+    /// Moves the socket out of the way: connections already made go on, new ones fail (the path
+    /// is gone), as with a Redis that takes no more clients. `showSocket` puts it back.
+    package func hideSocket() throws {
+        guard rename(socketPath, socketPath + ".hidden") == 0 else { throw Failure(description: "rename: errno \(errno)") }
+        hidden.withLock { $0 = true }
+    }
+
+    package func showSocket() throws {
+        guard rename(socketPath + ".hidden", socketPath) == 0 else { throw Failure(description: "rename: errno \(errno)") }
+        hidden.withLock { $0 = false }
+    }
+
     package var log: String {
         (try? String(contentsOfFile: directory.path + "/redis.log", encoding: .utf8)) ?? ""
     }
@@ -83,7 +96,7 @@ package final class RedisServerFixture: Sendable {
     package func cli(_ arguments: String...) throws -> String {
         let cli = Process()
         cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        cli.arguments = ["-s", socketPath] + arguments
+        cli.arguments = ["-s", hidden.withLock { $0 } ? socketPath + ".hidden" : socketPath] + arguments
         let output = Pipe()
         cli.standardOutput = output
         cli.standardError = FileHandle.nullDevice

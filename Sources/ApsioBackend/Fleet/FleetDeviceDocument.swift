@@ -32,6 +32,16 @@ struct FleetDeviceDocument: Sendable {
         writer.key("nh"); optional(nextHolder, &writer)
         writer.key("caps"); writer.bool(device.capsReached)
         writer.key("stop"); optional(device.lastStop, &writer)
+        writer.key("le")
+        if let end = device.lastEnd {
+            writer.beginObject()
+            writer.key("n"); writer.uint(end.number)
+            writer.key("r"); writer.string(end.reason)
+            writer.key("at"); writer.int(end.atUnixMs)
+            writer.endObject()
+        } else {
+            writer.null()
+        }
         writer.key("p")
         if let presence = device.presence {
             writer.beginObject()
@@ -105,6 +115,9 @@ struct FleetDeviceDocument: Sendable {
         nextHolder = object["nh"]?.stringValue
         device.capsReached = object["caps"]?.boolValue ?? false
         device.lastStop = object["stop"]?.stringValue
+        if let end = object["le"], case .object = end, let number = Self.uint(end["n"]), let reason = end["r"]?.stringValue {
+            device.lastEnd = HubSessionEnd(number: number, reason: reason, atUnixMs: Self.int(end["at"]) ?? 0)
+        }
         if let p = object["p"], case .object = p {
             guard let tester = p["tester"]?.stringValue, let interval = Self.int(p["iv"]), let seen = Self.instant(p["seen"]) else { return nil }
             tokenHash = p["th"]?.stringValue

@@ -26,6 +26,7 @@ package struct FleetEventMessage: Sendable, Equatable {
         writer.key("session")
         if let session = snapshot.session {
             writer.beginObject()
+            writer.key("n"); writer.uint(session.number)
             writer.key("state"); writer.string(session.state)
             if let reason = session.reason { writer.key("reason"); writer.string(reason) }
             if let until = session.untilUnixMs { writer.key("until"); writer.int(until) }
@@ -33,6 +34,14 @@ package struct FleetEventMessage: Sendable, Equatable {
             writer.endObject()
         } else {
             writer.null()
+        }
+        if let end = snapshot.lastEnd {
+            writer.key("ended")
+            writer.beginObject()
+            writer.key("n"); writer.uint(end.number)
+            writer.key("reason"); writer.string(end.reason)
+            writer.key("at"); writer.int(end.atUnixMs)
+            writer.endObject()
         }
         writer.endObject()
         var bytes = writer.bytes
@@ -64,23 +73,43 @@ package struct FleetEventMessage: Sendable, Equatable {
         var snapshot = FleetDeviceSnapshot(viewers: Set((header["viewers"]?.arrayValue ?? []).compactMap(\.stringValue)), session: nil)
         if let session = header["session"], case .object = session {
             snapshot.session = FleetDeviceSnapshot.Session(
-                state: session["state"]?.stringValue ?? "starting", reason: session["reason"]?.stringValue,
-                untilUnixMs: session["until"]?.numberValue.map { Int64($0) }, bytes: Int(session["bytes"]?.numberValue ?? 0))
+                number: Self.count(session["n"]) ?? 0, state: session["state"]?.stringValue ?? "starting",
+                reason: session["reason"]?.stringValue, untilUnixMs: Self.int(session["until"]),
+                bytes: Int(Self.count(session["bytes"]) ?? 0))
+        }
+        if let end = header["ended"], case .object = end, let number = Self.count(end["n"]), let reason = end["reason"]?.stringValue {
+            snapshot.lastEnd = HubSessionEnd(
+                number: number, reason: reason, atUnixMs: Self.int(end["at"]) ?? 0)
         }
         self.snapshot = snapshot
         json = Array(bytes[bytes.index(after: newline)...])
+    }
+
+    /// A count as JSON carries it: a whole number from 0 below 2^53, else nil. Never a trap on
+    /// what another program published on the channel.
+    private static func count(_ value: JSONValue?) -> UInt64? {
+        int(value).flatMap { $0 >= 0 ? UInt64($0) : nil }
+    }
+
+    private static func int(_ value: JSONValue?) -> Int64? {
+        guard let number = value?.numberValue, number.isFinite, abs(number) < 9.0e15 else { return nil }
+        return Int64(number)
     }
 }
 
 /// What a viewer's stream answer says beside its events: who watches, and the session.
 package struct FleetDeviceSnapshot: Sendable, Equatable {
     package struct Session: Sendable, Equatable {
+        /// The device's count of its sessions (`HubSession.number`): another number is another
+        /// session. 0 in a message an earlier apsio-backend sent, which said none.
+        package var number: UInt64
         package var state: String
         package var reason: String?
         package var untilUnixMs: Int64?
         package var bytes: Int
 
-        package init(state: String, reason: String? = nil, untilUnixMs: Int64? = nil, bytes: Int = 0) {
+        package init(number: UInt64 = 0, state: String, reason: String? = nil, untilUnixMs: Int64? = nil, bytes: Int = 0) {
+            self.number = number
             self.state = state
             self.reason = reason
             self.untilUnixMs = untilUnixMs
@@ -90,17 +119,21 @@ package struct FleetDeviceSnapshot: Sendable, Equatable {
 
     package var viewers: Set<String>
     package var session: Session?
+    /// How the device's latest session ended: what an instance that missed that end tells its viewers.
+    package var lastEnd: HubSessionEnd?
 
-    package init(viewers: Set<String>, session: Session?) {
+    package init(viewers: Set<String>, session: Session?, lastEnd: HubSessionEnd? = nil) {
         self.viewers = viewers
         self.session = session
+        self.lastEnd = lastEnd
     }
 
     init(_ device: HubDevice?) {
         viewers = Set(device?.viewers.keys ?? [:].keys)
         session = device?.session.map {
-            Session(state: $0.state, reason: $0.pauseReason, untilUnixMs: $0.untilUnixMs, bytes: $0.bytes)
+            Session(number: $0.number, state: $0.state, reason: $0.pauseReason, untilUnixMs: $0.untilUnixMs, bytes: $0.bytes)
         }
+        lastEnd = device?.lastEnd
     }
 
     /// The session as `writeSession` writes it, `remaining_ms` from this instance's wall clock.

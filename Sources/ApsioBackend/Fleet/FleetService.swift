@@ -706,12 +706,14 @@ package actor FleetService: HubService {
         switch item {
         case .subscribed:
             // Messages published while the subscription was down are gone: look again at every
-            // `next` held here, and let the next event of each device show its gap.
+            // `next` held here. A ring hears of what it missed from the next message of its device
+            // (a gap) or, if none follows, from the document its viewers' next poll reads
+            // (`FleetStreamRing.catchUp`).
             for key in Array(nextHolds.keys) { Task { await self.recheck(key, answer: false) } }
         case .event(let event):
-            let now = clock.now().mono
-            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, snapshot: event.snapshot, now: now)
-            guard ring.receive(event, now: now, limits: backendLimits) else { return }
+            let now = clock.now()
+            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, snapshot: event.snapshot, now: now.mono)
+            guard ring.receive(event, now: now.mono, nowUnixMs: now.wallUnixMs, limits: backendLimits) else { return }
             rings[event.device] = ring
             answerStreams(event.device)
         case .wake(let wake):
@@ -749,7 +751,9 @@ package actor FleetService: HubService {
             }
             if streamHolds[key]?.isEmpty == true { streamHolds[key] = nil }
         }
+        let nowUnixMs = clock.now().wallUnixMs
         for key in Array(rings.keys) {
+            if rings[key]!.catchUp(device: key, now: now, nowUnixMs: nowUnixMs) { answerStreams(key) }
             rings[key]!.trim(now: now, limits: backendLimits)
             if rings[key]!.isIdle, streamHolds[key] == nil, now >= rings[key]!.lastUsed + backendLimits.viewerTimeout {
                 rings[key] = nil

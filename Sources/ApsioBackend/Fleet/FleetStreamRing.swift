@@ -6,6 +6,12 @@ package import ApsioCore
 ///
 /// Pub/sub delivers in order but may lose messages (while this instance's subscription was down),
 /// so a number skipped becomes a `gap` event saying how many were missed, never a silent hole.
+/// A session shown here that ended among the missed is told ended all the same, with the reason
+/// every message carries of the device's latest end (`HubSessionEnd`): after a replace, the
+/// viewers learn the old session is over before they see the new one's frames. Missed messages
+/// that nothing follows are found by the device's document, which every viewer's poll reads:
+/// once it has been ahead of the ring for `catchUpGrace` (what was published before it was read
+/// has arrived by then), the ring catches up to it the same way.
 /// A session's live data goes when the session ends; everything goes after `memory` or past the
 /// byte and count bounds, and a poll that falls behind is told how many it missed (`dropped`).
 package struct FleetStreamRing: Sendable {
@@ -26,6 +32,8 @@ package struct FleetStreamRing: Sendable {
     /// The snapshot's event number: a newer one (from a message or a document) replaces it.
     private var snapshotSeq: UInt64
     private(set) var lastUsed: MonotonicInstant
+    /// The device's document read at a number the ring had not heard: when, and what it said.
+    private var ahead: (seq: UInt64, snapshot: FleetDeviceSnapshot, since: MonotonicInstant)?
 
     /// A jump larger than this is a document made again (its numbers start from Redis's clock),
     /// not events lost: nothing is reported missing across it.
@@ -40,16 +48,27 @@ package struct FleetStreamRing: Sendable {
         lastUsed = now
     }
 
+    /// How long the device's document may be ahead of what the ring heard before the ring takes
+    /// the difference as lost: messages published with a change arrive a moment after it is
+    /// readable.
+    package static let catchUpGrace: Duration = .seconds(2)
+
     /// Adds an event heard on the channel; returns false for one heard already.
-    package mutating func receive(_ message: FleetEventMessage, now: MonotonicInstant, limits: BackendLimits) -> Bool {
+    package mutating func receive(
+        _ message: FleetEventMessage, now: MonotonicInstant, nowUnixMs: Int64, limits: BackendLimits
+    ) -> Bool {
         guard message.seq > lastSeq else { return false }
         if message.seq - lastSeq > Self.largestGap {
             events = []
             bytes = 0
             horizon = message.seq - 1
         } else if message.seq > lastSeq + 1 {
-            append(Event(seq: message.seq - 1, liveData: false, json: gapJSON(message, missed: message.seq - lastSeq - 1), receivedAt: now))
+            // The message's own `session_ended` tells the end of the session it ended.
+            let tellsTheEnd = message.type == "session_ended" && message.snapshot.lastEnd?.number == snapshot.session?.number
+            missed(upTo: message.seq - 1, device: message.device, then: message.snapshot, tellsTheEnd: tellsTheEnd,
+                   now: now, nowUnixMs: nowUnixMs)
         }
+        if let ahead, message.seq >= ahead.seq { self.ahead = nil }
         if message.type == "session_ended" || message.type == "device_gone" { dropLiveData() }
         append(Event(seq: message.seq, liveData: message.liveData, json: message.json, receivedAt: now))
         lastSeq = message.seq
@@ -61,12 +80,54 @@ package struct FleetStreamRing: Sendable {
         return true
     }
 
-    /// What a document read at event number `seq` says, when it is newer than what was heard.
+    /// What a document read at event number `seq` says. Ahead of what the ring heard, only its
+    /// viewers are taken at once (a viewer who just joined is watching); the rest waits for the
+    /// messages, or for `catchUp` if they never come, so a session's end is never skipped over in
+    /// silence.
     package mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
         lastUsed = now
+        if seq > lastSeq, seq - lastSeq <= Self.largestGap {
+            if ahead.map({ seq > $0.seq }) ?? true { ahead = (seq, snapshot, ahead?.since ?? now) }
+            self.snapshot.viewers = snapshot.viewers
+            return
+        }
         guard seq >= snapshotSeq else { return }
         self.snapshot = snapshot
         snapshotSeq = seq
+    }
+
+    /// Takes what the document said as heard once it has been ahead for `catchUpGrace`: a `gap`
+    /// for the messages that never came, and the end of a session shown here that ended among
+    /// them. Returns whether the ring changed (its polls have something new to hear).
+    package mutating func catchUp(device: DeviceKey, now: MonotonicInstant, nowUnixMs: Int64) -> Bool {
+        guard let ahead, now >= ahead.since + Self.catchUpGrace else { return false }
+        self.ahead = nil
+        guard ahead.seq > lastSeq else { return false }
+        missed(upTo: ahead.seq, device: device, then: ahead.snapshot, tellsTheEnd: false, now: now, nowUnixMs: nowUnixMs)
+        lastSeq = ahead.seq
+        snapshot = ahead.snapshot
+        snapshotSeq = ahead.seq
+        return true
+    }
+
+    /// Events up to `seq` were never heard: a `gap` says how many, numbered `seq`, and a session
+    /// this ring shows that is not the one `after` shows ended among them, unless the message that
+    /// follows says so itself.
+    private mutating func missed(
+        upTo seq: UInt64, device: DeviceKey, then after: FleetDeviceSnapshot, tellsTheEnd: Bool, now: MonotonicInstant,
+        nowUnixMs: Int64
+    ) {
+        append(Event(seq: seq, liveData: false, json: gapJSON(device, seq: seq, missed: seq - lastSeq), receivedAt: now))
+        guard let shown = snapshot.session, after.session?.number != shown.number, !tellsTheEnd else { return }
+        // The reason is known when the device's latest end is this session's; several sessions
+        // ended among the missed, the one shown here ended for a reason nobody kept.
+        let end = after.lastEnd.flatMap { $0.number == shown.number ? $0 : nil }
+        dropLiveData()
+        append(Event(
+            seq: seq, liveData: false,
+            json: sessionEndedJSON(seq: seq, device: device, reason: end?.reason ?? "missed", atUnixMs: end?.atUnixMs ?? nowUnixMs),
+            receivedAt: now))
+        snapshot.session = nil
     }
 
     /// Ends the session without a message: Redis lost the state, so no instance will send one.
@@ -74,18 +135,24 @@ package struct FleetStreamRing: Sendable {
         guard snapshot.session != nil else { return }
         dropLiveData()
         lastSeq += 1
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("seq"); writer.uint(lastSeq)
-        writer.key("type"); writer.string("session_ended")
-        writer.key("at"); writer.int(nowUnixMs)
-        writer.key("app"); writer.string(app)
-        writer.key("install"); writer.string(install)
-        writer.key("reason"); writer.string(reason)
-        writer.endObject()
-        append(Event(seq: lastSeq, liveData: false, json: writer.bytes, receivedAt: now))
+        let json = sessionEndedJSON(seq: lastSeq, device: DeviceKey(app: app, install: install), reason: reason, atUnixMs: nowUnixMs)
+        append(Event(seq: lastSeq, liveData: false, json: json, receivedAt: now))
         snapshot.session = nil
         snapshotSeq = lastSeq
+    }
+
+    /// A `session_ended` as the hub writes it, for an end no message told this instance.
+    private func sessionEndedJSON(seq: UInt64, device: DeviceKey, reason: String, atUnixMs: Int64) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("seq"); writer.uint(seq)
+        writer.key("type"); writer.string("session_ended")
+        writer.key("at"); writer.int(atUnixMs)
+        writer.key("app"); writer.string(device.app)
+        writer.key("install"); writer.string(device.install)
+        writer.key("reason"); writer.string(reason)
+        writer.endObject()
+        return writer.bytes
     }
 
     /// The events after `after`, and how many after it are gone from the ring or were never
@@ -126,13 +193,13 @@ package struct FleetStreamRing: Sendable {
         }
     }
 
-    private func gapJSON(_ message: FleetEventMessage, missed: UInt64) -> [UInt8] {
+    private func gapJSON(_ device: DeviceKey, seq: UInt64, missed: UInt64) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("seq"); writer.uint(message.seq - 1)
+        writer.key("seq"); writer.uint(seq)
         writer.key("type"); writer.string("gap")
-        writer.key("app"); writer.string(message.device.app)
-        writer.key("install"); writer.string(message.device.install)
+        writer.key("app"); writer.string(device.app)
+        writer.key("install"); writer.string(device.install)
         writer.key("missed"); writer.uint(missed)
         writer.endObject()
         return writer.bytes

@@ -17,6 +17,7 @@ export const endReasons = {
   paused: 'The session stayed paused for 60 seconds.',
   tester_removed: 'The device’s tester entry expired or was removed from the policy.',
   backend_restarted: 'The backend’s shared state was lost (its Redis restarted empty); the device says hello again and a new session can start.',
+  missed: 'The session ended while this backend instance heard nothing between its instances, and another has started since; why it ended was not kept.',
 };
 
 /** Reasons after which the backend waits for a viewer to act before another session (16.3). */
