@@ -429,6 +429,40 @@ import Testing
         #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
     }
 
+    /// Redis restarted empty while a viewer's poll is held, and the device said hello again at
+    /// once (as it does after its 401), before the instance holding the poll saw the state was
+    /// lost: the device's state is made again, and the viewer is still told the session ended
+    /// because the backend restarted.
+    @Test func aDeviceSayingHelloAtOnceAfterRedisLostItsStateStillEndsItsViewersSession() async throws {
+        let fleet = try await Fleet()
+        let (a, c) = (fleet[0], fleet[2])
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "live")
+        let watching = Task { [after = stream.after] in
+            try await c.api("GET", "/api/devices/\(Self.install)/stream?app=demo&after=\(after ?? 0)", bearer: ann)
+        }
+        try await fleet.waitForHeld(2, count: 1)
+        try fleet.redis.restart()
+
+        let again = try await Self.retried("the device's hello") { try? await Self.hello(a, token: token) }
+        #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+        let answer = try await watching.value
+        let events = answer.body["events"]?.arrayValue ?? []
+        let ended = events.first { $0["type"]?.stringValue == "session_ended" }
+        #expect(ended?["reason"]?.stringValue == "backend_restarted", "\(answer.status) events: \(events)")
+    }
+
+    /// `request` again while it fails or is answered 503 (an instance reconnecting to Redis), as
+    /// a device or a page does.
+    static func retried<Answer: Sendable>(
+        _ what: String, _ request: () async -> (status: Int, body: JSONValue, headers: Answer)?
+    ) async throws -> (status: Int, body: JSONValue, headers: Answer) {
+        for _ in 0..<600 {
+            if let answer = await request(), answer.status != 503 { return answer }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw WaitTimedOut(what: what)
+    }
+
     /// A tester taken off the list in the files every instance reads ends its session once the
     /// instances read them again (SIGHUP), without waiting for the device's next request.
     @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {

@@ -166,6 +166,33 @@ import Testing
         #expect(Self.types(told) == ["gap", "session_ended"])
     }
 
+    /// A message of a device whose state Redis made again (it lost it): the session shown here
+    /// ended with the state, told before what the new state says, and nothing of the old numbering
+    /// is counted missing.
+    @Test func aStateMadeAgainEndsTheSessionShownAsBackendRestarted() throws {
+        var ring = FleetStreamRing(after: 10, made: 5, snapshot: Self.session(1), now: Self.start)
+        _ = ring.receive(Self.message(11, snapshot: Self.session(1)), now: Self.start, nowUnixMs: 0, limits: .default)
+        var again = Self.message(9_000_001, live: false, snapshot: Self.session(9_000_001))
+        again.made = 9_000_000
+        _ = ring.receive(again, now: Self.start, nowUnixMs: 42, limits: .default)
+        #expect(Self.types(ring) == ["session_ended", "frames"], "the old session's frames went")
+        #expect(try #require(Self.ended(ring))["reason"]?.stringValue == "backend_restarted")
+        #expect(ring.events(after: 11).dropped == 0 && ring.made == 9_000_000)
+    }
+
+    /// The same found by a document a poll reads: the people who watched are told, though the
+    /// state made again knows nothing of them; the next document says who watches now.
+    @Test func aDocumentMadeAgainTellsItsViewersTheEndBeforeTheyLeave() throws {
+        var ring = FleetStreamRing(after: 10, made: 5, snapshot: Self.session(1), now: Self.start)
+        let nobody = FleetDeviceSnapshot(viewers: [], session: nil)
+        let now = LiveNow(mono: Self.start, wallUnixMs: 7)
+        ring.observe(nobody, atSeq: 9_000_000, made: 9_000_000, device: Self.device, now: now)
+        #expect(Self.types(ring) == ["session_ended"])
+        #expect(ring.snapshot.viewers == ["v1"] && ring.snapshot.session == nil)
+        ring.observe(nobody, atSeq: 9_000_000, made: 9_000_000, device: Self.device, now: now)
+        #expect(ring.snapshot.viewers.isEmpty && Self.types(ring) == ["session_ended"], "told once")
+    }
+
     /// Messages that nothing follows: the document read on a poll is ahead of the ring. Within the
     /// grace the messages may still come (and then no gap is made up); past it, the ring catches
     /// up to the document and tells the end it missed.

@@ -11,6 +11,10 @@ struct FleetDeviceDocument: Sendable {
     var tokenHash: String?
     var lastSessionNumber: UInt64 = 0
     var lastEventSeq: UInt64 = 0
+    /// The first number of this document's events, from Redis's clock when it was made: another
+    /// one means the device's state was made again (Redis lost it), whatever its numbers say.
+    /// 0 in a document an earlier apsio-backend made.
+    var made: UInt64 = 0
     /// The instance that last held the device's `next`: a change there is announced as a wake-up.
     var nextHolder: String?
     /// The event number each viewer joined after: a viewer's first stream poll starts there, as
@@ -29,6 +33,7 @@ struct FleetDeviceDocument: Sendable {
         writer.key("v"); writer.int(Int64(Self.version))
         writer.key("sn"); writer.uint(lastSessionNumber)
         writer.key("es"); writer.uint(lastEventSeq)
+        writer.key("mk"); writer.uint(made)
         writer.key("nh"); optional(nextHolder, &writer)
         writer.key("caps"); writer.bool(device.capsReached)
         writer.key("stop"); optional(device.lastStop, &writer)
@@ -112,6 +117,7 @@ struct FleetDeviceDocument: Sendable {
         guard let object = JSONBody.object(bytes), object["v"]?.numberValue == Double(Self.version) else { return nil }
         lastSessionNumber = Self.uint(object["sn"]) ?? 0
         lastEventSeq = Self.uint(object["es"]) ?? 0
+        made = Self.uint(object["mk"]) ?? 0
         nextHolder = object["nh"]?.stringValue
         device.capsReached = object["caps"]?.boolValue ?? false
         device.lastStop = object["stop"]?.stringValue

@@ -6,6 +6,8 @@ import ApsioCore
 package struct FleetEventMessage: Sendable, Equatable {
     package var device: DeviceKey
     package var seq: UInt64
+    /// The device document's `made`: numbers count within one making of the device's state.
+    package var made: UInt64
     package var liveData: Bool
     package var type: String
     package var snapshot: FleetDeviceSnapshot
@@ -17,6 +19,7 @@ package struct FleetEventMessage: Sendable, Equatable {
         writer.key("app"); writer.string(device.app)
         writer.key("install"); writer.string(device.install)
         writer.key("seq"); writer.uint(seq)
+        writer.key("made"); writer.uint(made)
         writer.key("live"); writer.bool(liveData)
         writer.key("type"); writer.string(type)
         writer.key("viewers")
@@ -50,9 +53,12 @@ package struct FleetEventMessage: Sendable, Equatable {
         return bytes
     }
 
-    package init(device: DeviceKey, seq: UInt64, liveData: Bool, type: String, snapshot: FleetDeviceSnapshot, json: [UInt8]) {
+    package init(
+        device: DeviceKey, seq: UInt64, made: UInt64 = 0, liveData: Bool, type: String, snapshot: FleetDeviceSnapshot, json: [UInt8]
+    ) {
         self.device = device
         self.seq = seq
+        self.made = made
         self.liveData = liveData
         self.type = type
         self.snapshot = snapshot
@@ -68,6 +74,7 @@ package struct FleetEventMessage: Sendable, Equatable {
         else { return nil }
         device = DeviceKey(app: app, install: install)
         self.seq = UInt64(seq)
+        made = Self.count(header["made"]) ?? 0
         liveData = header["live"]?.boolValue ?? false
         self.type = type
         var snapshot = FleetDeviceSnapshot(viewers: Set((header["viewers"]?.arrayValue ?? []).compactMap(\.stringValue)), session: nil)

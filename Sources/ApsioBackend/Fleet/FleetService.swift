@@ -150,6 +150,8 @@ package actor FleetService: HubService {
         var releases: [HubRelease]
         var device: HubDevice?
         var lastEventSeq: UInt64
+        /// The document's `made`: which making of the device's state the numbers count in.
+        var made: UInt64
         var joinedAfter: [String: UInt64]
         var existed: Bool
         var now: LiveNow
@@ -176,8 +178,10 @@ package actor FleetService: HubService {
             var document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) ?? FleetDeviceDocument()
             if bytes == nil || document.lastEventSeq == 0 {
                 // Numbers go on from Redis's clock, so a document made again never numbers an
-                // event below one a viewer has already seen.
+                // event below one a viewer has already seen, nor a session as one before it.
                 document.lastEventSeq = UInt64(max(nowMs, 1)) * 1000
+                document.lastSessionNumber = max(document.lastSessionNumber, document.lastEventSeq)
+                document.made = document.lastEventSeq
             }
             let othersHold = held == nil && !holding && document.nextHolder != nil
             func load(wakeable: Bool) -> (LiveHub, HoldID?) {
@@ -234,8 +238,8 @@ package actor FleetService: HubService {
                 return RedisIndexedDocuments.Publication(
                     channel: FleetKeys.events,
                     message: FleetEventMessage(
-                        device: key, seq: event.seq, liveData: event.liveDataOfSession != nil, type: event.type, snapshot: snapshot,
-                        json: Array(event.json.utf8)
+                        device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
+                        snapshot: snapshot, json: Array(event.json.utf8)
                     ).encoded())
             }
             if wake { publish.append(.init(channel: FleetKeys.wake, message: FleetWake(device: key, answer: true).encoded())) }
@@ -249,7 +253,7 @@ package actor FleetService: HubService {
                     (entry.atUnixMs * 1000 + Int64(min(index, 999)), entry.json(ref: Hex.lowercase(SecureRandom.bytes(6))))
                 })
             let step = Step(
-                result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, joinedAfter: next.joinedAfter,
+                result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, made: next.made, joinedAfter: next.joinedAfter,
                 existed: bytes != nil, now: now)
             guard let device, !device.isEmpty else {
                 return (.delete(publish: publish, log: log), step)
@@ -599,8 +603,8 @@ package actor FleetService: HubService {
         // A ring made now has heard nothing before the document's number: what was published
         // before is reported missing, not silently skipped.
         var ring = rings[key] ?? FleetStreamRing(
-            after: outcome.lastEventSeq, snapshot: FleetDeviceSnapshot(outcome.device), now: now)
-        ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, now: now)
+            after: outcome.lastEventSeq, made: outcome.made, snapshot: FleetDeviceSnapshot(outcome.device), now: now)
+        ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made, device: key, now: clock.now())
         rings[key] = ring
         if let previous = streamHolds[key]?.removeValue(forKey: viewer.signIn) {
             previous.continuation.resume(returning: streamReply(key, viewer: viewer.signIn, after: previous.after))
@@ -712,7 +716,7 @@ package actor FleetService: HubService {
             for key in Array(nextHolds.keys) { Task { await self.recheck(key, answer: false) } }
         case .event(let event):
             let now = clock.now()
-            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, snapshot: event.snapshot, now: now.mono)
+            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, made: event.made, snapshot: event.snapshot, now: now.mono)
             guard ring.receive(event, now: now.mono, nowUnixMs: now.wallUnixMs, limits: backendLimits) else { return }
             rings[event.device] = ring
             answerStreams(event.device)
@@ -799,14 +803,21 @@ package actor FleetService: HubService {
         let lost = epochWatch.takeLost()
         if lost { log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again") }
         guard lost || wasAway else { return }
-        // A session this instance heard of whose document is gone ended with the state, and no
-        // instance will say so: this one tells its viewers.
+        // A session this instance heard of whose document is gone, or made again since (the
+        // device said hello again at once), ended with the state, and no instance will say so:
+        // this one tells its viewers.
         let live = rings.filter { $0.value.snapshot.session != nil }.map(\.key)
         guard let (documents, _) = try? await documents.read(live.map(FleetKeys.document)) else { return }
-        let nowMs = clock.now().wallUnixMs
-        for (key, document) in zip(live, documents) where document == nil {
-            rings[key]?.endSessionLocally(reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: nowMs, now: now)
-            answerStreams(key, all: true)
+        let wall = clock.now()
+        for (key, bytes) in zip(live, documents) {
+            if let document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) {
+                rings[key]?.observe(
+                    FleetDeviceSnapshot(document.device), atSeq: document.lastEventSeq, made: document.made, device: key, now: wall)
+            } else {
+                rings[key]?.endSessionLocally(
+                    reason: "backend_restarted", app: key.app, install: key.install, nowUnixMs: wall.wallUnixMs, now: now)
+            }
+            if rings[key]?.snapshot.session == nil { answerStreams(key, all: true) }
         }
         guard lost else { return }
         for (key, hold) in nextHolds {

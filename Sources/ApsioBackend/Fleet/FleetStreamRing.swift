@@ -34,13 +34,16 @@ package struct FleetStreamRing: Sendable {
     private(set) var lastUsed: MonotonicInstant
     /// The device's document read at a number the ring had not heard: when, and what it said.
     private var ahead: (seq: UInt64, snapshot: FleetDeviceSnapshot, since: MonotonicInstant)?
+    /// Which making of the device's state the ring's numbers count in (`FleetDeviceDocument.made`).
+    package private(set) var made: UInt64
 
     /// A jump larger than this is a document made again (its numbers start from Redis's clock),
     /// not events lost: nothing is reported missing across it.
     static let largestGap: UInt64 = 100_000
 
     /// A ring starting at `seq`, with what a document or message said then.
-    package init(after seq: UInt64, snapshot: FleetDeviceSnapshot, now: MonotonicInstant) {
+    package init(after seq: UInt64, made: UInt64 = 0, snapshot: FleetDeviceSnapshot, now: MonotonicInstant) {
+        self.made = made
         lastSeq = seq
         horizon = seq
         self.snapshot = snapshot
@@ -57,6 +60,9 @@ package struct FleetStreamRing: Sendable {
     package mutating func receive(
         _ message: FleetEventMessage, now: MonotonicInstant, nowUnixMs: Int64, limits: BackendLimits
     ) -> Bool {
+        if isMadeAgain(message.made) {
+            madeAgain(at: message.seq - 1, made: message.made, device: message.device, now: now, nowUnixMs: nowUnixMs)
+        }
         guard message.seq > lastSeq else { return false }
         if message.seq - lastSeq > Self.largestGap {
             events = []
@@ -84,6 +90,24 @@ package struct FleetStreamRing: Sendable {
     /// viewers are taken at once (a viewer who just joined is watching); the rest waits for the
     /// messages, or for `catchUp` if they never come, so a session's end is never skipped over in
     /// silence.
+    /// A document made again (another `made`) is the device's state lost and begun anew: the
+    /// session shown here ended with it, told at once as `backend_restarted` to the people who
+    /// watched it, who stay in the ring's snapshot until the device's next event or document
+    /// says who watches now.
+    package mutating func observe(
+        _ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, made: UInt64, device: DeviceKey, now: LiveNow
+    ) {
+        guard isMadeAgain(made) else { return observe(snapshot, atSeq: seq, now: now.mono) }
+        let watched = self.snapshot.viewers
+        madeAgain(at: seq, made: made, device: device, now: now.mono, nowUnixMs: now.wallUnixMs)
+        self.snapshot = snapshot
+        self.snapshot.viewers = watched
+        lastUsed = now.mono
+    }
+
+    /// Whether `made` names another making of the device's state than the ring's numbers count in.
+    package func isMadeAgain(_ made: UInt64) -> Bool { made != self.made && made != 0 && self.made != 0 }
+
     package mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
         lastUsed = now
         if seq > lastSeq, seq - lastSeq <= Self.largestGap {
@@ -108,6 +132,25 @@ package struct FleetStreamRing: Sendable {
         snapshot = ahead.snapshot
         snapshotSeq = ahead.seq
         return true
+    }
+
+    /// The device's state was made again: what the ring kept counts in the old numbering and
+    /// goes; the session it showed ended with the state, and its viewers are told so, numbered
+    /// `seq`, above anything they saw.
+    private mutating func madeAgain(at seq: UInt64, made: UInt64, device: DeviceKey, now: MonotonicInstant, nowUnixMs: Int64) {
+        self.made = made
+        events = []
+        bytes = 0
+        ahead = nil
+        // Nothing is counted missing across the two numberings.
+        horizon = 0
+        lastSeq = seq
+        snapshotSeq = min(snapshotSeq, seq)
+        guard snapshot.session != nil else { return }
+        append(Event(
+            seq: seq, liveData: false,
+            json: sessionEndedJSON(seq: seq, device: device, reason: "backend_restarted", atUnixMs: nowUnixMs), receivedAt: now))
+        snapshot.session = nil
     }
 
     /// Events up to `seq` were never heard: a `gap` says how many, numbered `seq`, and a session
