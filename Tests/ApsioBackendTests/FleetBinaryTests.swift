@@ -463,6 +463,41 @@ import Testing
         throw WaitTimedOut(what: what)
     }
 
+    /// Redis restored from an older snapshot comes back with the fleet's epoch and a stale state:
+    /// a session running again, a person signed in again who had signed out. The instances see
+    /// the fleet's clock go back, forget the stale devices and sign-ins once, and go on as after a
+    /// restart empty: the viewer's held poll hears `backend_restarted`, the device's token is
+    /// refused and its hello starts afresh, and the sign-out stands.
+    @Test func redisRestoredFromAnOlderSnapshotIsTreatedAsRestartedEmpty() async throws {
+        let fleet = try await Fleet()
+        let (a, b, c) = (fleet[0], fleet[1], fleet[2])
+        let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "live")
+        let bob = try await b.signIn("bob", "bob-password")
+        #expect(try fleet.redis.cli("SAVE") == "OK")
+        let saved = Int(try fleet.redis.cli("GET", "apsio:clock")) ?? 0
+        #expect(try await a.api("POST", "/api/logout", bearer: bob).status < 300)
+        #expect(try await c.api("GET", "/api/me", bearer: bob).status == 401)
+        // Every instance bumps the clock every 2 s: the snapshot falls behind what they saw.
+        try await poll("the fleet's clock moved past the snapshot") { (Int((try? fleet.redis.cli("GET", "apsio:clock")) ?? "") ?? 0) > saved + 3 }
+
+        let watching = Task { [after = stream.after] in
+            try await c.api("GET", "/api/devices/\(Self.install)/stream?app=demo&after=\(after ?? 0)", bearer: ann)
+        }
+        try await fleet.waitForHeld(2, count: 1)
+        try fleet.redis.restart()
+
+        let events = try await watching.value.body["events"]?.arrayValue ?? []
+        let ended = events.first { $0["type"]?.stringValue == "session_ended" }
+        #expect(ended?["reason"]?.stringValue == "backend_restarted", "events: \(events)")
+        #expect(try await Self.retried("the old token's next") { try? await Self.next(a, token: token) }.status == 401)
+        let again = try await Self.retried("the device's hello") { try? await Self.hello(b, token: token) }
+        #expect(again.status == 200 && again.body["device_token"]?.stringValue != token)
+        #expect(try await Self.retried("bob's request") { try? await c.api("GET", "/api/me", bearer: bob) }.status == 401, "the sign-out stands")
+        let told = fleet.instances.map { $0.child.stderr }.filter { $0.contains("went back in time") }
+        #expect(!told.isEmpty, "an instance says what happened")
+        #expect(told.filter { $0.contains("forgotten") }.count == 1, "the stale state is forgotten once")
+    }
+
     /// A tester taken off the list in the files every instance reads ends its session once the
     /// instances read them again (SIGHUP), without waiting for the device's next request.
     @Test func aTesterTakenOffTheSharedFilesEndsItsSessionOnReload() async throws {

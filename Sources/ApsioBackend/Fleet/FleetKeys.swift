@@ -9,6 +9,9 @@ enum FleetKeys {
     static let wake = "apsio:wake"
     /// A random value set when Redis is first used and gone when it restarted empty.
     static let epoch = "apsio:epoch"
+    /// Bumped by every instance every 2 s: a number that goes back means Redis went back in time
+    /// (`FleetEpoch`).
+    static let clock = "apsio:clock"
 
     /// The device's member in `devices`; app names never contain ':'.
     static func member(_ key: DeviceKey) -> String { key.app + ":" + key.install }

@@ -790,8 +790,9 @@ package actor FleetService: HubService {
     private func checkEpoch(now: MonotonicInstant) async {
         if let last = lastEpochCheck, now < last + .seconds(2) { return }
         lastEpochCheck = now
+        let wentBack: Bool
         do {
-            _ = try await client.send(RESPCommand("PING"))
+            wentBack = try await epochWatch.tick(client)
         } catch {
             if reachable { log.error("Redis at \(client.endpoint) is unavailable: \(error); device routes answer 503 until it is back") }
             reachable = false
@@ -800,8 +801,23 @@ package actor FleetService: HubService {
         let wasAway = !reachable
         if wasAway { log.error("Redis at \(client.endpoint) is reachable again") }
         reachable = true
-        let lost = epochWatch.takeLost()
-        if lost { log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again") }
+        var lost = epochWatch.takeLost()
+        if lost {
+            log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again")
+        } else if wentBack {
+            // Restored from an older snapshot, or a replica that missed the last writes: the
+            // stale state goes (once, by whichever instance gets there first), as if Redis had
+            // restarted empty.
+            let forgot: Bool
+            do { forgot = try await epochWatch.forgetStaleState(client) } catch {
+                epochWatch.retryLater()
+                return
+            }
+            log.error(
+                "Redis at \(client.endpoint) went back in time (an older snapshot, or a replica behind): "
+                    + (forgot ? "its stale devices and sign-ins are forgotten; " : "") + "sessions end, devices say hello again")
+            lost = true
+        }
         guard lost || wasAway else { return }
         // A session this instance heard of whose document is gone, or made again since (the
         // device said hello again at once), ended with the state, and no instance will say so:
