@@ -4,7 +4,7 @@ internal import Glibc
 #endif
 import ApsioPOSIX
 
-/// The local accounts of the development backend: one line per person,
+/// The accounts of the backend (`apsio-backend`, `apsio-devbackend`): one line per person,
 /// `USER:ROLE:ITERATIONS:SALT_HEX:HASH_HEX` (PBKDF2-HMAC-SHA256), `#` comments and blank lines
 /// allowed. No password is ever stored; `apsio-devbackend --add-user` writes the lines.
 package struct AccountsFile: Sendable, Equatable {

@@ -23,9 +23,9 @@ package enum BackendAppFileSchema {
 
         var name: String? = stem
         if let entry = values.single(section, "Name"), !entry.value.isEmpty {
-            name = DevBackendCommandLine.isIdentifier(entry.value, max: 128) ? entry.value : nil
+            name = BackendCommandLine.isIdentifier(entry.value, max: 128) ? entry.value : nil
             if name == nil { report(entry.line, "Name=\(entry.value) is not 1 to 128 letters, digits, '.', '_' or '-'") }
-        } else if !DevBackendCommandLine.isIdentifier(stem, max: 128) {
+        } else if !BackendCommandLine.isIdentifier(stem, max: 128) {
             name = nil
             report(nil, "\"\(stem)\" is not an app name: set Name= or rename the file with letters, digits, '.', '_' and '-' only")
         }
@@ -66,7 +66,7 @@ package enum BackendAppFileSchema {
     /// and never reaches the backend's files.
     static func tester(_ text: String) -> TesterEntry? {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 3, DevBackendCommandLine.isIdentifier(fields[0], max: 64),
+        guard fields.count == 3, BackendCommandLine.isIdentifier(fields[0], max: 64),
             Hex.isLowercase(fields[1], length: 64), let expires = Int64(fields[2]), expires > 0
         else { return nil }
         return TesterEntry(id: fields[0], match: fields[1], expiresAt: expires)

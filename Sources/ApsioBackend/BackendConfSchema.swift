@@ -26,7 +26,7 @@ package enum BackendConfSchema {
         }
         if let entry = value("Listen") {
             do throws(BackendConfigurationError) {
-                let (host, port) = try DevBackendCommandLine.parseListen(entry.value)
+                let (host, port) = try BackendCommandLine.parseListen(entry.value)
                 settings.listenHost = host
                 settings.listenPort = port
             } catch {
@@ -65,8 +65,8 @@ package enum BackendConfSchema {
                 report(entry.line, "Redis=\(error.description)")
             }
         }
-        settings.maxConnections = number("MaxConnections", in: DevBackendCommandLine.maxConnectionsRange)
-        settings.auditRetentionDays = number("AuditRetentionDays", in: DevBackendCommandLine.auditRetentionDaysRange, of: " of days")
+        settings.maxConnections = number("MaxConnections", in: BackendCommandLine.maxConnectionsRange)
+        settings.auditRetentionDays = number("AuditRetentionDays", in: BackendCommandLine.auditRetentionDaysRange, of: " of days")
         settings.accountsPath = path("AccountsFile")
         settings.tlsCertificate = path("TLSCertificateFile")
         settings.tlsKey = path("TLSKeyFile")

@@ -1,4 +1,4 @@
-/// Why the development backend will not start, or an accounts file cannot be used. Each message
+/// Why the backend will not start, or an accounts file cannot be used. Each message
 /// is one line an operator can act on, and names no secret.
 package enum BackendConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(String)

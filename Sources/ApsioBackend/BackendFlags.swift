@@ -31,7 +31,7 @@ package struct BackendFlags: Sendable {
     /// files' apps left out because a flag's app already uses their key.
     package func configuration(
         files: BackendFiles
-    ) throws(BackendConfigurationError) -> (configuration: DevBackendConfiguration, problems: [ConfigurationProblem]) {
+    ) throws(BackendConfigurationError) -> (configuration: BackendConfiguration, problems: [ConfigurationProblem]) {
         var problems: [ConfigurationProblem] = []
         var apps = apps
         for app in files.apps where !apps.contains(where: { $0.name == app.name }) {
@@ -54,14 +54,14 @@ package struct BackendFlags: Sendable {
         if tls == nil, let certificate = files.settings.tlsCertificate, let key = files.settings.tlsKey {
             tls = HTTPServer.TLSFiles(certificateFile: certificate, privateKeyFile: key)
         }
-        var configuration = DevBackendConfiguration(
+        var configuration = BackendConfiguration(
             listenHost: listenHost ?? files.settings.listenHost ?? "127.0.0.1",
             listenPort: listenPort ?? files.settings.listenPort ?? 8787,
             hub: HubConfiguration(
                 origin: origin, interval: .seconds(intervalSeconds ?? files.settings.intervalSeconds ?? 30), apps: apps),
             accountsPath: accountsPath ?? files.settings.accountsPath, tls: tls, development: development,
             redis: redis ?? files.settings.redis,
-            maxConnections: maxConnections ?? files.settings.maxConnections ?? DevBackendConfiguration.defaultMaxConnections)
+            maxConnections: maxConnections ?? files.settings.maxConnections ?? BackendConfiguration.defaultMaxConnections)
         configuration.auditRetention = (auditRetentionDays ?? files.settings.auditRetentionDays).map { .seconds(Int64($0) * 86_400) }
         try configuration.validate()
         return (configuration, problems)

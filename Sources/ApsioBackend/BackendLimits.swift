@@ -1,4 +1,4 @@
-/// The development backend's own bounds on what devices, viewers and sign-ins can make it keep.
+/// The backend's own bounds on what devices, viewers and sign-ins can make it keep.
 /// Spec 16's numbers (hold time, presence slack, command memory, caps) come from core's `Limits`;
 /// these are the ones the spec leaves to a backend.
 package struct BackendLimits: Sendable, Equatable {

@@ -16,7 +16,7 @@ package enum BackendMain {
         let log = BackendLog(program: program)
         let command: BackendCommand
         do {
-            command = try DevBackendCommandLine.parseCommand(
+            command = try BackendCommandLine.parseCommand(
                 arguments, nowUnixSeconds: SystemAgentClock().now().wallUnixSeconds, hashing: OpenSSLSHA256(),
                 defaultConfigDirectory: defaultConfigDirectory, program: program)
         } catch {
@@ -25,7 +25,7 @@ package enum BackendMain {
         }
         switch command {
         case .help:
-            StandardStream.output.write(DevBackendCommandLine.usage(program: program, defaultConfigDirectory: defaultConfigDirectory) + "\n")
+            StandardStream.output.write(BackendCommandLine.usage(program: program, defaultConfigDirectory: defaultConfigDirectory) + "\n")
             return 0
         case .addUser(let path, let user, let role, let iterations):
             return addUser(accountsPath: path, user: user, role: role, iterations: iterations, log: log)
@@ -40,7 +40,7 @@ package enum BackendMain {
             files = BackendFilesLoader(directory: directory).load()
             for problem in files.problems { log.error(problem.description) }
         }
-        let configuration: DevBackendConfiguration
+        let configuration: BackendConfiguration
         do {
             let combined = try flags.configuration(files: files)
             for problem in combined.problems { log.error(problem.description) }
@@ -61,8 +61,8 @@ package enum BackendMain {
         }
         // Before the server starts: a SIGHUP that comes while it binds is then a reload, not death.
         let signals = ProcessSignals([SIGINT, SIGTERM, SIGHUP])
-        let backend: DevBackend
-        do { backend = try DevBackend(configuration: configuration, accounts: accounts) } catch {
+        let backend: BackendServer
+        do { backend = try BackendServer(configuration: configuration, accounts: accounts) } catch {
             log.error(error.description)
             return 2
         }

@@ -6,10 +6,10 @@ import ApsioConfiguration
 /// one without `--dev`) changes nothing.
 struct BackendReloader {
     let flags: BackendFlags
-    private(set) var running: DevBackendConfiguration
+    private(set) var running: BackendConfiguration
     private(set) var lastGood: BackendFiles
 
-    init(flags: BackendFlags, running: DevBackendConfiguration, lastGood: BackendFiles) {
+    init(flags: BackendFlags, running: BackendConfiguration, lastGood: BackendFiles) {
         self.flags = flags
         self.running = running
         self.lastGood = lastGood
@@ -36,7 +36,7 @@ struct BackendReloader {
         for app in files.apps where !loaded.apps.contains(where: { $0.name == app.name }) {
             log.append("the app \(app.name) keeps its last good configuration until its file is fixed")
         }
-        let combined: (configuration: DevBackendConfiguration, problems: [ConfigurationProblem])
+        let combined: (configuration: BackendConfiguration, problems: [ConfigurationProblem])
         do {
             combined = try flags.configuration(files: files)
         } catch {

@@ -39,8 +39,8 @@ import ApsioState
         let sha = OpenSSLSHA256()
         let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha)
         let port = try freeLoopbackPort()
-        let backend = try DevBackend(
-            configuration: DevBackendConfiguration(
+        let backend = try BackendServer(
+            configuration: BackendConfiguration(
                 listenHost: "127.0.0.1", listenPort: port,
                 hub: HubConfiguration(
                     origin: LiveOrigin("http://127.0.0.1:\(port)")!, interval: .seconds(15),

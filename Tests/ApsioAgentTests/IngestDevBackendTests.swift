@@ -34,13 +34,13 @@ import ApsioState
         try JSONDecoder().decode(Vectors<Case>.self, from: Data(contentsOf: IngestFixture.coreFixture("vectors/" + name))).cases
     }
 
-    static func backend() throws -> DevBackend {
-        let configuration = DevBackendConfiguration(
+    static func backend() throws -> BackendServer {
+        let configuration = BackendConfiguration(
             listenHost: "127.0.0.1", listenPort: 0,
             hub: HubConfiguration(
                 origin: LiveOrigin("http://127.0.0.1:8787")!, apps: [HubApp(name: "demo", appKey: IngestFixture.appKey)]),
             development: true)
-        return try DevBackend(configuration: configuration, accounts: AccountsFile(accounts: []))
+        return try BackendServer(configuration: configuration, accounts: AccountsFile(accounts: []))
     }
 
     @Test func recordsReachTheDevelopmentBackendAsOTLP() async throws {

@@ -10,7 +10,7 @@ import Testing
     static let now: Int64 = 1_800_000_000
 
     static func flags(_ arguments: [String], config: String? = "/etc/apsio-backend") throws -> BackendFlags {
-        guard case .run(let flags) = try DevBackendCommandLine.parseCommand(
+        guard case .run(let flags) = try BackendCommandLine.parseCommand(
             arguments, nowUnixSeconds: now, hashing: sha256, defaultConfigDirectory: config, program: "apsio-backend")
         else { throw Unexpected() }
         return flags

@@ -9,7 +9,7 @@ import Testing
 /// that would break under it, or an injected one, cannot run.
 @Suite struct ViewerPagesTests {
     @Test func thePageComesWithAPolicyThatAllowsNoInlineScriptAndNoOtherOrigin() async throws {
-        try await DevBackendHTTPTests.withBackend { _, client async throws in
+        try await BackendHTTPTests.withBackend { _, client async throws in
             let page = try await client.http.send(.get("/"), to: client.endpoint)
             #expect(page.status == 200)
             #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
@@ -26,7 +26,7 @@ import Testing
     /// A missing file is a page that never loads: every script, style and icon the page names,
     /// and every module a script imports, is served with its type.
     @Test func everyFileThePageNamesIsServedWithItsType() async throws {
-        try await DevBackendHTTPTests.withBackend { _, client async throws in
+        try await BackendHTTPTests.withBackend { _, client async throws in
             let index = String(decoding: try await client.http.send(.get("/"), to: client.endpoint).body, as: UTF8.self)
             var wanted = Self.matches(#"(?:src|href)="(/assets/[^"]+|/favicon\.ico)""#, in: index)
             #expect(wanted.contains("/assets/app.js") && wanted.contains("/assets/viewer.css"))
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func anUnchangedAssetIsRevalidatedWith304() async throws {
-        try await DevBackendHTTPTests.withBackend { _, client async throws in
+        try await BackendHTTPTests.withBackend { _, client async throws in
             let first = try await client.http.send(.get("/assets/app.js"), to: client.endpoint)
             let etag = try #require(first.headers["ETag"])
             #expect(first.headers["Cache-Control"] == "no-cache")
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func unknownAssetsAndOtherMethodsAreRefused() async throws {
-        try await DevBackendHTTPTests.withBackend { _, client async throws in
+        try await BackendHTTPTests.withBackend { _, client async throws in
             for path in ["/assets/nothing.js", "/assets/", "/assets/../Package.swift", "/assets/index.html", "/index.html"] {
                 #expect(try await client.http.send(.get(path), to: client.endpoint).status == 404, "\(path)")
             }
@@ -98,9 +98,9 @@ import Testing
 
     /// A page that opens or reloads asks whether its person watches before it acts.
     @Test func aPageAsksWhetherItWatchesOverHTTP() async throws {
-        try await DevBackendHTTPTests.withBackend { _, client async throws in
+        try await BackendHTTPTests.withBackend { _, client async throws in
             let ann = try await client.signIn("ann", "ann-password")
-            let path = "/api/devices/\(DevBackendHTTPTests.install)/watch"
+            let path = "/api/devices/\(BackendHTTPTests.install)/watch"
             #expect(try await client.api("GET", path, bearer: ann).status == 404)
             _ = try await client.hello()
             let before = try await client.api("GET", path, bearer: ann)

@@ -1,4 +1,4 @@
-// The viewers' JSON API of the development backend. The sign-in rides in its HttpOnly cookie, so
+// The viewers' JSON API of the backend. The sign-in rides in its HttpOnly cookie, so
 // the page never holds the token: a script injected into the page could not read it either.
 
 export class ApiError extends Error {

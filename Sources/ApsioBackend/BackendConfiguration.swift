@@ -1,8 +1,8 @@
 package import ApsioNet
 package import ApsioRedis
 
-/// How the development backend runs: where it listens, what it serves, who may sign in.
-package struct DevBackendConfiguration: Sendable {
+/// How the backend runs: where it listens, what it serves, who may sign in.
+package struct BackendConfiguration: Sendable {
     package var listenHost: String
     package var listenPort: Int
     package var hub: HubConfiguration
@@ -24,7 +24,7 @@ package struct DevBackendConfiguration: Sendable {
     package init(
         listenHost: String = "127.0.0.1", listenPort: Int = 8787, hub: HubConfiguration, accountsPath: String? = nil,
         tls: HTTPServer.TLSFiles? = nil, development: Bool = false, redis: RedisEndpoint? = nil,
-        maxConnections: Int = DevBackendConfiguration.defaultMaxConnections
+        maxConnections: Int = BackendConfiguration.defaultMaxConnections
     ) {
         self.redis = redis
         self.maxConnections = maxConnections

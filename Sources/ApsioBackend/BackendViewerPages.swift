@@ -2,7 +2,7 @@ import ApsioNet
 
 /// The viewer's pages: `/` is the page, `/assets/NAME` its scripts and styles. Every page answer
 /// carries a Content-Security-Policy that allows no inline script and no other origin.
-extension DevBackend {
+extension BackendServer {
     static func addViewerPages(_ router: inout HTTPRouter) {
         router.add("GET", "/") { request in
             page(ViewerAssets.indexName, request)

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The development backend over real loopback HTTP: the network layer's server and client.
-@Suite struct DevBackendHTTPTests {
+@Suite struct BackendHTTPTests {
     static let appKey = "apsio_app_http_test_key"
     static let install = "0d6b8f0e-1c1e-4a53-9d2f-7e6b1c906f1c"
     static let proof = TesterProof(entryID: "qa-box-9", installationID: install, hashing: sha256)
@@ -15,14 +15,14 @@ import Testing
     ])
 
     /// A started backend and a client for it; stopped when `body` ends, even when it throws.
-    static func withBackend(_ body: (DevBackend, Client) async throws -> Void) async throws {
+    static func withBackend(_ body: (BackendServer, Client) async throws -> Void) async throws {
         let entry = TesterEntry(id: proof.entryID, match: proof.match(hashing: sha256), expiresAt: 4_000_000_000)
-        let configuration = DevBackendConfiguration(
+        let configuration = BackendConfiguration(
             listenHost: "127.0.0.1", listenPort: 0,
             hub: HubConfiguration(
                 origin: LiveOrigin("http://127.0.0.1:8787")!, apps: [HubApp(name: "demo", appKey: appKey, testers: [entry])]),
             development: true)
-        let backend = try DevBackend(configuration: configuration, accounts: accounts, serverLimits: patientServer)
+        let backend = try BackendServer(configuration: configuration, accounts: accounts, serverLimits: patientServer)
         let port = try await backend.start()
         do {
             try await body(backend, try Client(port: port))
@@ -45,7 +45,7 @@ import Testing
         let endpoint: HTTPEndpoint
 
         init(port: Int) throws {
-            http = try HTTPClient(options: DevBackendHTTPTests.patientClient)
+            http = try HTTPClient(options: BackendHTTPTests.patientClient)
             endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
         }
 
@@ -58,19 +58,19 @@ import Testing
             try await send(.postJSON(path, json: JSONWriter.encode(body), headers: headers))
         }
 
-        func device(_ path: String, _ body: JSONValue, token: String? = nil, key: String = DevBackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        func device(_ path: String, _ body: JSONValue, token: String? = nil, key: String = BackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
             var headers: HTTPHeaders = ["Apsio-App-Key": key]
             if let token { headers.add("Apsio-Live-Token", token) }
             return try await post(path, body, headers: headers)
         }
 
-        func hello(token: String? = nil, key: String = DevBackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        func hello(token: String? = nil, key: String = BackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
             try await device(
                 "/v1/live/hello",
                 .object([
-                    "install": .string(DevBackendHTTPTests.install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
-                    "release": .string("1.0"), "tester": .string(DevBackendHTTPTests.proof.entryID),
-                    "proof": .string(DevBackendHTTPTests.proof.secretHex),
+                    "install": .string(BackendHTTPTests.install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
+                    "release": .string("1.0"), "tester": .string(BackendHTTPTests.proof.entryID),
+                    "proof": .string(BackendHTTPTests.proof.secretHex),
                 ]), token: token, key: key)
         }
 
@@ -89,7 +89,7 @@ import Testing
     }
 
     /// Waits, with a generous deadline, until the backend holds `count` requests.
-    static func waitForHeld(_ backend: DevBackend, count: Int) async throws {
+    static func waitForHeld(_ backend: BackendServer, count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while await backend.service.heldRequestCount() < count {
             guard ContinuousClock.now < deadline else { throw HeldTimeout() }

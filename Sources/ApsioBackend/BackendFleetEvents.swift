@@ -7,7 +7,7 @@ import ApsioNet
 /// boxes is sent what moved, not the list each time. Every page of an instance follows one
 /// `FleetListFeed`, which looks at the hub's list once a second, from whichever instance it is:
 /// the list is the shared state's, so every instance tells the same story.
-extension DevBackend {
+extension BackendServer {
     /// How long one event stream lasts; the browser's EventSource connects again by itself.
     static let fleetEventsLifetime: Duration = .seconds(3600)
     static let fleetEventsInterval: Duration = .seconds(1)

@@ -9,14 +9,14 @@ import Testing
 
 /// The device and the development backend over loopback HTTP: a person signs in and watches, the
 /// unit's journal lines reach that person's stream, and a screenshot comes back.
-@Suite(.serialized) struct DevBackendEndToEndTests {
+@Suite(.serialized) struct BackendEndToEndTests {
     @Test func aPersonWatchesTheUnitLiveAndTakesAScreenshot() async throws {
         let accounts = AccountsFile(accounts: [
             Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000))
         ])
         // The backend publishes its own origin in the policy: its port is chosen first.
         let port = try freeLoopbackPort()
-        let started = Mutex<DevBackend?>(nil)
+        let started = Mutex<BackendServer?>(nil)
         let viewer = try ViewerAPI(port: port)
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {
             try await viewer.call(method, path, bearer, body)
@@ -26,8 +26,8 @@ import Testing
             try await LiveIntegrationTests.withHost(backend: { install in
                 let sha = OpenSSLSHA256()
                 let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha)
-                let backend = try DevBackend(
-                    configuration: DevBackendConfiguration(
+                let backend = try BackendServer(
+                    configuration: BackendConfiguration(
                         listenHost: "127.0.0.1", listenPort: port,
                         hub: HubConfiguration(
                             origin: LiveOrigin("http://127.0.0.1:\(port)")!,

@@ -9,7 +9,7 @@ import ApsioNet
 /// others are let go (a held poll given up answers nothing and acknowledges nothing, so their
 /// events wait for the next request) and the answer lists what each said: 200 with its events,
 /// 204 for one let go, or the device's refusal.
-extension DevBackend {
+extension BackendServer {
     /// As many boxes as a person watches together.
     static let maxStreamsPerRequest = 8
 

@@ -3,8 +3,8 @@ import ApsioNet
 import ApsioRedis
 
 /// What `apsio-devbackend` was asked to do.
-package enum DevBackendCommand: Sendable {
-    case run(DevBackendConfiguration)
+package enum ResolvedBackendCommand: Sendable {
+    case run(BackendConfiguration)
     /// Adds or replaces a person in the accounts file; the password comes on standard input.
     case addUser(accountsPath: String, user: String, role: AccountRole, iterations: Int)
     case help
@@ -12,7 +12,7 @@ package enum DevBackendCommand: Sendable {
 
 /// The command line of `apsio-devbackend` and `apsio-backend`, parsed in the library so tests run
 /// it in-process.
-package enum DevBackendCommandLine {
+package enum BackendCommandLine {
     package static let usage = usage(program: "apsio-devbackend", defaultConfigDirectory: nil)
 
     package static func usage(program: String, defaultConfigDirectory: String?) -> String {
@@ -59,7 +59,7 @@ package enum DevBackendCommandLine {
     /// names one: the flags, combined with that directory's files when there is one.
     package static func parse(
         _ arguments: [String], nowUnixSeconds: Int64, hashing: some SHA256Hashing
-    ) throws(BackendConfigurationError) -> DevBackendCommand {
+    ) throws(BackendConfigurationError) -> ResolvedBackendCommand {
         switch try parseCommand(arguments, nowUnixSeconds: nowUnixSeconds, hashing: hashing, defaultConfigDirectory: nil) {
         case .help: return .help
         case .addUser(let path, let user, let role, let iterations):

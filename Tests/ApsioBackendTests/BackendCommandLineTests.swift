@@ -4,14 +4,14 @@ import ApsioNet
 import Foundation
 import Testing
 
-@Suite struct DevBackendCommandLineTests {
+@Suite struct BackendCommandLineTests {
     static let now: Int64 = 1_800_000_000
 
-    static func parse(_ arguments: [String]) throws(BackendConfigurationError) -> DevBackendCommand {
-        try DevBackendCommandLine.parse(arguments, nowUnixSeconds: now, hashing: sha256)
+    static func parse(_ arguments: [String]) throws(BackendConfigurationError) -> ResolvedBackendCommand {
+        try BackendCommandLine.parse(arguments, nowUnixSeconds: now, hashing: sha256)
     }
 
-    static func configuration(_ arguments: [String]) throws -> DevBackendConfiguration {
+    static func configuration(_ arguments: [String]) throws -> BackendConfiguration {
         guard case .run(let configuration) = try parse(arguments) else { throw Unexpected() }
         return configuration
     }
@@ -111,10 +111,10 @@ import Testing
     }
 
     @Test func aBackendRefusesAPlainOriginWithoutDevEvenWhenBuiltInCode() {
-        let configuration = DevBackendConfiguration(
+        let configuration = BackendConfiguration(
             hub: HubConfiguration(origin: LiveOrigin("http://127.0.0.1:8787")!, apps: []), development: false)
         #expect(throws: BackendConfigurationError.self) {
-            _ = try DevBackend(configuration: configuration, accounts: AccountsFile())
+            _ = try BackendServer(configuration: configuration, accounts: AccountsFile())
         }
     }
 }

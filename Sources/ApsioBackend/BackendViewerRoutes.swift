@@ -4,7 +4,7 @@ import ApsioNet
 /// The viewers' JSON API under `/api/`. Only people signed in with a password reach the hub
 /// through it: a request that carries an app key or a device token, or offers an app key as its
 /// bearer, is refused whatever else it carries (16.7).
-extension DevBackend {
+extension BackendServer {
     static func addViewerRoutes(
         _ router: inout HTTPRouter, service: any HubService, accounts: AccountsBook, secureCookie: Bool
     ) {

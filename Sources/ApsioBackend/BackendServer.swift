@@ -2,18 +2,19 @@ package import ApsioPOSIX
 package import ApsioCore
 package import ApsioNet
 
-/// The development backend on the network layer's server: the device's routes of 16.4 (hello,
-/// next, frames, results), the policy and an ingest sink, and a JSON API for signed-in viewers.
-package final class DevBackend: Sendable {
+/// The backend on the network layer's server, in memory or as one instance of a fleet: the
+/// device's routes of 16.4 (hello, next, frames, results), the policy and an ingest sink, a JSON
+/// API for signed-in viewers, and the viewer's pages.
+package final class BackendServer: Sendable {
     package let service: any HubService
-    package let configuration: DevBackendConfiguration
+    package let configuration: BackendConfiguration
     private let accounts: AccountsBook
     private let server: HTTPServer
 
     package static let sessionCookie = "apsio_session"
 
     package init(
-        configuration: DevBackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
+        configuration: BackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
         random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
         backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits? = nil
     ) throws(BackendConfigurationError) {
@@ -47,7 +48,7 @@ package final class DevBackend: Sendable {
 
     /// Every device holds a `next` and every viewer a stream poll: more connections than the
     /// server's default, and an idle time longer than a hold.
-    package static let serverLimits = HTTPServerLimits(maxConnections: DevBackendConfiguration.defaultMaxConnections, idleTimeout: .seconds(60))
+    package static let serverLimits = HTTPServerLimits(maxConnections: BackendConfiguration.defaultMaxConnections, idleTimeout: .seconds(60))
 
     /// Binds and serves; returns the port.
     package func start() async throws(HTTPServerError) -> Int {
