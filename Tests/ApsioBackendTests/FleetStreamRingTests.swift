@@ -166,6 +166,20 @@ import Testing
         #expect(Self.types(told) == ["gap", "session_ended"])
     }
 
+    /// A busy device: every poll reads a document a little ahead of the messages, which keep
+    /// coming. Nothing is taken as lost while they do.
+    @Test func aRingBehindButHearingIsNeverCaughtUpOverMessagesOnTheirWay() {
+        var ring = FleetStreamRing(after: 10, snapshot: Self.session(1), now: Self.start)
+        for step in 0..<10 {
+            let now = Self.start + .seconds(step)
+            ring.observe(Self.session(1), atSeq: UInt64(12 + step), now: now)
+            _ = ring.receive(Self.message(UInt64(11 + step), snapshot: Self.session(1)), now: now, nowUnixMs: 0, limits: .default)
+            let caughtUp = ring.catchUp(device: Self.device, now: now + .milliseconds(1500), nowUnixMs: 0)
+            #expect(!caughtUp)
+        }
+        #expect(!Self.types(ring).contains("gap"))
+    }
+
     /// A message of a device whose state Redis made again (it lost it): the session shown here
     /// ended with the state, told before what the new state says, and nothing of the old numbering
     /// is counted missing.

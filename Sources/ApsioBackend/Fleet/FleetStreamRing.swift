@@ -51,9 +51,9 @@ package struct FleetStreamRing: Sendable {
         lastUsed = now
     }
 
-    /// How long the device's document may be ahead of what the ring heard before the ring takes
-    /// the difference as lost: messages published with a change arrive a moment after it is
-    /// readable.
+    /// How long the device's document may be ahead of what the ring heard, with no message heard
+    /// meanwhile, before the ring takes the difference as lost: messages published with a change
+    /// arrive a moment after it is readable, and a busy device's keep coming.
     package static let catchUpGrace: Duration = .seconds(2)
 
     /// Adds an event heard on the channel; returns false for one heard already.
@@ -74,7 +74,11 @@ package struct FleetStreamRing: Sendable {
             missed(upTo: message.seq - 1, device: message.device, then: message.snapshot, tellsTheEnd: tellsTheEnd,
                    now: now, nowUnixMs: nowUnixMs)
         }
-        if let ahead, message.seq >= ahead.seq { self.ahead = nil }
+        if let ahead {
+            // Heard up to the document: nothing was lost. Short of it but moving: the rest is on
+            // its way, and the grace counts from this message.
+            if message.seq >= ahead.seq { self.ahead = nil } else { self.ahead!.since = now }
+        }
         if message.type == "session_ended" || message.type == "device_gone" { dropLiveData() }
         append(Event(seq: message.seq, liveData: message.liveData, json: message.json, receivedAt: now))
         lastSeq = message.seq
