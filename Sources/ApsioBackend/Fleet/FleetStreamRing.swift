@@ -90,14 +90,10 @@ package struct FleetStreamRing: Sendable {
         return true
     }
 
-    /// What a document read at event number `seq` says. Ahead of what the ring heard, only its
-    /// viewers are taken at once (a viewer who just joined is watching); the rest waits for the
-    /// messages, or for `catchUp` if they never come, so a session's end is never skipped over in
-    /// silence.
-    /// A document made again (another `made`) is the device's state lost and begun anew: the
-    /// session shown here ended with it, told at once as `backend_restarted` to the people who
-    /// watched it, who stay in the ring's snapshot until the device's next event or document
-    /// says who watches now.
+    /// What a document read at event number `seq`, in its making `made`, says. A document made
+    /// again (another `made`) is the device's state lost and begun anew: the session shown here
+    /// ended with it, told at once as `backend_restarted` to the people who watched it, who stay
+    /// in the ring's snapshot until the device's next event or document says who watches now.
     package mutating func observe(
         _ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, made: UInt64, device: DeviceKey, now: LiveNow
     ) {
@@ -112,6 +108,10 @@ package struct FleetStreamRing: Sendable {
     /// Whether `made` names another making of the device's state than the ring's numbers count in.
     package func isMadeAgain(_ made: UInt64) -> Bool { made != self.made && made != 0 && self.made != 0 }
 
+    /// What a document read at event number `seq` says. Ahead of what the ring heard, only its
+    /// viewers are taken at once (a viewer who just joined is watching); the rest waits for the
+    /// messages, or for `catchUp` if they never come, so a session's end is never skipped over in
+    /// silence.
     package mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
         lastUsed = now
         if seq > lastSeq, seq - lastSeq <= Self.largestGap {
