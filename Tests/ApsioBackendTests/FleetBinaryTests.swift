@@ -18,8 +18,11 @@ import Testing
 
     /// One Redis and `count` instances on it; everything is stopped by pid when the value goes.
     final class Fleet: Sendable {
-        let redis: RedisServerFixture
+        /// The one redis-server, unless the fleet runs on `cluster`.
+        let server: RedisServerFixture?
+        let cluster: RedisClusterFixture?
         let directory: TemporaryDirectory
+        var redis: RedisServerFixture { server! }
         let instances: [Instance]
 
         final class Instance: Sendable {
@@ -36,8 +39,10 @@ import Testing
 
         /// With `configured`, the instances read the app from a configuration directory they share
         /// (`config`), as a fleet's instances do, instead of flags.
-        init(count: Int = 3, interval: Int = 30, configured: Bool = false) async throws {
-            redis = try RedisServerFixture()
+        init(count: Int = 3, interval: Int = 30, configured: Bool = false, cluster: RedisClusterFixture? = nil) async throws {
+            server = cluster == nil ? try RedisServerFixture() : nil
+            self.cluster = cluster
+            let redis = cluster?.seed ?? server!.endpoint
             directory = try TemporaryDirectory("apsio-fleet")
             let accounts = directory.path + "/accounts"
             try AccountsFile(accounts: [
@@ -48,7 +53,7 @@ import Testing
             var instances: [Instance] = []
             for number in 0..<count {
                 instances.append(try await Self.launch(
-                    number: number, directory: directory.path, accounts: accounts, redis: redis.endpoint, interval: interval,
+                    number: number, directory: directory.path, accounts: accounts, redis: redis, interval: interval,
                     config: configured ? directory.path + "/config" : nil))
             }
             self.instances = instances
@@ -474,11 +479,15 @@ import Testing
         let (token, ann, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 2, frames: 0, heard: 2, line: "live")
         let bob = try await b.signIn("bob", "bob-password")
         #expect(try fleet.redis.cli("SAVE") == "OK")
-        let saved = Int(try fleet.redis.cli("GET", "apsio:clock")) ?? 0
+        let saved = try Self.clocks(fleet.redis)
+        #expect(saved.count == 16, "every bucket of devices has its clock")
         #expect(try await a.api("POST", "/api/logout", bearer: bob).status < 300)
         #expect(try await c.api("GET", "/api/me", bearer: bob).status == 401)
-        // Every instance bumps the clock every 2 s: the snapshot falls behind what they saw.
-        try await poll("the fleet's clock moved past the snapshot") { (Int((try? fleet.redis.cli("GET", "apsio:clock")) ?? "") ?? 0) > saved + 3 }
+        // Every instance bumps the clocks every 2 s: the snapshot falls behind what they saw.
+        try await poll("the fleet's clocks moved past the snapshot") {
+            let now = (try? Self.clocks(fleet.redis)) ?? [:]
+            return saved.allSatisfy { key, value in (now[key] ?? 0) > value + 3 }
+        }
 
         let watching = Task { [after = stream.after] in
             try await c.api("GET", "/api/devices/\(Self.install)/stream?app=demo&after=\(after ?? 0)", bearer: ann)
@@ -672,7 +681,8 @@ import Testing
             "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
         _ = try await stream.until("command", on: [fleet[0]])
         var everything = ""
-        for key in try fleet.redis.cli("--scan").split(separator: "\n").map(String.init) {
+        let keys = try fleet.redis.cli("--scan").split(separator: "\n").map(String.init)
+        for key in keys {
             everything += key + "\n"
             switch try fleet.redis.cli("TYPE", key) {
             case "hash": everything += try fleet.redis.cli("HGETALL", key)
@@ -681,10 +691,21 @@ import Testing
             default: everything += try fleet.redis.cli("DUMP", key)
             }
         }
-        #expect(everything.contains("apsio:device:demo:\(Self.install)"), "the scan found the device's document")
+        #expect(
+            keys.contains { $0.hasPrefix("apsio:device:{") && $0.hasSuffix(":demo:\(Self.install)") },
+            "the scan found the device's document")
         for secret in [token, Self.proof.secretHex, ann, Self.appKey] {
             #expect(!everything.contains(secret))
             for instance in fleet.instances { #expect(!instance.child.stderr.contains(secret) && !instance.child.stdout.contains(secret)) }
         }
+    }
+
+    /// Each bucket's clock (`apsio:clock:{…}`), by key.
+    static func clocks(_ redis: RedisServerFixture) throws -> [String: Int] {
+        var clocks: [String: Int] = [:]
+        for key in try redis.cli("--scan", "--pattern", "apsio:clock:*").split(separator: "\n").map(String.init) {
+            clocks[key] = Int(try redis.cli("GET", key)) ?? 0
+        }
+        return clocks
     }
 }

@@ -17,7 +17,7 @@ package actor FleetService: HubService {
     private var rules: LiveHub
     private let client: RedisClient
     private let documents: RedisIndexedDocuments
-    private var subscriber: RedisSubscriber?
+    private var subscriber: RedisShardedSubscriber?
     private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
     private let limits: Limits
@@ -81,12 +81,10 @@ package actor FleetService: HubService {
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
         // A request waits at most this long for Redis: well inside a device's own request timeout.
-        let epochWatch = epochWatch
         client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2)) { connection in
             try await RedisDocuments.prepare(connection)
-            try await epochWatch.prepare(connection)
         }
-        documents = RedisIndexedDocuments(client: client, index: FleetKeys.devices)
+        documents = RedisIndexedDocuments(client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:))
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
         (heard, hear) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(16_384))
@@ -97,10 +95,9 @@ package actor FleetService: HubService {
     package func start() {
         guard ticker == nil else { return }
         let hear = hear
-        let subscriber = RedisSubscriber(
-            endpoint: client.endpoint, clock: clock, onMessage: { hear.yield(.message($0)) },
-            onSubscribed: { hear.yield(.subscribed) })
-        subscriber.subscribe([FleetKeys.events, FleetKeys.wake])
+        let subscriber = RedisShardedSubscriber(
+            client: client, clock: clock, onMessage: { hear.yield(.message($0)) }, onSubscribed: { hear.yield(.subscribed) })
+        subscriber.subscribe(FleetKeys.allChannels)
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
@@ -236,13 +233,15 @@ package actor FleetService: HubService {
             let snapshot = FleetDeviceSnapshot(device)
             var publish: [RedisIndexedDocuments.Publication] = hub.emitted.map { event in
                 return RedisIndexedDocuments.Publication(
-                    channel: FleetKeys.events,
+                    channel: FleetKeys.events(bucket: FleetKeys.bucket(of: key)),
                     message: FleetEventMessage(
                         device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
                         snapshot: snapshot, json: Array(event.json.utf8)
                     ).encoded())
             }
-            if wake { publish.append(.init(channel: FleetKeys.wake, message: FleetWake(device: key, answer: true).encoded())) }
+            if wake {
+                publish.append(.init(channel: FleetKeys.wake(bucket: FleetKeys.bucket(of: key)), message: FleetWake(device: key, answer: true).encoded()))
+            }
             let audit = hub.takeAudit()
             // Scored in microseconds, the entry's place in its step added, so the entries of one
             // step keep their order within their millisecond.
@@ -437,13 +436,15 @@ package actor FleetService: HubService {
         let token = Hex.lowercase(SecureRandom.bytes(32))
         let id = Hex.lowercase(SecureRandom.bytes(8))
         do {
-            let nowMs = try await RedisTime.now(client)
+            let key = signInKey(token)
+            let nowMs = try RedisTime.milliseconds(try await client.send(RESPCommand("TIME"), on: key))
             let record = FleetSignIn(
                 id: id, user: account.user, role: account.role, passwordStamp: account.password.stamp, createdUnixMs: nowMs)
-            _ = try await client.send(RESPCommand([
-                Array("SET".utf8), Array(signInKey(token).utf8), record.encoded(), Array("PX".utf8),
-                Array(String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout)).utf8),
-            ]))
+            _ = try await client.send(
+                RESPCommand([
+                    Array("SET".utf8), Array(key.utf8), record.encoded(), Array("PX".utf8),
+                    Array(String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout)).utf8),
+                ]), on: key)
             return .success((token, id))
         } catch {
             return .failure(unavailable(error))
@@ -452,7 +453,8 @@ package actor FleetService: HubService {
 
     package func signOut(token: String) async {
         guard let signIn = try? await findSignIn(token: token) else { return }
-        _ = try? await client.send(RESPCommand("DEL", signInKey(token)))
+        let key = signInKey(token)
+        _ = try? await client.send(RESPCommand("DEL", key), on: key)
         await leaveEverywhere(signIn.id)
     }
 
@@ -482,13 +484,12 @@ package actor FleetService: HubService {
     private func findSignIn(token: String) async throws -> FleetSignIn? {
         guard token.utf8.count == 64 else { return nil }
         let key = signInKey(token)
-        let replies = try await client.send([
-            RESPCommand("GETEX", key, "PX", String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout))), RESPCommand("TIME"),
-        ])
+        let replies = try await client.send(
+            [RESPCommand("GETEX", key, "PX", String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout))), RESPCommand("TIME")], on: key)
         guard let bytes = replies[0].bytes, let signIn = FleetSignIn(decoding: bytes) else { return nil }
         let nowMs = try RedisTime.milliseconds(replies[1])
         guard nowMs < signIn.createdUnixMs + FleetDeviceDocument.ms(backendLimits.signInLifetime) else {
-            _ = try await client.send(RESPCommand("DEL", key))
+            _ = try await client.send(RESPCommand("DEL", key), on: key)
             return nil
         }
         return signIn
@@ -699,7 +700,7 @@ package actor FleetService: HubService {
     private static func parse(_ item: Heard) -> Parsed? {
         switch item {
         case .subscribed: return .subscribed
-        case .message(let message) where message.channel == FleetKeys.events:
+        case .message(let message) where FleetKeys.isEvents(message.channel):
             return FleetEventMessage(decoding: message.payload).map(Parsed.event)
         case .message(let message):
             return FleetWake(decoding: message.payload).map(Parsed.wake)
@@ -790,7 +791,7 @@ package actor FleetService: HubService {
     private func checkEpoch(now: MonotonicInstant) async {
         if let last = lastEpochCheck, now < last + .seconds(2) { return }
         lastEpochCheck = now
-        let wentBack: Bool
+        let wentBack: Set<Int>
         do {
             wentBack = try await epochWatch.tick(client)
         } catch {
@@ -802,23 +803,27 @@ package actor FleetService: HubService {
         if wasAway { log.error("Redis at \(client.endpoint) is reachable again") }
         reachable = true
         var lost = epochWatch.takeLost()
-        if lost {
+        if !lost.isEmpty {
             log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again")
-        } else if wentBack {
+        }
+        let back = wentBack.subtracting(lost)
+        if !back.isEmpty {
             // Restored from an older snapshot, or a replica that missed the last writes: the
             // stale state goes (once, by whichever instance gets there first), as if Redis had
             // restarted empty.
-            let forgot: Bool
-            do { forgot = try await epochWatch.forgetStaleState(client) } catch {
-                epochWatch.retryLater()
-                return
+            var forgot = false
+            for bucket in back.sorted() {
+                do { forgot = try await epochWatch.forgetStaleState(client, bucket: bucket) || forgot } catch {
+                    for bucket in back { epochWatch.retryLater(bucket: bucket) }
+                    return
+                }
             }
             log.error(
                 "Redis at \(client.endpoint) went back in time (an older snapshot, or a replica behind): "
                     + (forgot ? "its stale devices and sign-ins are forgotten; " : "") + "sessions end, devices say hello again")
-            lost = true
+            lost.formUnion(back)
         }
-        guard lost || wasAway else { return }
+        guard !lost.isEmpty || wasAway else { return }
         // A session this instance heard of whose document is gone, or made again since (the
         // device said hello again at once), ended with the state, and no instance will say so:
         // this one tells its viewers.
@@ -835,8 +840,7 @@ package actor FleetService: HubService {
             }
             if rings[key]?.snapshot.session == nil { answerStreams(key, all: true) }
         }
-        guard lost else { return }
-        for (key, hold) in nextHolds {
+        for (key, hold) in nextHolds where lost.contains(FleetKeys.bucket(of: key)) {
             nextHolds.removeValue(forKey: key)
             hold.continuation.resume(returning: LiveHub.badToken)
         }

@@ -2,8 +2,8 @@ import ApsioPOSIX
 
 /// Where Redis listens, as an operator writes it: `redis://HOST:PORT/DB` (port 6379 and database 0
 /// by default), or the path of its unix socket, with the database after it as `?db=N`.
-package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
-    package enum Address: Sendable, Equatable {
+package struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
+    package enum Address: Sendable, Hashable {
         case tcp(host: String, port: Int)
         case unix(path: String)
     }

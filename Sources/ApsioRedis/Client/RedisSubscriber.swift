@@ -10,6 +10,12 @@ import Synchronization
 /// messages as hints and reads the state again then. The subscriber reconnects by itself, with
 /// `RedisBackoff`, and subscribes again to every channel it had; it pings when the connection is
 /// quiet, so a Redis that vanished without a reset is noticed within `silence`.
+///
+/// `sharded` subscribes with `SSUBSCRIBE` (Redis 7's sharded pub/sub, which a cluster routes by
+/// the channel's slot: what `SPUBLISH` publishes), one channel a command, since one command's
+/// channels must share a slot. A cluster node that stops serving a channel's slot says so
+/// (`sunsubscribe` unasked), and so does a connection that ends: both are `onInterrupted`, for the
+/// owner to find where the channel went (`RedisShardedSubscriber`).
 package final class RedisSubscriber: Sendable {
     package struct Message: Sendable, Equatable {
         package let channel: String
@@ -34,14 +40,19 @@ package final class RedisSubscriber: Sendable {
     private let limits: RESPLimits
     private let onMessage: @Sendable (Message) -> Void
     private let onSubscribed: @Sendable () -> Void
+    private let onInterrupted: @Sendable () -> Void
+    private let sharded: Bool
     private let state = Mutex(State())
 
     /// `onMessage` runs on the subscriber's reading task: it must not block (queue, then return).
     package init(
         endpoint: RedisEndpoint, clock: any AgentClock, backoff: RedisBackoff = RedisBackoff(),
         silence: Duration = .seconds(30), limits: RESPLimits = RESPLimits(maxBufferedBytes: 8 << 20, maxBulkBytes: 4 << 20),
-        onMessage: @escaping @Sendable (Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {}
+        sharded: Bool = false, onMessage: @escaping @Sendable (Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {},
+        onInterrupted: @escaping @Sendable () -> Void = {}
     ) {
+        self.sharded = sharded
+        self.onInterrupted = onInterrupted
         self.endpoint = endpoint
         self.clock = clock
         self.backoff = backoff
@@ -80,14 +91,27 @@ package final class RedisSubscriber: Sendable {
             let added = channels.filter { state.channels.insert($0).inserted }
             return added
         }
-        if !added.isEmpty { write(RESPCommand("SUBSCRIBE", added)) }
+        for command in subscribing(added) { write(command) }
+    }
+
+    /// The channels subscribed to now, or on the next connection.
+    package var channels: Set<String> { state.withLock { $0.channels } }
+
+    private func subscribing(_ channels: [String]) -> [RESPCommand] {
+        guard !channels.isEmpty else { return [] }
+        return sharded ? channels.map { RESPCommand("SSUBSCRIBE", $0) } : [RESPCommand("SUBSCRIBE", channels)]
     }
 
     package func unsubscribe(_ channels: [String]) {
         let removed = state.withLock { state -> [String] in
             channels.filter { state.channels.remove($0) != nil }
         }
-        if !removed.isEmpty { write(RESPCommand("UNSUBSCRIBE", removed)) }
+        guard !removed.isEmpty else { return }
+        if sharded {
+            for channel in removed { write(RESPCommand("SUNSUBSCRIBE", channel)) }
+        } else {
+            write(RESPCommand("UNSUBSCRIBE", removed))
+        }
     }
 
     // MARK: - The connection's life
@@ -102,6 +126,7 @@ package final class RedisSubscriber: Sendable {
                 failures += 1
             }
             if Task.isCancelled || state.withLock({ $0.stopped }) { break }
+            onInterrupted()
             let delay = backoff.delay(afterFailures: max(failures, 1), unit: Double.random(in: 0..<1))
             do {
                 try await clock.sleep(until: clock.now().mono + delay)
@@ -157,7 +182,7 @@ package final class RedisSubscriber: Sendable {
         // Pub/sub channels are not per database: no SELECT. An empty set still pings, so the
         // connection is known good before it is reported. Through the one writer, which a
         // subscribe() racing this start also uses, so two writes never interleave on the socket.
-        if !channels.isEmpty { write(RESPCommand("SUBSCRIBE", channels)) }
+        for command in subscribing(channels) { write(command) }
         write(RESPCommand("PING"))
         var parser = RESPReplyParser(limits: limits)
         var reported = false
@@ -178,11 +203,13 @@ package final class RedisSubscriber: Sendable {
             try parser.append(bytes)
             while let reply = try parser.next() {
                 guard let elements = reply.elements, let kind = elements.first?.text?.lowercased() else {
+                    // A refused subscription too (`MOVED`: a channel of a slot this node does not
+                    // serve): the connection starts again, and the owner hears `onInterrupted`.
                     if case .error(let message) = reply { throw RedisError.unavailable(reason: message, retryIn: .zero) }
                     continue
                 }
                 switch kind {
-                case "message" where elements.count == 3:
+                case "message" where elements.count == 3, "smessage" where elements.count == 3:
                     if let channel = elements[1].text, let payload = elements[2].bytes {
                         onMessage(Message(channel: channel, payload: payload))
                     }
@@ -192,6 +219,9 @@ package final class RedisSubscriber: Sendable {
                         state.withLock { $0.connected = true }
                         onSubscribed()
                     }
+                case "sunsubscribe" where elements.count == 3:
+                    // Unasked while the channel is still wanted: its slot moved to another node.
+                    if let channel = elements[1].text, state.withLock({ $0.channels.contains(channel) }) { onInterrupted() }
                 default:
                     break  // subscribe and unsubscribe confirmations
                 }

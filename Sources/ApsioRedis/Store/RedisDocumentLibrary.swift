@@ -21,7 +21,9 @@ enum RedisDocumentLibrary {
 /// `apsio_cas_indexed` does the same and, in the same step, keeps the document's member in an
 /// index (a sorted set scored by when the document next needs attention) and publishes the
 /// messages the change produced: a change and what it tells the other instances happen together
-/// or not at all, so no instance hears of a change that lost its compare-and-set.
+/// or not at all, so no instance hears of a change that lost its compare-and-set. The messages go
+/// on sharded channels (`SPUBLISH`): on a cluster they must share the document's slot, and the
+/// index and the log too.
 /// keys: the document, the index. args: as above, then the member, its score, the number of
 /// messages and their pairs of channel and message, and optionally a log to append to in the same
 /// step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
@@ -54,7 +56,7 @@ enum RedisDocumentLibrary {
           end
           local i = 8
           for n = 1, tonumber(args[7]) do
-            redis.call('PUBLISH', args[i], args[i + 1])
+            redis.call('SPUBLISH', args[i], args[i + 1])
             i = i + 2
           end
           if args[i] ~= nil then

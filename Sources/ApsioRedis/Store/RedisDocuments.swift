@@ -68,7 +68,7 @@ package struct RedisDocuments: Sendable {
             let reply = try await client.send(RESPCommand([
                 Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSet.utf8), Array("1".utf8), Array(key.utf8),
                 Array(read.version.utf8), Array(next.version.utf8), next.bytes, Array(String(next.lifetimeMs).utf8),
-            ]))
+            ]), on: key)
             switch reply {
             case .integer(1): return result
             case .integer(0): continue
@@ -79,7 +79,7 @@ package struct RedisDocuments: Sendable {
     }
 
     private func readVersioned(_ key: String) async throws -> (version: String, bytes: [UInt8]?) {
-        let reply = try await client.send(RESPCommand("HMGET", key, "v", "d"))
+        let reply = try await client.send(RESPCommand("HMGET", key, "v", "d"), on: key)
         guard let fields = reply.elements, fields.count == 2 else { throw UpdateError.unexpectedReply("\(reply)") }
         guard let version = fields[0].text else { return ("", nil) }
         return (version, fields[1].bytes ?? [])

@@ -46,12 +46,16 @@ package struct RedisIndexedDocuments: Sendable {
     }
 
     let client: RedisClient
-    /// The sorted set listing every document.
-    package let index: String
+    /// The sorted sets listing the documents, together every one. On a cluster each must share
+    /// the slot of the documents it lists (a hash tag), so that one master changes both at once.
+    package let indexes: [String]
+    /// The index listing `member`.
+    let index: @Sendable (_ member: String) -> String
     let maxTries: Int
 
-    package init(client: RedisClient, index: String, maxTries: Int = 16) {
+    package init(client: RedisClient, indexes: [String], index: @escaping @Sendable (_ member: String) -> String, maxTries: Int = 16) {
         self.client = client
+        self.indexes = indexes
         self.index = index
         self.maxTries = maxTries
     }
@@ -63,7 +67,7 @@ package struct RedisIndexedDocuments: Sendable {
         _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (Change, Result)
     ) async throws -> Result {
         for _ in 0..<maxTries {
-            let replies = try await client.send([RESPCommand("HMGET", key, "v", "d"), RESPCommand("TIME")])
+            let replies = try await client.send([RESPCommand("HMGET", key, "v", "d"), RESPCommand("TIME")], on: key)
             guard let fields = replies[0].elements, fields.count == 2 else {
                 throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
             }
@@ -72,7 +76,7 @@ package struct RedisIndexedDocuments: Sendable {
             let (change, result) = try decide(bytes, try RedisTime.milliseconds(replies[1]))
             var arguments: [[UInt8]] = [
                 Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetIndexed.utf8), Array("2".utf8), Array(key.utf8),
-                Array(index.utf8), Array(version.utf8),
+                Array(index(member).utf8), Array(version.utf8),
             ]
             let publish: [Publication]
             let log: LogAppend?
@@ -99,7 +103,7 @@ package struct RedisIndexedDocuments: Sendable {
                 ]
                 for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
             }
-            let reply = try await client.send(RESPCommand(arguments))
+            let reply = try await client.send(RESPCommand(arguments), on: key)
             switch reply {
             case .integer(1): return result
             case .integer(0): continue
@@ -115,30 +119,33 @@ package struct RedisIndexedDocuments: Sendable {
 
     /// A log's entries (as appended by a change), oldest first, at most `limit` of the newest.
     package func log(_ key: String, limit: Int) async throws -> [[UInt8]] {
-        let reply = try await client.send(RESPCommand("ZRANGE", key, "0", String(limit - 1), "REV"))
+        let reply = try await client.send(RESPCommand("ZRANGE", key, "0", String(limit - 1), "REV"), on: key)
         return (reply.elements ?? []).compactMap(\.bytes).reversed()
     }
 
-    /// The index's members whose score is at most `score`, at most `limit` of them.
+    /// The members whose score is at most `score`, at most `limit` of each index.
     package func due(by score: Int64, limit: Int) async throws -> [String] {
-        let reply = try await client.send(RESPCommand("ZRANGE", index, "-inf", String(score), "BYSCORE", "LIMIT", "0", String(limit)))
-        return (reply.elements ?? []).compactMap(\.text)
+        let replies = try await client.sendEach(
+            indexes.map { (key: $0, command: RESPCommand("ZRANGE", $0, "-inf", String(score), "BYSCORE", "LIMIT", "0", String(limit))) })
+        return replies.flatMap { ($0.elements ?? []).compactMap(\.text) }
     }
 
-    /// Every member of the index.
+    /// Every member of every index.
     package func members() async throws -> [String] {
-        let reply = try await client.send(RESPCommand("ZRANGE", index, "0", "-1"))
-        return (reply.elements ?? []).compactMap(\.text)
+        let replies = try await client.sendEach(indexes.map { (key: $0, command: RESPCommand("ZRANGE", $0, "0", "-1")) })
+        return replies.flatMap { ($0.elements ?? []).compactMap(\.text) }
     }
 
     /// Drops a member whose document is gone (expired by its lifetime).
     package func forget(member: String) async throws {
-        _ = try await client.send(RESPCommand("ZREM", index, member))
+        let index = index(member)
+        _ = try await client.send(RESPCommand("ZREM", index, member), on: index)
     }
 
-    /// The documents' bytes (nil for each one missing) and Redis's clock, in one round trip.
+    /// The documents' bytes (nil for each one missing) and Redis's clock, in one round trip to
+    /// each node that holds some.
     package func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64) {
-        let replies = try await client.send(keys.map { RESPCommand("HGET", $0, "d") } + [RESPCommand("TIME")])
+        let replies = try await client.sendEach(keys.map { (key: $0, command: RESPCommand("HGET", $0, "d")) } + [(key: keys.first, command: RESPCommand("TIME"))])
         return (replies.dropLast().map { $0.isNull ? nil : ($0.bytes ?? []) }, try RedisTime.milliseconds(replies[replies.count - 1]))
     }
 }

@@ -1,0 +1,135 @@
+import ApsioCore
+package import ApsioPOSIX
+import Synchronization
+
+/// Sharded pub/sub (`SSUBSCRIBE`) on one server or a Redis Cluster: each channel is subscribed
+/// on the node that serves its slot, one `RedisSubscriber` (one connection) per such node.
+///
+/// Where a channel lives can change: a failover promotes a replica, a resharding moves a slot. A
+/// node subscriber that lost its connection, or that its node told a channel went elsewhere,
+/// makes the client read the slot map again, and every channel is placed again on the node the
+/// map names (and looked at every 2 s anyway); a node left with no channel is let go. Messages
+/// published meanwhile are lost, as for any pub/sub: `onSubscribed` tells the owner each time a
+/// node's subscriptions are in place again, to read the state it may have missed.
+package final class RedisShardedSubscriber: Sendable {
+    private struct State {
+        var channels: Set<String> = []
+        var placed: [String: RedisEndpoint] = [:]
+        var nodes: [RedisEndpoint: RedisSubscriber] = [:]
+        var interrupted = false
+        var task: Task<Void, Never>?
+        var stopped = false
+    }
+
+    private let client: RedisClient
+    private let clock: any AgentClock
+    private let onMessage: @Sendable (RedisSubscriber.Message) -> Void
+    private let onSubscribed: @Sendable () -> Void
+    private let state = Mutex(State())
+    private let changed = ChangeSignal()
+    /// How often the channels are placed again when nothing said they moved.
+    private static let recheck: Duration = .seconds(2)
+
+    /// `onMessage` runs on a node subscriber's reading task: it must not block.
+    package init(
+        client: RedisClient, clock: any AgentClock, onMessage: @escaping @Sendable (RedisSubscriber.Message) -> Void,
+        onSubscribed: @escaping @Sendable () -> Void = {}
+    ) {
+        self.client = client
+        self.clock = clock
+        self.onMessage = onMessage
+        self.onSubscribed = onSubscribed
+    }
+
+    /// Whether every channel is subscribed on the node serving it now.
+    package var isConnected: Bool {
+        state.withLock { state in
+            state.channels.allSatisfy { state.placed[$0] != nil } && state.nodes.values.allSatisfy(\.isConnected)
+        }
+    }
+
+    package func subscribe(_ channels: [String]) {
+        let added = state.withLock { state in channels.filter { state.channels.insert($0).inserted } }
+        if !added.isEmpty { changed.notify() }
+    }
+
+    package func start() {
+        state.withLock { state in
+            guard state.task == nil, !state.stopped else { return }
+            state.task = Task { await self.run() }
+        }
+    }
+
+    package func stop() {
+        let (task, nodes) = state.withLock { state -> (Task<Void, Never>?, [RedisSubscriber]) in
+            state.stopped = true
+            return (state.task, Array(state.nodes.values))
+        }
+        task?.cancel()
+        for node in nodes { node.stop() }
+    }
+
+    /// Waits until every node subscriber has ended after `stop`.
+    package func stopped() async {
+        await state.withLock { $0.task }?.value
+        for node in state.withLock({ Array($0.nodes.values) }) { await node.stopped() }
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            let wait = changed.markChange()
+            if state.withLock({ state in defer { state.interrupted = false }; return state.interrupted }) { await client.refresh() }
+            await place()
+            let clock = clock
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await wait() }
+                group.addTask { try? await clock.sleep(until: clock.now().mono + Self.recheck) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Puts each channel on the node serving its slot, and lets go of nodes that serve none.
+    private func place() async {
+        let channels = state.withLock { $0.channels }
+        var wanted: [String: RedisEndpoint] = [:]
+        for channel in channels {
+            // Redis unreachable: the channels stay where they are until it answers.
+            guard let node = try? await client.node(forShardChannel: channel) else { return }
+            wanted[channel] = node
+        }
+        var started: [RedisSubscriber] = []
+        var let_go: [RedisSubscriber] = []
+        state.withLock { state in
+            guard !state.stopped else { return }
+            for (channel, node) in wanted where state.placed[channel] != node {
+                if let old = state.placed[channel] { state.nodes[old]?.unsubscribe([channel]) }
+                let subscriber = state.nodes[node] ?? {
+                    let made = RedisSubscriber(
+                        endpoint: node, clock: clock, sharded: true, onMessage: onMessage, onSubscribed: onSubscribed,
+                        onInterrupted: { [weak self] in self?.interrupted() })
+                    state.nodes[node] = made
+                    started.append(made)
+                    return made
+                }()
+                subscriber.subscribe([channel])
+                state.placed[channel] = node
+            }
+            for (node, subscriber) in state.nodes where subscriber.channels.isEmpty {
+                state.nodes[node] = nil
+                let_go.append(subscriber)
+            }
+        }
+        for subscriber in started { subscriber.start() }
+        for subscriber in let_go {
+            subscriber.stop()
+            await subscriber.stopped()
+        }
+    }
+
+    private func interrupted() {
+        state.withLock { $0.interrupted = true }
+        changed.notify()
+    }
+}

@@ -1,0 +1,141 @@
+import ApsioCore
+import ApsioPOSIX
+@testable import ApsioRedis
+import ApsioTestSupport
+import Synchronization
+import Testing
+
+/// The client on a real Redis Cluster of Debian's redis-server (three masters, a replica each,
+/// on loopback): named by one node, it finds the others and routes every key to the master
+/// serving its slot; it follows a slot that migrates (`ASK`) and then moves (`MOVED`), and a
+/// master killed and replaced by its replica.
+@Suite(.serialized) struct RedisClusterClientTests {
+    static func client(_ cluster: RedisClusterFixture) throws -> RedisClient {
+        RedisClient(endpoint: try RedisEndpoint(parsing: cluster.seed), clock: SystemAgentClock(), timeout: .seconds(60))
+    }
+
+    /// One key for each master, by asking the cluster which master serves it.
+    static func keysOnEveryMaster(_ cluster: RedisClusterFixture) throws -> [Int: String] {
+        var keys: [Int: String] = [:]
+        let masters = try cluster.masters().map(\.port)
+        var index = 0
+        while keys.count < masters.count {
+            let key = "key:\(index)"
+            let master = try cluster.master(ofKey: key)
+            if keys[master] == nil { keys[master] = key }
+            index += 1
+        }
+        return keys
+    }
+
+    @Test func aClientNamingOneNodeReachesTheKeysOfEveryMaster() async throws {
+        let cluster = try RedisClusterFixture()
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let keys = try Self.keysOnEveryMaster(cluster)
+        for (master, key) in keys {
+            #expect(try await client.send(RESPCommand("SET", key, "on \(master)"), on: key) == .simple("OK"))
+            // Written where the cluster says the key lives, not merely somewhere.
+            #expect(try cluster.cli(port: master, "GET", key) == "on \(master)")
+        }
+        #expect(client.isCluster == true)
+        // Keys of several masters in one call: each asked of its own, the replies in order.
+        let ordered = keys.sorted { $0.value < $1.value }
+        let replies = try await client.sendEach(ordered.map { (key: $0.value, command: RESPCommand("GET", $0.value)) })
+        #expect(replies.map(\.text) == ordered.map { "on \($0.key)" })
+    }
+
+    @Test func aSlotThatMigratesIsFollowedAndTheMapCorrected() async throws {
+        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let key = "migrating"
+        _ = try await client.send(RESPCommand("SET", key, "before"), on: key)
+        let source = try cluster.master(ofKey: key)
+        let target = try #require(try cluster.masters().map(\.port).first { $0 != source })
+        let slot = RedisHashSlot.slot(of: key)
+        #expect(String(slot) == (try cluster.cli(port: source, "CLUSTER", "KEYSLOT", key)))
+        let sourceID = try cluster.cli(port: source, "CLUSTER", "MYID")
+        let targetID = try cluster.cli(port: target, "CLUSTER", "MYID")
+
+        // Mid-migration, the key already on the target: the source answers ASK.
+        _ = try cluster.cli(port: target, "CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID)
+        _ = try cluster.cli(port: source, "CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID)
+        _ = try cluster.cli(port: source, "MIGRATE", "127.0.0.1", String(target), key, "0", "5000")
+        #expect(try await client.send(RESPCommand("GET", key), on: key).text == "before")
+        #expect(try await client.send(RESPCommand("SET", key, "asked"), on: key) == .simple("OK"))
+        #expect(try await client.send(RESPCommand("GET", key), on: key).text == "asked")
+        // Not on the source, which sends whoever asks for it to the target.
+        #expect(try cluster.cli(port: source, "GET", key).hasPrefix("ASK \(slot) "))
+
+        // The slot moved for good: the source answers MOVED, the client goes to the target.
+        for port in [target, source] { _ = try cluster.cli(port: port, "CLUSTER", "SETSLOT", String(slot), "NODE", targetID) }
+        #expect(try await client.send(RESPCommand("SET", key, "moved"), on: key) == .simple("OK"))
+        #expect(try cluster.cli(port: target, "GET", key) == "moved")
+        #expect(try await client.send(RESPCommand("GET", key), on: key).text == "moved")
+    }
+
+    @Test func aKilledMastersSlotsAreServedByItsReplicaAndRequestsGoThere() async throws {
+        let cluster = try RedisClusterFixture()
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let keys = try Self.keysOnEveryMaster(cluster)
+        for (_, key) in keys { _ = try await client.send(RESPCommand("SET", key, "kept"), on: key) }
+        let (victim, key) = try #require(keys.first)
+        try cluster.waitForReplicas(of: victim)
+        cluster.kill(port: victim)
+
+        // Until the replica is promoted, requests for its slots fail as unavailable, never hang
+        // or answer wrong.
+        let failures = Mutex(0)
+        try await poll("the promoted replica serves the killed master's keys") {
+            do {
+                let reply = try await client.send(RESPCommand("GET", key), on: key)
+                #expect(reply.text == "kept", "the promoted replica had the write")
+                return true
+            } catch RedisError.unavailable {
+                failures.withLock { $0 += 1 }
+                // The other masters' keys are served, or unavailable while the whole cluster
+                // says it is down (a slot without a master stops it, by default): never wrong.
+                for (master, other) in keys where master != victim {
+                    do {
+                        #expect(try await client.send(RESPCommand("GET", other), on: other).text == "kept")
+                    } catch RedisError.unavailable {}
+                }
+                return false
+            }
+        }
+        #expect(failures.withLock { $0 } > 0, "the killed master's keys were unavailable for a while")
+        #expect(try await client.send(RESPCommand("SET", key, "after"), on: key) == .simple("OK"))
+        let promoted = try cluster.master(ofKey: key)
+        #expect(promoted != victim)
+        #expect(try cluster.cli(port: promoted, "GET", key) == "after")
+    }
+
+    @Test func shardedSubscriptionsHearEachMasterAndFollowAFailover() async throws {
+        let cluster = try RedisClusterFixture()
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let channels = try Self.keysOnEveryMaster(cluster)
+        let heard = Mutex<[String]>([])
+        let subscriber = RedisShardedSubscriber(
+            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
+        subscriber.subscribe(Array(channels.values))
+        subscriber.start()
+        defer { subscriber.stop() }
+        try await poll("every channel is subscribed on its master") { subscriber.isConnected }
+        for (master, channel) in channels { _ = try cluster.cli(port: master, "SPUBLISH", channel, "before \(master)") }
+        try await poll("a message from each master") { heard.withLock { $0.count } == channels.count }
+        #expect(Set(heard.withLock { $0 }) == Set(channels.keys.map { "before \($0)" }))
+
+        let (victim, channel) = try #require(channels.first)
+        try cluster.waitForReplicas(of: victim)
+        cluster.kill(port: victim)
+        let promoted = try cluster.waitForFailover(of: victim)
+        // Published on the promoted master until the subscriber, having found it, hears one.
+        try await poll("the channel is heard on the promoted master") {
+            _ = try? cluster.cli(port: promoted, "SPUBLISH", channel, "after")
+            return heard.withLock { $0.contains("after") }
+        }
+    }
+}
