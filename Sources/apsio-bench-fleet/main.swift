@@ -102,27 +102,53 @@ final class Tally: Sendable {
         var polls = 0
         var pollFailures = 0
         var sessionsStarted = 0
+        /// When the window opened, and the first and last request that failed in it: with a Redis
+        /// master killed mid-run, whether failures stayed within the failover.
+        var opened: ContinuousClock.Instant?
+        var firstFailure: ContinuousClock.Instant?
+        var lastFailure: ContinuousClock.Instant?
+
+        mutating func failed() {
+            let now = ContinuousClock.now
+            if firstFailure == nil { firstFailure = now }
+            lastFailure = now
+        }
     }
 
     private let state = Mutex(State())
     let measuring = Atomic<Bool>(false)
 
-    func hello(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.hellos += 1) : ($0.helloFailures += 1) } } }
-    func frames(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.framesPosted += 1) : ($0.frameFailures += 1) } } }
+    func open() {
+        state.withLock { $0.opened = .now }
+        measuring.store(true, ordering: .relaxed)
+    }
+
+    func hello(ok: Bool) {
+        if measuring.load(ordering: .relaxed) { state.withLock { if ok { $0.hellos += 1 } else { $0.helloFailures += 1; $0.failed() } } }
+    }
+    func frames(ok: Bool) {
+        if measuring.load(ordering: .relaxed) { state.withLock { if ok { $0.framesPosted += 1 } else { $0.frameFailures += 1; $0.failed() } } }
+    }
     func policy(status: Int) {
         guard measuring.load(ordering: .relaxed) else { return }
         state.withLock {
             switch status {
             case 200: $0.policies += 1
             case 304: $0.policies += 1; $0.notModified += 1
-            default: $0.policyFailures += 1
+            default:
+                $0.policyFailures += 1
+                $0.failed()
             }
         }
     }
     func fanOut(_ milliseconds: Double) { if measuring.load(ordering: .relaxed) { state.withLock { $0.fanOutMs.append(milliseconds); $0.viewerEvents += 1 } } }
     func sessionStarted() { state.withLock { $0.sessionsStarted += 1 } }
-    func next(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.nexts += 1) : ($0.nextFailures += 1) } } }
-    func poll(ok: Bool) { if measuring.load(ordering: .relaxed) { state.withLock { ok ? ($0.polls += 1) : ($0.pollFailures += 1) } } }
+    func next(ok: Bool) {
+        if measuring.load(ordering: .relaxed) { state.withLock { if ok { $0.nexts += 1 } else { $0.nextFailures += 1; $0.failed() } } }
+    }
+    func poll(ok: Bool) {
+        if measuring.load(ordering: .relaxed) { state.withLock { if ok { $0.polls += 1 } else { $0.pollFailures += 1; $0.failed() } } }
+    }
     func gap() { if measuring.load(ordering: .relaxed) { state.withLock { $0.gaps += 1 } } }
     /// A viewer that could not sign in or watch: counted whenever it happens, since it happens
     /// before the window and leaves a live device without its viewer for the whole run.
@@ -145,9 +171,18 @@ final class Tally: Sendable {
                 "viewer_failure_statuses=\(state.viewerFailureStatuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
                 "fanout_events=\(sorted.count)", "gaps=\(state.gaps)",
                 "fanout_p50_ms=\(percentile(0.5))", "fanout_p99_ms=\(percentile(0.99))",
+                "first_failure_s=\(offset(state.firstFailure, from: state.opened))",
+                "last_failure_s=\(offset(state.lastFailure, from: state.opened))",
             ]
         }
     }
+}
+
+/// Seconds from the window's opening to `instant`, or "none".
+func offset(_ instant: ContinuousClock.Instant?, from opened: ContinuousClock.Instant?) -> String {
+    guard let instant, let opened else { return "none" }
+    let elapsed = instant - opened
+    return decimal(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, places: 2)
 }
 
 /// `value` with `places` decimals, without Foundation.
@@ -453,7 +488,7 @@ Task.detached {
         group.addTask {
             // Measured from the end of the warm-up: every device is present, every session started.
             try? await Task.sleep(until: start + warmUp, clock: .continuous)
-            tally.measuring.store(true, ordering: .relaxed)
+            tally.open()
             say("measuring=1")
             try? await Task.sleep(until: end, clock: .continuous)
             tally.measuring.store(false, ordering: .relaxed)

@@ -5,14 +5,37 @@ of redis-server over the generator's measured window, RssAnon before the devices
 Every (configuration, load) pair gets a fresh redis-server and fresh instances, so nothing one
 leaves behind is measured in the next. Prints each pair's figures, then one table with the ratios
 against the in-memory hub of the same run."""
-import argparse, os, subprocess, sys, tempfile, time
+import argparse, os, subprocess, sys, tempfile, threading, time
 
-from processes import free_port, redis_used_memory, start_redis, stop, tcp_ready, wait_until
+from processes import (cluster_masters, free_port, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
+                       wait_until)
 
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+class Redis:
+    """The run's Redis, one server on a socket or a cluster's nodes on loopback ports: its
+    processes' CPU (a node killed mid-run counted up to its kill) and memory, summed."""
+    def __init__(self, processes, addresses):
+        self.processes, self.addresses = processes, addresses
+        self.last_cpu = {p.pid: 0.0 for p in processes}
+
+    def cpu(self):
+        for process in self.processes:
+            if process.poll() is None:
+                try:
+                    self.last_cpu[process.pid] = cpu_seconds(process.pid)
+                except OSError:
+                    pass
+        return sum(self.last_cpu.values())
+
+    def anon_kib(self):
+        return sum(rss_anon_kib(p.pid) for p in self.processes if p.poll() is None)
+
+    def used(self):
+        return sum(redis_used_memory(address) for address, p in zip(self.addresses, self.processes) if p.poll() is None)
 
 def rss_anon_kib(pid):
     with open(f"/proc/{pid}/status") as status:
@@ -51,10 +74,18 @@ def run_one(options, features, kind, instances, load):
     os.mkdir(f"{work}/config")
     processes = []
     redis = None
+    failover = {}
     try:
         if kind == "redis":
-            redis, sock = start_redis(work)
-            processes.append(redis)
+            server, sock = start_redis(work)
+            processes.append(server)
+            redis = Redis([server], [sock])
+            seed = sock
+        elif kind == "cluster":
+            nodes, node_ports = start_cluster(work)
+            processes += nodes.values()
+            redis = Redis([nodes[port] for port in node_ports], node_ports)
+            seed = f"redis://127.0.0.1:{node_ports[0]}"
         ports = [free_port() for _ in range(instances)]
         origins = [f"http://127.0.0.1:{port}" for port in ports]
         backends = []
@@ -63,8 +94,8 @@ def run_one(options, features, kind, instances, load):
             command = [f"{options.bin}/apsio-backend", "--config", f"{work}/config", "--dev",
                        "--listen", f"127.0.0.1:{port}", "--live-origin", origins[0],
                        "--interval", str(options.interval), "--accounts", f"{options.work}/accounts"]
-            if kind == "redis":
-                command += ["--redis", sock]
+            if redis:
+                command += ["--redis", seed]
             if features["max-connections"]:
                 command += ["--max-connections", str(options.max_connections)]
             for app in range(options.apps):
@@ -77,13 +108,13 @@ def run_one(options, features, kind, instances, load):
         for backend, port in zip(backends, ports):
             wait_until(lambda: tcp_ready(port), "apsio-backend", backend)
         idle_anon = [rss_anon_kib(backend.pid) for backend in backends]
-        redis_idle_anon = rss_anon_kib(redis.pid) if redis else 0
-        redis_idle_used = redis_used_memory(sock) if redis else 0
+        redis_idle_anon = redis.anon_kib() if redis else 0
+        redis_idle_used = redis.used() if redis else 0
         # What the processes spend with nobody there (timers, Redis's cron), so that a hello's
         # cost can be told from the floor under it.
-        idle_start = [cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])]
+        idle_start = sum(cpu_seconds(p.pid) for p in backends) + (redis.cpu() if redis else 0)
         time.sleep(options.idle_seconds)
-        idle_cpu = sum(cpu_seconds(p.pid) for p in backends + ([redis] if redis else [])) - sum(idle_start)
+        idle_cpu = sum(cpu_seconds(p.pid) for p in backends) + (redis.cpu() if redis else 0) - idle_start
         load_before = open("/proc/loadavg").read().split()[0]
         generator = subprocess.Popen(
             [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(origins), "--apps", str(options.apps),
@@ -97,20 +128,26 @@ def run_one(options, features, kind, instances, load):
         start = end = None
         def snapshot():
             return {"backends": [cpu_seconds(backend.pid) for backend in backends],
-                    "redis": cpu_seconds(redis.pid) if redis else 0.0,
+                    "redis": redis.cpu() if redis else 0.0,
                     "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
+        killer = None
         for line in generator.stdout:
             key, _, value = line.strip().partition("=")
             if key == "measuring":
                 start = snapshot()
+                if kind == "cluster" and options.kill_master_at > 0:
+                    killer = threading.Thread(target=kill_a_master, args=(nodes, node_ports, options.kill_master_at, failover))
+                    killer.start()
             elif key == "ended":
                 end = snapshot()
                 end_anon = [rss_anon_kib(backend.pid) for backend in backends]
-                redis_end_anon = rss_anon_kib(redis.pid) if redis else 0
-                redis_end_used = redis_used_memory(sock) if redis else 0
+                redis_end_anon = redis.anon_kib() if redis else 0
+                redis_end_used = redis.used() if redis else 0
             elif key:
                 report[key] = value
         generator.wait()
+        if killer:
+            killer.join()
         if generator.returncode != 0 or start is None or end is None:
             sys.exit(f"apsio-bench-fleet failed ({kind} x{instances}, {load}); logs in {work}")
         for backend in backends:
@@ -129,7 +166,26 @@ def run_one(options, features, kind, instances, load):
         backend_cpu=backend_cpu, per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
-        redis_used=(redis_idle_used, redis_end_used))
+        redis_used=(redis_idle_used, redis_end_used), failover=failover)
+
+def kill_a_master(nodes, ports, after, failover):
+    """`after` seconds into the window, SIGKILL the first master (a crash), and time how long until
+    a replica serves its slots, as a surviving node sees it."""
+    time.sleep(after)
+    masters = next((found for found in map(cluster_masters, ports) if found), None)
+    if not masters:
+        sys.exit("no node of the cluster named its masters")
+    victim = min(masters)
+    nodes[victim].kill()
+    failover["killed_at_s"] = after
+    killed = time.monotonic()
+    survivor = next(port for port in ports if port != victim)
+    while time.monotonic() - killed < 60:
+        now = cluster_masters(survivor)
+        if victim not in now and any(set(masters[victim]) <= set(slots) for slots in now.values()):
+            failover["promoted_after_s"] = time.monotonic() - killed
+            return
+        time.sleep(0.05)
 
 def requests(report):
     """Every request answered in the window: what the mixed loads cost, since hellos are few of them."""
@@ -162,11 +218,16 @@ def describe(result):
     idle, loaded = r["backend_anon_kib"]
     line = (f"memory: backend RssAnon {idle} KiB idle, {loaded} KiB loaded (all instances): "
             f"{mib_per_1000(loaded - idle, r['devices']):.1f} MiB per 1,000 devices")
-    if r["kind"] == "redis":
+    if r["kind"] != "memory":
         used_idle, used_end = r["redis_used"]
         line += (f"; Redis RssAnon {r['redis_anon_kib'][1]} KiB, used_memory {used_idle // 1024} -> {used_end // 1024} KiB: "
                  f"{(used_end - used_idle) * 1000 / r['devices'] / 1048576:.2f} MiB per 1,000 devices")
     print(line, flush=True)
+    if r["failover"]:
+        f = r["failover"]
+        print(f"failover: a master killed {f['killed_at_s']} s into the window, its slots served by a replica "
+              f"{f.get('promoted_after_s', float('nan')):.1f} s later; failed requests from {report.get('first_failure_s')} s "
+              f"to {report.get('last_failure_s')} s into the window", flush=True)
 
 def per_cpu_second(result):
     """Hellos per CPU-second where hellos are the load; every request per CPU-second where live
@@ -214,6 +275,7 @@ def main():
     for name in ["bin", "work", "configurations", "loads"]:
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--idle-seconds", type=float, default=5)
+    parser.add_argument("--kill-master-at", type=float, default=0)
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
                  "policy-per-second", "lines", "max-connections"]:
         parser.add_argument(f"--{name}", type=int, required=True)
@@ -223,11 +285,11 @@ def main():
     for configuration in options.configurations.split():
         kind, _, count = configuration.partition(":")
         instances = int(count or 1)
-        if kind not in ("memory", "redis"):
-            sys.exit(f"{configuration}: a configuration is memory:1 or redis:N")
+        if kind not in ("memory", "redis", "cluster"):
+            sys.exit(f"{configuration}: a configuration is memory:1, redis:N or cluster:N")
         if kind == "memory" and instances != 1:
             sys.exit("the in-memory hub is one instance: its state is not shared")
-        if kind == "redis" and not features["redis"]:
+        if kind != "memory" and not features["redis"]:
             missing.append(f"{configuration}: this apsio-backend has no --redis")
             continue
         for load in options.loads.split():

@@ -1,6 +1,6 @@
 """What the fleet benchmarks share: free loopback ports, waiting for a process to be ready, a
 private redis-server's RESP over its socket, and stopping what a run started by its pid."""
-import signal, socket, subprocess, sys, time
+import os, signal, socket, subprocess, sys, time
 
 def free_port():
     with socket.socket() as probe:
@@ -24,11 +24,13 @@ def tcp_ready(port):
     except OSError:
         return False
 
-def redis_call(path, *words):
-    """One RESP command over the unix socket; the reply's raw bytes (enough for PING and INFO)."""
-    with socket.socket(socket.AF_UNIX) as connection:
+def redis_call(address, *words):
+    """One RESP command over the unix socket (a path) or to a loopback port (a number); the reply's
+    raw bytes (enough for PING and INFO)."""
+    family = socket.AF_INET if isinstance(address, int) else socket.AF_UNIX
+    with socket.socket(family) as connection:
         connection.settimeout(2)
-        connection.connect(path)
+        connection.connect(("127.0.0.1", address) if isinstance(address, int) else address)
         request = f"*{len(words)}\r\n" + "".join(f"${len(word)}\r\n{word}\r\n" for word in words)
         connection.sendall(request.encode())
         reply = b""
@@ -48,8 +50,8 @@ def redis_ready(path):
     except OSError:
         return False
 
-def redis_used_memory(path):
-    for line in redis_call(path, "INFO", "memory").decode().splitlines():
+def redis_used_memory(address):
+    for line in redis_call(address, "INFO", "memory").decode().splitlines():
         if line.startswith("used_memory:"):
             return int(line.split(":")[1])
     return 0
@@ -77,3 +79,69 @@ def start_redis(work):
         stop(redis)
         raise
     return redis, sock
+
+def cli(port, *words):
+    return subprocess.run(["redis-cli", "-p", str(port), *words], capture_output=True, text=True, timeout=10).stdout
+
+def free_cluster_port():
+    """A free port whose cluster bus port (+10000) is free too."""
+    while True:
+        port = free_port()
+        if port + 10000 < 65536:
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port + 10000))
+                    return port
+                except OSError:
+                    pass
+
+def start_cluster(work, masters=3, replicas=1):
+    """A Redis Cluster of Debian's redis-server on loopback ports, no persistence, `masters` masters
+    with `replicas` replicas each, made with `redis-cli --cluster create`; returns (processes by
+    port, ports) once every node says the cluster is ok and every replica is linked."""
+    ports = [free_cluster_port() for _ in range(masters * (1 + replicas))]
+    processes = {}
+    try:
+        for port in ports:
+            node = f"{work}/node-{port}"
+            os.mkdir(node)
+            processes[port] = subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", f"{node}/nodes.conf", "--cluster-node-timeout", "2000",
+                 "--cluster-require-full-coverage", "no", "--save", "", "--appendonly", "no",
+                 "--daemonize", "no", "--dir", node, "--logfile", f"{node}/redis.log"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        for port, process in processes.items():
+            wait_until(lambda: redis_ready(port), "redis-server", process)
+        created = subprocess.run(
+            ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{port}" for port in ports],
+             "--cluster-replicas", str(replicas), "--cluster-yes"], capture_output=True, text=True, timeout=60)
+        if created.returncode != 0:
+            sys.exit(f"redis-cli --cluster create failed: {created.stdout}{created.stderr}")
+        def ready():
+            for port in ports:
+                if "cluster_state:ok" not in cli(port, "CLUSTER", "INFO"):
+                    return False
+                info = cli(port, "INFO", "replication")
+                if "role:slave" in info and "master_link_status:up" not in info:
+                    return False
+            return True
+        wait_until(ready, "the cluster", processes[ports[0]], seconds=60)
+    except BaseException:
+        for process in processes.values():
+            stop(process)
+        raise
+    return processes, ports
+
+def cluster_masters(port):
+    """{port: [slot ranges]} of the masters that serve, as the node at `port` sees the cluster."""
+    masters = {}
+    for line in cli(port, "CLUSTER", "NODES").splitlines():
+        fields = line.split()
+        if len(fields) < 8 or "master" not in fields[2] or "fail" in fields[2] or fields[7] != "connected":
+            continue
+        node_port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
+        masters[node_port] = [field for field in fields[8:] if not field.startswith("[")]
+        if not masters[node_port]:
+            del masters[node_port]
+    return masters

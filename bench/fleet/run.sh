@@ -11,6 +11,9 @@
 #
 #   bench/fleet/run.sh                                  # memory:1 redis:1 redis:3, every load
 #   CONFIGURATIONS="memory:1" LOADS="hellos mixed" bench/fleet/run.sh
+#   CONFIGURATIONS="memory:1 cluster:3" KILL_MASTER_AT=20 bench/fleet/run.sh
+#                                   # on a Redis Cluster (3 masters, a replica each, on loopback
+#                                   # ports), a master killed 20 s into each load's window
 #   DURATION=60 INTERVAL=15 APPS=50 DEVICES_PER_APP=100 bench/fleet/run.sh
 #
 # The loads, each on a fresh redis-server and fresh instances:
@@ -37,9 +40,10 @@ INTERVAL=${INTERVAL:-15}
 POLICY_PER_SECOND=${POLICY_PER_SECOND:-166}
 LINES=${LINES:-50}
 MAX_CONNECTIONS=${MAX_CONNECTIONS:-8192}
+KILL_MASTER_AT=${KILL_MASTER_AT:-0}
 
 case " $CONFIGURATIONS " in
-*redis*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
+*redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
 esac
 
 swift build -c release --product apsio-backend >&2
@@ -54,5 +58,6 @@ echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)
 python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CONFIGURATIONS" --loads "$LOADS" \
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
-    --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS"
+    --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
+    --kill-master-at "$KILL_MASTER_AT"
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
