@@ -20,8 +20,8 @@ package final class RedisClusterFixture: Sendable {
 
     private struct State {
         var processes: [Int: Process] = [:]
-        /// The slots each killed node served when it was killed, for `waitForFailover`.
-        var served: [Int: [ClosedRange<Int>]] = [:]
+        /// Each killed node's id and the slots it served when it was killed, for `waitForFailover`.
+        var killed: [Int: (id: String?, slots: [ClosedRange<Int>])] = [:]
     }
 
     private let directory: TemporaryDirectory
@@ -124,36 +124,38 @@ package final class RedisClusterFixture: Sendable {
     package func kill(port: Int) {
         guard let process = state.withLock({ $0.processes[port] }) else { return }
         // Its own line is the last word on what it serves; a survivor's view if it does not answer.
-        let served =
-            ((try? parseNodes(run(["-p", String(port), "CLUSTER", "NODES"]).output)) ?? []).first { $0.myself }?.slots
-            ?? (try? view(excluding: port).first { $0.port == port }?.slots) ?? []
+        let line =
+            ((try? parseNodes(run(["-p", String(port), "CLUSTER", "NODES"]).output)) ?? []).first { $0.myself }
+            ?? (try? view(excluding: port).first { $0.port == port })
         state.withLock { state in
             state.processes[port] = nil
-            state.served[port] = served
+            state.killed[port] = (line?.id, line?.slots ?? [])
         }
         Self.stop([process], ports: [])
     }
 
     /// Waits until a node that was a replica serves every slot the killed master `port` served, as
-    /// every surviving node sees it, and every surviving node says `cluster_state:ok`. Returns the
-    /// new master's port.
+    /// every surviving node sees it, the killed master's other replicas follow the new one, and
+    /// every surviving node says `cluster_state:ok`. Returns the new master's port.
     @discardableResult
     package func waitForFailover(of port: Int, timeout: Duration = .seconds(30)) throws -> Int {
-        guard let served = state.withLock({ $0.served[port] }) else {
+        guard let killed = state.withLock({ $0.killed[port] }) else {
             throw Failure(description: "\(port) was not killed by kill(port:)")
         }
-        guard let probe = served.first?.lowerBound else { throw Failure(description: "\(port) served no slots: it was no master") }
+        guard let probe = killed.slots.first?.lowerBound else { throw Failure(description: "\(port) served no slots: it was no master") }
         let deadline = ContinuousClock.now + timeout
         // Failure detection, the FAIL flag's gossip and the election with its random delay: a few
         // seconds of the cluster's own time, polled.
         while true {
             var owners: Set<Int> = []
             var ready = true
-            for survivor in livePids().keys.sorted() where ready {
+            for survivor in livePids().keys.sorted() {
                 guard let info = try? run(["-p", String(survivor), "CLUSTER", "INFO"]).output, info.contains("cluster_state:ok"),
                     let view = try? parseNodes(run(["-p", String(survivor), "CLUSTER", "NODES"]).output),
                     let owner = view.first(where: { $0.isMaster && !$0.failing && $0.serves(probe) }),
-                    served.allSatisfy({ range in owner.slots.contains { $0.contains(range.lowerBound) && $0.contains(range.upperBound) } })
+                    killed.slots.allSatisfy({ range in owner.slots.contains { $0.contains(range.lowerBound) && $0.contains(range.upperBound) } }),
+                    // A sibling replica moves to the new master once it hears of its new epoch.
+                    !view.contains(where: { !$0.failing && $0.master != nil && $0.master == killed.id })
                 else {
                     ready = false
                     break
@@ -469,8 +471,10 @@ package final class RedisClusterFixture: Sendable {
         }.joined(separator: "\n")
     }
 
+    /// The last lines of a log, without the warning every node starts with (vm.overcommit_memory).
     private static func tail(_ text: String, lines: Int = 15) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("WARNING Memory overcommit") }
+            .suffix(lines).joined(separator: "\n")
     }
 
     private static func field(_ name: String, in info: String) -> String? {
