@@ -44,7 +44,8 @@ package enum BackendCommandLine {
               --tls-cert, --tls-key  serve HTTPS with this certificate chain and key (PEM)
               --dev                  local development: allow a loopback http:// live origin
               --redis URL            share the hub's state with other instances in Redis: redis://HOST:PORT/DB
-                                     or the path of its unix socket (PATH[?db=N]); without it the hub lives
+                                     or the path of its unix socket (PATH[?db=N]), one server or any node of
+                                     a Redis Cluster (several nodes: URL,URL); without it the hub lives
                                      in this process's memory, one instance
               --max-connections N    connections served at once (default 256); each live device holds two
               --audit-retention DAYS who watched what is kept this long, 1 to 3650 days (default 30)
@@ -138,7 +139,7 @@ package enum BackendCommandLine {
             case "--interval": flags.intervalSeconds = try integer(option, inline: inline, in: 15...120, unit: " seconds")
             case "--redis":
                 let text = try value(option, inline: inline)
-                do throws(RedisEndpoint.Invalid) { flags.redis = try RedisEndpoint(parsing: text) } catch {
+                do throws(RedisEndpoint.Invalid) { flags.redis = try RedisSeeds(parsing: text) } catch {
                     throw .usage("--redis \(error.description)")
                 }
             case "--max-connections": flags.maxConnections = try integer(option, inline: inline, in: maxConnectionsRange)

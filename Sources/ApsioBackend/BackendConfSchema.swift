@@ -60,7 +60,7 @@ package enum BackendConfSchema {
         }
         if let entry = value("Redis") {
             do throws(RedisEndpoint.Invalid) {
-                settings.redis = try RedisEndpoint(parsing: entry.value)
+                settings.redis = try RedisSeeds(parsing: entry.value)
             } catch {
                 report(entry.line, "Redis=\(error.description)")
             }

@@ -11,7 +11,7 @@ package struct BackendConfiguration: Sendable {
     /// Local development: allows a loopback `http://` live origin when listening on loopback.
     package var development: Bool
     /// The fleet's shared state (docs/fleet-backend.md); nil runs the in-memory hub, one instance.
-    package var redis: RedisEndpoint?
+    package var redis: RedisSeeds?
     /// Connections served at once: every live device holds two (a `next` and a post), every
     /// viewer one stream poll.
     package var maxConnections: Int
@@ -23,7 +23,7 @@ package struct BackendConfiguration: Sendable {
 
     package init(
         listenHost: String = "127.0.0.1", listenPort: Int = 8787, hub: HubConfiguration, accountsPath: String? = nil,
-        tls: HTTPServer.TLSFiles? = nil, development: Bool = false, redis: RedisEndpoint? = nil,
+        tls: HTTPServer.TLSFiles? = nil, development: Bool = false, redis: RedisSeeds? = nil,
         maxConnections: Int = BackendConfiguration.defaultMaxConnections
     ) {
         self.redis = redis

@@ -17,7 +17,7 @@ package struct BackendFlags: Sendable {
     package var accountsPath: String?
     package var tls: HTTPServer.TLSFiles?
     package var development = false
-    package var redis: RedisEndpoint?
+    package var redis: RedisSeeds?
     package var maxConnections: Int?
     package var auditRetentionDays: Int?
     /// The usage text for messages that point at it.

@@ -11,7 +11,7 @@ package struct BackendSettings: Sendable, Equatable {
     package var tlsCertificate: String?
     package var tlsKey: String?
     /// Where the fleet's shared state lives; none keeps the hub in this process's memory.
-    package var redis: RedisEndpoint?
+    package var redis: RedisSeeds?
     package var maxConnections: Int?
     package var auditRetentionDays: Int?
 

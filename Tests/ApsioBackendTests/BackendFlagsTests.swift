@@ -108,15 +108,18 @@ import Testing
 
     @Test func redisAndTheConnectionLimitComeFromTheFilesOrTheFlags() throws {
         var files = Self.files(apps: [HubApp(name: "web", appKey: "apsio_app_web_key")])
-        files.settings.redis = try RedisEndpoint(parsing: "/run/redis/redis-server.sock")
+        files.settings.redis = try RedisSeeds(parsing: "/run/redis/redis-server.sock")
         files.settings.maxConnections = 2048
         let fromFiles = try Self.flags([]).configuration(files: files).configuration
-        #expect(fromFiles.redis == RedisEndpoint(.unix(path: "/run/redis/redis-server.sock")))
+        #expect(fromFiles.redis == RedisSeeds(RedisEndpoint(.unix(path: "/run/redis/redis-server.sock"))))
         #expect(fromFiles.maxConnections == 2048)
         let fromFlags = try Self.flags(["--redis", "redis://10.0.0.5:6380/2", "--max-connections", "4096"])
             .configuration(files: files).configuration
-        #expect(fromFlags.redis == RedisEndpoint(.tcp(host: "10.0.0.5", port: 6380), database: 2))
+        #expect(fromFlags.redis == RedisSeeds(RedisEndpoint(.tcp(host: "10.0.0.5", port: 6380), database: 2)))
         #expect(fromFlags.maxConnections == 4096)
+        // Several nodes of one cluster, asked in turn when the backend starts.
+        let cluster = try Self.flags(["--redis", "redis://10.0.0.5:7000, redis://10.0.0.6:7000"]).configuration(files: files).configuration
+        #expect(cluster.redis?.endpoints == [RedisEndpoint(.tcp(host: "10.0.0.5", port: 7000)), RedisEndpoint(.tcp(host: "10.0.0.6", port: 7000))])
         #expect(try Self.flags([]).configuration(files: Self.files(apps: files.apps)).configuration.redis == nil)
     }
 
@@ -124,6 +127,8 @@ import Testing
         for (arguments, words) in [
             (["--redis", "redis://user:secret@10.0.0.5"], "password"),
             (["--redis", "mysql://x"], "redis://"),
+            (["--redis", "redis://10.0.0.5:7000,"], "empty"),
+            (["--redis", "redis://10.0.0.5:7000,/run/redis.sock"], "Cluster"),
             (["--max-connections", "5"], "16 to 65536"),
         ] {
             let error = #expect(throws: BackendConfigurationError.self) { try Self.flags(arguments) }

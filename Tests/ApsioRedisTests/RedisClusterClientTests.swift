@@ -45,6 +45,21 @@ import Testing
         #expect(replies.map(\.text) == ordered.map { "on \($0.key)" })
     }
 
+    /// A backend started while the first node it names is down finds the cluster through the next.
+    @Test func severalNodesNamedAreAskedInTurnUntilOneAnswers() async throws {
+        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let down = try RedisEndpoint(parsing: "redis://127.0.0.1:1")
+        let client = RedisClient(
+            seeds: [down, try RedisEndpoint(parsing: cluster.seed)], clock: SystemAgentClock(), timeout: .seconds(60))
+        defer { client.close() }
+        let keys = try Self.keysOnEveryMaster(cluster)
+        for (master, key) in keys {
+            #expect(try await client.send(RESPCommand("SET", key, "found"), on: key) == .simple("OK"))
+            #expect(try cluster.cli(port: master, "GET", key) == "found")
+        }
+        #expect(client.isCluster == true)
+    }
+
     @Test func aSlotThatMigratesIsFollowedAndTheMapCorrected() async throws {
         let cluster = try RedisClusterFixture(replicasPerMaster: 0)
         let client = try Self.client(cluster)

@@ -16,6 +16,8 @@ import Synchronization
 package actor FleetService: HubService {
     private var rules: LiveHub
     private let client: RedisClient
+    /// As the operator named it, for the log.
+    private let redis: RedisSeeds
     private let documents: RedisIndexedDocuments
     private var subscriber: RedisShardedSubscriber?
     private let clock: any AgentClock
@@ -66,7 +68,7 @@ package actor FleetService: HubService {
     private let accounts: AccountsBook
 
     package init(
-        configuration: HubConfiguration, accounts: AccountsBook, redis: RedisEndpoint, clock: any AgentClock = SystemAgentClock(),
+        configuration: HubConfiguration, accounts: AccountsBook, redis: RedisSeeds, clock: any AgentClock = SystemAgentClock(),
         limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
     ) {
         log = BackendLog(program: program)
@@ -81,7 +83,8 @@ package actor FleetService: HubService {
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
         // A request waits at most this long for Redis: well inside a device's own request timeout.
-        client = RedisClient(endpoint: redis, clock: clock, timeout: .seconds(2)) { connection in
+        self.redis = redis
+        client = RedisClient(seeds: redis.endpoints, clock: clock, timeout: .seconds(2)) { connection in
             try await RedisDocuments.prepare(connection)
         }
         documents = RedisIndexedDocuments(client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:))
@@ -795,16 +798,16 @@ package actor FleetService: HubService {
         do {
             wentBack = try await epochWatch.tick(client)
         } catch {
-            if reachable { log.error("Redis at \(client.endpoint) is unavailable: \(error); device routes answer 503 until it is back") }
+            if reachable { log.error("Redis at \(redis) is unavailable: \(error); device routes answer 503 until it is back") }
             reachable = false
             return
         }
         let wasAway = !reachable
-        if wasAway { log.error("Redis at \(client.endpoint) is reachable again") }
+        if wasAway { log.error("Redis at \(redis) is reachable again") }
         reachable = true
         var lost = epochWatch.takeLost()
         if !lost.isEmpty {
-            log.error("Redis at \(client.endpoint) lost the fleet's state (restarted empty): sessions end, devices say hello again")
+            log.error("Redis at \(redis) lost the fleet's state (restarted empty): sessions end, devices say hello again")
         }
         let back = wentBack.subtracting(lost)
         if !back.isEmpty {
@@ -819,7 +822,7 @@ package actor FleetService: HubService {
                 }
             }
             log.error(
-                "Redis at \(client.endpoint) went back in time (an older snapshot, or a replica behind): "
+                "Redis at \(redis) went back in time (an older snapshot, or a replica behind): "
                     + (forgot ? "its stale devices and sign-ins are forgotten; " : "") + "sessions end, devices say hello again")
             lost.formUnion(back)
         }

@@ -3,7 +3,8 @@ import ApsioCore
 import Synchronization
 
 /// The backend's way to Redis, one server or a Redis Cluster, told apart by asking (`CLUSTER
-/// SLOTS`) when first connected, so an operator names any one node and the same code runs on both.
+/// SLOTS`) when first connected, so an operator names any node (or several, in case one is down
+/// when the backend starts) and the same code runs on both.
 ///
 /// On one server every request goes over one pipelined connection (`RedisNodeClient`). On a
 /// cluster each request is routed by the key it names to the master serving that key's slot, over
@@ -18,8 +19,8 @@ import Synchronization
 package final class RedisClient: Sendable {
     private enum Topology: Sendable {
         case unknown
-        case single
-        case cluster(RedisSlotMap)
+        case single(RedisEndpoint)
+        case cluster(RedisSlotMap, reachedAt: RedisEndpoint)
     }
 
     private struct State {
@@ -31,8 +32,10 @@ package final class RedisClient: Sendable {
         var closed = false
     }
 
-    /// The node the operator named: the one server, or where the cluster is first asked.
-    package let endpoint: RedisEndpoint
+    /// The nodes the operator named: the one server, or where the cluster is first asked.
+    package let seeds: [RedisEndpoint]
+    /// The first of them, as logs name Redis.
+    package var endpoint: RedisEndpoint { seeds[0] }
     private let clock: any AgentClock
     private let timeout: Duration
     private let backoff: RedisBackoff
@@ -47,12 +50,22 @@ package final class RedisClient: Sendable {
 
     /// `prepare` runs on each new connection, to every node, before any request (loading
     /// functions, say): each master of a cluster needs them.
-    package init(
+    package convenience init(
         endpoint: RedisEndpoint, clock: any AgentClock, timeout: Duration = .seconds(2),
         backoff: RedisBackoff = RedisBackoff(), limits: RedisConnection.Limits = .init(),
         prepare: @escaping @Sendable (RedisConnection) async throws -> Void = { _ in }
     ) {
-        self.endpoint = endpoint
+        self.init(seeds: [endpoint], clock: clock, timeout: timeout, backoff: backoff, limits: limits, prepare: prepare)
+    }
+
+    /// `seeds`: at least one; asked in turn until one answers.
+    package init(
+        seeds: [RedisEndpoint], clock: any AgentClock, timeout: Duration = .seconds(2),
+        backoff: RedisBackoff = RedisBackoff(), limits: RedisConnection.Limits = .init(),
+        prepare: @escaping @Sendable (RedisConnection) async throws -> Void = { _ in }
+    ) {
+        precondition(!seeds.isEmpty, "a Redis client needs a node to ask")
+        self.seeds = seeds
         self.clock = clock
         self.timeout = timeout
         self.backoff = backoff
@@ -68,8 +81,8 @@ package final class RedisClient: Sendable {
         state.withLock { state in
             switch state.topology {
             case .unknown: return false
-            case .single: return state.nodes[endpoint]?.isConnected ?? false
-            case .cluster(let map):
+            case .single(let server): return state.nodes[server]?.isConnected ?? false
+            case .cluster(let map, _):
                 return map.masters.allSatisfy { state.nodes[$0].map(\.isConnected) ?? true }
                     && map.masters.contains { state.nodes[$0] != nil }
             }
@@ -110,12 +123,12 @@ package final class RedisClient: Sendable {
             }
             if asking { replies.removeFirst() }
             asking = false
-            if let redirection = replies.lazy.compactMap({ RedisRedirection($0, reachedAt: self.endpoint) }).first {
+            if let redirection = replies.lazy.compactMap({ RedisRedirection($0, reachedAt: target) }).first {
                 if case .moved(let movedSlot, let to) = redirection {
                     state.withLock { state in
-                        if case .cluster(var map) = state.topology {
+                        if case .cluster(var map, let reachedAt) = state.topology {
                             map.assign(movedSlot, to: to)
-                            state.topology = .cluster(map)
+                            state.topology = .cluster(map, reachedAt: reachedAt)
                         }
                     }
                     refreshSoon()
@@ -191,8 +204,8 @@ package final class RedisClient: Sendable {
 
     // MARK: - Topology
 
-    /// Asks the named node, once, whether it is one server or a cluster node (and which node
-    /// serves what). A failure leaves it unknown: the next request asks again.
+    /// Asks the named nodes, in turn until one answers, whether Redis is one server or a cluster
+    /// (and which node serves what). A failure leaves it unknown: the next request asks again.
     private func discover() async throws {
         let next = state.withLock { state -> Task<Void, any Error>? in
             guard case .unknown = state.topology else { return nil }
@@ -207,25 +220,36 @@ package final class RedisClient: Sendable {
 
     private func ask() async throws {
         defer { state.withLock { $0.discovering = nil } }
-        if state.withLock({ $0.closed }) { throw RedisError.closed }
-        let reply = try await link(endpoint).send([RESPCommand("CLUSTER", "SLOTS")], timeout: nil)[0]
-        let topology: Topology
+        var failure: any Error = RedisError.closed
+        for seed in seeds {
+            if state.withLock({ $0.closed }) { throw RedisError.closed }
+            do {
+                let topology = try await ask(seed)
+                state.withLock { state in
+                    state.topology = topology
+                    state.lastRefresh = clock.now().mono
+                }
+                return
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    private func ask(_ seed: RedisEndpoint) async throws -> Topology {
+        let reply = try await link(seed).send([RESPCommand("CLUSTER", "SLOTS")], timeout: nil)[0]
         if case .error(let message) = reply {
             // "ERR This instance has cluster support disabled": one server.
             guard message.lowercased().contains("cluster support disabled") else {
-                throw RedisError.unavailable(reason: "\(endpoint) answered CLUSTER SLOTS with \(message)", retryIn: .seconds(1))
+                throw RedisError.unavailable(reason: "\(seed) answered CLUSTER SLOTS with \(message)", retryIn: .seconds(1))
             }
-            topology = .single
-        } else {
-            guard let map = RedisSlotMap(clusterSlots: reply, reachedAt: endpoint), !map.ranges.isEmpty else {
-                throw RedisError.unavailable(reason: "\(endpoint) is a cluster node that serves no slot yet", retryIn: .seconds(1))
-            }
-            topology = .cluster(map)
+            return .single(seed)
         }
-        state.withLock { state in
-            state.topology = topology
-            state.lastRefresh = clock.now().mono
+        guard let map = RedisSlotMap(clusterSlots: reply, reachedAt: seed), !map.ranges.isEmpty else {
+            throw RedisError.unavailable(reason: "\(seed) is a cluster node that serves no slot yet", retryIn: .seconds(1))
         }
+        return .cluster(map, reachedAt: seed)
     }
 
     /// Reads the map again in the background, unless it was read a moment ago.
@@ -240,33 +264,37 @@ package final class RedisClient: Sendable {
         if go { Task { await self.readSlotMap() } }
     }
 
-    /// Asks the nodes it knows, masters first, then the named one, until one answers with a map.
+    /// Asks the nodes it knows, masters first, then the named ones, until one answers with a map.
     private func readSlotMap() async {
         let candidates = state.withLock { state -> [RedisEndpoint] in
-            guard case .cluster(let map) = state.topology else { return [] }
-            return map.nodes + (map.nodes.contains(endpoint) ? [] : [endpoint])
+            guard case .cluster(let map, _) = state.topology else { return [] }
+            return map.nodes + seeds.filter { !map.nodes.contains($0) }
         }
-        var found: RedisSlotMap?
+        var found: (RedisSlotMap, RedisEndpoint)?
         for candidate in candidates {
             guard let reply = try? await link(candidate).send([RESPCommand("CLUSTER", "SLOTS")], timeout: .milliseconds(500))[0],
-                  let map = RedisSlotMap(clusterSlots: reply, reachedAt: endpoint), !map.ranges.isEmpty
+                  let map = RedisSlotMap(clusterSlots: reply, reachedAt: candidate), !map.ranges.isEmpty
             else { continue }
-            found = map
+            found = (map, candidate)
             break
         }
         let now = clock.now().mono
         state.withLock { state in
             state.refreshing = false
             state.lastRefresh = now
-            if let found { state.topology = .cluster(found) }
+            if let (map, reachedAt) = found { state.topology = .cluster(map, reachedAt: reachedAt) }
         }
     }
 
     private func node(for slot: Int?) -> RedisEndpoint {
         state.withLock { state in
-            guard case .cluster(let map) = state.topology else { return endpoint }
-            guard let slot else { return map.masters.first ?? endpoint }
-            return map.master(of: slot) ?? endpoint
+            switch state.topology {
+            case .unknown: return seeds[0]
+            case .single(let server): return server
+            case .cluster(let map, let reachedAt):
+                guard let slot else { return map.masters.first ?? reachedAt }
+                return map.master(of: slot) ?? reachedAt
+            }
         }
     }
 
