@@ -28,6 +28,18 @@ package enum Readiness {
         return try result.get()
     }
 
+    /// Calls `ready` on the reactor's thread once `fd` is ready, or with `.timedOut` after
+    /// `timeout`: for a reader that only parses what came and hands it on (resuming the tasks
+    /// waiting for it), so each reply costs one wake-up, that of the task it is for, not first one
+    /// of a task woken to read it. `ready` must be short and never block: every other wait of the
+    /// process is settled behind it. `fd` must stay open until `ready` has run.
+    package static func onReady(_ fd: Int32, for event: Event, timeout: Duration?, _ ready: @escaping @Sendable (Outcome) -> Void) {
+        EpollReactor.shared.register(EpollReactor.Waiter(fd: fd, event: event, timeout: timeout)) { result in
+            // Never cancelled: the only failure a wait has.
+            ready((try? result.get()) ?? .ready)
+        }
+    }
+
     /// Returns after `duration`, or throws `CancellationError` as soon as the task is cancelled:
     /// `Task.sleep` on the reactor's timer. A cancelled `Task.sleep` leaves its dispatch timer to
     /// go off at the original time and wake a thread for nothing; ingest re-arms its timer at

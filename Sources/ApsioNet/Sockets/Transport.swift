@@ -141,6 +141,45 @@ package final class Transport: @unchecked Sendable {
         }
     }
 
+    /// Reads what is there now, up to `maxCount` bytes, without waiting: nil when nothing is,
+    /// empty at the end of the stream. Plain sockets only (a TLS record may need a write first).
+    package func readWithoutWaiting(maxCount: Int) throws -> [UInt8]? {
+        precondition(tls == nil, "readWithoutWaiting is for plain sockets")
+        var buffer = [UInt8](repeating: 0, count: maxCount)
+        let count: Int? = try buffer.withUnsafeMutableBytes { raw throws(TransportError) in
+            do throws(SystemError) {
+                return try fd.receive(into: raw)
+            } catch {
+                if case .failed(let failure) = Self.classify(error) { throw failure }
+                throw TransportError.system(error.description)
+            }
+        }
+        guard let count else { return nil }
+        buffer.removeSubrange(count...)
+        return buffer
+    }
+
+    /// Writes what the socket takes now, without waiting: the number of bytes written (0 when its
+    /// buffer is full, or the connection is TLS, whose writes go through `write`). Lets a caller
+    /// whose bytes nearly always fit skip a task and the reactor.
+    package func writeWithoutWaiting(_ bytes: [UInt8]) throws -> Int {
+        guard tls == nil else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            let sent: Int? = try bytes.withUnsafeBytes { raw throws(TransportError) in
+                do throws(SystemError) {
+                    return try fd.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                } catch {
+                    if case .failed(let failure) = Self.classify(error) { throw failure }
+                    throw TransportError.system(error.description)
+                }
+            }
+            guard let sent else { break }
+            offset += sent
+        }
+        return offset
+    }
+
     /// Whether an idle connection has been closed by the peer, or has bytes nobody asked for:
     /// either way it is not fit to carry a request. Does not block.
     var isUnfitForReuse: Bool {
