@@ -94,7 +94,7 @@ package final class NginxFixture: Sendable {
         process.withLock { $0 = nginx }
         // It accepts once its workers run: a process's own time, polled while it lives.
         for _ in 0..<6000 {
-            if Self.accepts(port: port) { return }
+            if LoopbackPort.accepts(port) { return }
             guard nginx.isRunning else { break }
             usleep(10_000)
         }
@@ -139,19 +139,6 @@ package final class NginxFixture: Sendable {
         }
     }
 
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
-
     private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, errors: String) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: executable)
@@ -163,24 +150,5 @@ package final class NginxFixture: Sendable {
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
         return (child.terminationStatus, String(decoding: message, as: UTF8.self))
-    }
-}
-
-/// A TCP port of 127.0.0.1 nothing listens on right now: bound to port 0 and let go. For a server
-/// whose address must be known before it starts (nginx, whose origin the backend publishes).
-package enum LoopbackPort {
-    package static func free() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw NginxFixture.Failure(description: "socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw NginxFixture.Failure(description: "bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -245,7 +245,7 @@ package final class RedisClusterFixture: Sendable {
             // A node accepts once it listens: a process's own time, polled while it lives.
             for port in ports {
                 var waited = 0
-                while !accepts(port: port) {
+                while !LoopbackPort.accepts(port) {
                     guard processes[port]!.isRunning, waited < 2000 else {
                         let log = (try? String(contentsOfFile: "\(directory)/\(port)/redis.log", encoding: .utf8)) ?? ""
                         throw Failure(description: "redis-server on \(port) did not start: \(tail(log))")
@@ -319,7 +319,7 @@ package final class RedisClusterFixture: Sendable {
             for _ in 0..<10000 where ports.count < count {
                 let port = Int.random(in: range)
                 guard !claimed.contains(port), !claimed.contains(port + 10000), !claimed.contains(port - 10000),
-                    bindable(port), bindable(port + 10000)
+                    LoopbackPort.isBindable(port), LoopbackPort.isBindable(port + 10000)
                 else { continue }
                 claimed.formUnion([port, port + 10000])
                 ports.append(port)
@@ -334,34 +334,6 @@ package final class RedisClusterFixture: Sendable {
 
     private static func release(_ ports: [Int]) {
         claimed.withLock { $0.subtract(ports.flatMap { [$0, $0 + 10000] }) }
-    }
-
-    /// Whether 127.0.0.1:`port` can be bound now, without SO_REUSEADDR: a listener or a connection
-    /// on it says no.
-    private static func bindable(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     // MARK: Stopping
