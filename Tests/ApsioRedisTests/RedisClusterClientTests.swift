@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aClientNamingOneNodeReachesTheKeysOfEveryMaster() async throws {
-        let cluster = try RedisClusterFixture()
+        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
         let client = try Self.client(cluster)
         defer { client.close() }
         let keys = try Self.keysOnEveryMaster(cluster)

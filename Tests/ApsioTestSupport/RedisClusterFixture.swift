@@ -462,7 +462,17 @@ package final class RedisClusterFixture: Sendable {
         let cli = Process()
         cli.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
         cli.arguments = arguments
-        let output = Pipe()
+        // Into a file, read once the process has ended, not a pipe read to its end: a pipe's end
+        // inherited by a server another test starts at that moment would keep it open for as long
+        // as that server lives.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("apsio-redis-cli-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+            throw Failure(description: "cannot create \(path)")
+        }
+        defer {
+            try? output.close()
+            unlink(path)
+        }
         cli.standardInput = FileHandle.nullDevice
         cli.standardOutput = output
         cli.standardError = errors ? output : FileHandle.nullDevice
@@ -474,10 +484,10 @@ package final class RedisClusterFixture: Sendable {
         let (seconds, attoseconds) = deadline.components
         DispatchQueue.global().asyncAfter(
             deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)), execute: overdue)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         // Bounded by `overdue`, which ends it if it has not ended by itself.
         ended.wait()
         overdue.cancel()
+        let data = FileManager.default.contents(atPath: path) ?? Data()
         return (cli.terminationReason == .exit ? cli.terminationStatus : nil, String(decoding: data, as: UTF8.self))
     }
 }

@@ -440,7 +440,7 @@ package actor FleetService: HubService {
         let id = Hex.lowercase(SecureRandom.bytes(8))
         do {
             let key = signInKey(token)
-            let nowMs = try RedisTime.milliseconds(try await client.send(RESPCommand("TIME"), on: key))
+            let nowMs = try await RedisTime.now(client, on: key)
             let record = FleetSignIn(
                 id: id, user: account.user, role: account.role, passwordStamp: account.password.stamp, createdUnixMs: nowMs)
             _ = try await client.send(

@@ -1,9 +1,10 @@
 /// The one clock every instance judges expiry by (a token's, `until`, the 60 s of silence): Redis's
 /// own `TIME`, so instances whose clocks disagree still agree on what has expired.
 package enum RedisTime {
-    /// Unix milliseconds, as Redis's clock reads now.
-    package static func now(_ client: RedisClient) async throws -> Int64 {
-        try milliseconds(try await client.send(RESPCommand("TIME")))
+    /// Unix milliseconds, as Redis's clock reads now: on a cluster, the clock of the master serving
+    /// `key` (any master when nil), the one whose time a change of `key` is judged by.
+    package static func now(_ client: RedisClient, on key: String? = nil) async throws -> Int64 {
+        try milliseconds(try await client.send(RESPCommand("TIME"), on: key))
     }
 
     /// A `TIME` reply in Unix milliseconds.
