@@ -127,6 +127,35 @@ import Testing
         #expect(try cluster.cli(port: promoted, "GET", key) == "after")
     }
 
+    /// A resharding moves a channel's slot: its node tells the subscriber so (`sunsubscribe`), and
+    /// the channel is subscribed again on the master serving it now.
+    @Test func aShardedSubscriptionFollowsItsSlotToAnotherMaster() async throws {
+        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let channel = "moving"
+        let heard = Mutex<[String]>([])
+        let subscriber = RedisShardedSubscriber(
+            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
+        subscriber.subscribe([channel])
+        subscriber.start()
+        defer { subscriber.stop() }
+        try await poll("the channel is subscribed") { subscriber.isConnected }
+        let source = try cluster.master(ofKey: channel)
+        let masters = try cluster.masters().map(\.port)
+        let target = try #require(masters.first { $0 != source })
+        let slot = String(RedisHashSlot.slot(of: channel))
+        let targetID = try cluster.cli(port: target, "CLUSTER", "MYID")
+        for port in [target, source] + masters.filter({ $0 != target && $0 != source }) {
+            _ = try cluster.cli(port: port, "CLUSTER", "SETSLOT", slot, "NODE", targetID)
+        }
+        try await poll("the channel is heard on the master its slot moved to") {
+            _ = try? cluster.cli(port: target, "SPUBLISH", channel, "moved")
+            return heard.withLock { $0.contains("moved") }
+        }
+        #expect(try cluster.cli(port: source, "PUBSUB", "SHARDNUMSUB", channel).hasSuffix("0"), "nothing is left subscribed on the node that lost it")
+    }
+
     @Test func shardedSubscriptionsHearEachMasterAndFollowAFailover() async throws {
         let cluster = try RedisClusterFixture()
         let client = try Self.client(cluster)
