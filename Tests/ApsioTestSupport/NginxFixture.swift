@@ -114,7 +114,7 @@ package final class NginxFixture: Sendable {
             waited += 1
         }
         if nginx.isRunning {
-            let workers = Self.children(of: pid)
+            let workers = ProcessChildren.of(pid)
             kill(pid, SIGKILL)
             for worker in workers { kill(worker, SIGKILL) }
         }
@@ -123,20 +123,6 @@ package final class NginxFixture: Sendable {
 
     private func read(_ name: String) -> String {
         (try? String(contentsOfFile: directory.path + "/" + name, encoding: .utf8)) ?? ""
-    }
-
-    /// The pids whose parent is `pid`, from /proc.
-    private static func children(of pid: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard let child = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // `PID (COMM) STATE PPID …`: the command may hold spaces and parentheses.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
-        }
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, errors: String) {

@@ -343,7 +343,7 @@ package final class RedisClusterFixture: Sendable {
     private static func stop(_ processes: [Process], ports: [Int]) {
         for process in processes {
             let pid = process.processIdentifier
-            let forks = children(of: pid)
+            let forks = ProcessChildren.of(pid)
             Glibc.kill(pid, SIGKILL)
             for fork in forks { Glibc.kill(fork, SIGKILL) }
         }
@@ -353,20 +353,6 @@ package final class RedisClusterFixture: Sendable {
             for _ in 0..<2000 where process.isRunning { usleep(5000) }
         }
         release(ports)
-    }
-
-    /// The pids whose parent is `pid`, from /proc.
-    private static func children(of pid: pid_t) -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { entry in
-            guard let child = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // `PID (COMM) STATE PPID …`: the command may hold spaces and parentheses.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
-        }
     }
 
     // MARK: The cluster's view

@@ -21,7 +21,7 @@ package final class RedisServerFixture: Sendable {
     package init(tcp: Bool = false) throws {
         directory = try TemporaryDirectory("apsio-redis")
         socketPath = directory.path + "/redis.sock"
-        port = tcp ? try Self.freePort() : nil
+        port = tcp ? try LoopbackPort.free() : nil
         try start()
     }
 
@@ -104,24 +104,5 @@ package final class RedisServerFixture: Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         cli.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A port nothing listens on right now: bound to port 0 and let go.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw Failure(description: "bind: \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
