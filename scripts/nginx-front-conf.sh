@@ -47,10 +47,15 @@ awk -v port="$port" -v cert="$cert" -v key="$key" \
     $0 == "    listen [::]:443 ssl http2;" { seen["listen6"]++; next }
     $0 == "    ssl_certificate /etc/nginx/tls/live.example.com.pem;" { print "    ssl_certificate " cert ";"; seen["cert"]++; next }
     $0 == "    ssl_certificate_key /etc/nginx/tls/live.example.com.key;" { print "    ssl_certificate_key " key ";"; seen["key"]++; next }
-    $0 ~ /^    server 10\.0\.1\.1[0-9]:8787 max_conns=256;$/ {
-        if (!seen["instances"]++) print servers(instances, " max_conns=256")
+    # Each upstream of the instances lists them: the example three become the test'"'"'s, with
+    # the same max_conns.
+    $0 ~ /^    server 10\.0\.1\.1[0-9]:8787 max_conns=[0-9]+;$/ {
+        seen["instances"]++
+        if (!listing) print servers(instances, " " substr($3, 1, length($3) - 1))
+        listing = 1
         next
     }
+    { listing = 0 }
     $0 ~ /^    server 10\.0\.2\.2[0-9]:4318;$/ {
         if (!seen["collectors"]++) print servers(collectors, "")
         next
@@ -58,7 +63,7 @@ awk -v port="$port" -v cert="$cert" -v key="$key" \
     { print }
     END {
         if (seen["listen"] != 1 || seen["listen6"] != 1 || seen["cert"] != 1 || seen["key"] != 1 \
-            || seen["instances"] != 3 || seen["collectors"] != 2) {
+            || seen["instances"] != 6 || seen["collectors"] != 2) {
             print "nginx-front-conf.sh: the example no longer has the lines this script fills in" > "/dev/stderr"
             exit 1
         }

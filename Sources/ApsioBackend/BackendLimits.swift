@@ -16,6 +16,13 @@ package struct BackendLimits: Sendable, Equatable {
     /// on it: long enough for a poll held 25 s elsewhere, small enough for a thousand live devices.
     package var fleetStreamMemory: Duration = .seconds(40)
     package var maxFleetStreamBytesPerDevice = 2 * 1024 * 1024
+    /// What Redis keeps of each device's latest viewer events, for an instance that starts serving
+    /// one of its viewers (whose previous poll another instance answered, or that just watched):
+    /// a busy device's last seconds. An event larger than `maxFleetRecentEventBytes` is kept as a
+    /// one-event gap.
+    package var fleetRecentEvents = 16
+    package var fleetRecentLifetime: Duration = .seconds(30)
+    package var maxFleetRecentEventBytes = 256 * 1024
     /// Who watched what is kept this long (docs/audit.md), and at most this many entries: in
     /// memory for the whole hub, in Redis for each device.
     package var auditRetention: Duration = .seconds(30 * 86_400)

@@ -3,7 +3,7 @@
 //
 //   apsio-bench-fleet --backend URL[,URL...] --apps N --devices-per-app N --live N
 //                     --viewers-per-live N --user USER:PASSWORD [--interval S] [--seconds S]
-//                     [--policy-per-second N] [--lines N]
+//                     [--policy-per-second N] [--lines N] [--sticky-viewers]
 //
 // Device i of app a is install fleet-a-i, tester t-i of app bench-a with app key bench-key-a
 // (bench/fleet/measure.py lists the same testers on the backend's command line). The first --live
@@ -14,8 +14,10 @@
 //
 // Given several backends (the instances of one fleet), every request goes to the next one in
 // turn, whoever sends it: a device's hello lands on one instance and its `next` on another, a
-// viewer signs in on one and polls the others. No stickiness, since a fleet behind a plain load
-// balancer gets none.
+// viewer signs in on one and polls the others, as behind a balancer with no stickiness. With
+// --sticky-viewers, each person's watches and polls go to one instance (person N to backend N mod
+// the count), as nginx's `hash $http_authorization consistent` sends them
+// (packaging/examples/nginx-apsio-backend.conf); the devices' requests still go in turn.
 //
 // Prints key=value figures on stdout: `measuring=1` when the measured window opens, `ended=1`
 // when it closes (the caller reads the backends' CPU at both), then the figures.
@@ -45,6 +47,7 @@ struct Options {
     var seconds = 60
     var policyPerSecond = 0.0
     var lines = 50
+    var stickyViewers = false
 }
 
 func parseOptions() -> Options {
@@ -69,6 +72,7 @@ func parseOptions() -> Options {
         case "--seconds": options.seconds = max(1, number(argument))
         case "--policy-per-second": options.policyPerSecond = Double(number(argument))
         case "--lines": options.lines = number(argument)
+        case "--sticky-viewers": options.stickyViewers = true
         case "--user":
             let parts = value(argument).split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { fail("--user needs USER:PASSWORD") }
@@ -376,7 +380,13 @@ func signIn() async -> (token: String?, refusal: Int) {
 
 /// A person watching one device: signed in, then the stream polled until the end; each frames
 /// event's first line says when it was posted.
-func viewer(of device: Device, signedIn: (token: String?, refusal: Int), until end: ContinuousClock.Instant) async {
+func viewer(
+    of device: Device, signedIn: (token: String?, refusal: Int), person: Int, until end: ContinuousClock.Instant
+) async {
+    // The instance this person's requests stick to, or the next in turn for each.
+    var endpoint: HTTPEndpoint {
+        options.stickyViewers ? backends.endpoints[person % backends.endpoints.count] : backends.endpoint
+    }
     let client = makeClient()
     let query = "?app=bench-\(device.app)"
     guard let token = signedIn.token else {
@@ -390,7 +400,7 @@ func viewer(of device: Device, signedIn: (token: String?, refusal: Int), until e
     for attempt in 0..<10 where !watching {
         if attempt > 0 { try? await Task.sleep(for: .milliseconds(Int.random(in: 200..<1000))) }
         let watched = try? await client.send(
-            HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: headers), to: backends.endpoint)
+            HTTPRequest(method: "POST", path: "/api/devices/\(device.install)/watch\(query)", headers: headers), to: endpoint)
         if watched?.isSuccess ?? false { watching = true } else { refusal = watched?.status ?? 0 }
     }
     guard watching else {
@@ -400,7 +410,7 @@ func viewer(of device: Device, signedIn: (token: String?, refusal: Int), until e
     var after: UInt64 = 0
     while ContinuousClock.now < end {
         let request = HTTPRequest.get("/api/devices/\(device.install)/stream\(query)&after=\(after)", headers: headers, timeout: .seconds(40))
-        let answer = try? await client.send(request, to: backends.endpoint)
+        let answer = try? await client.send(request, to: endpoint)
         tally.poll(ok: answer?.isSuccess ?? false)
         guard let answer, answer.isSuccess, let body = try? JSONParser().parse(answer.body) else {
             // A refusal comes at once: waiting a second keeps it from becoming a hot loop.
@@ -479,8 +489,9 @@ Task.detached {
                 for number in 0..<watchers {
                     let live = number / options.viewersPerLive
                     let device = Device(app: live / max(1, options.devicesPerApp), index: live % max(1, options.devicesPerApp))
-                    let person = people[number / viewersPerPerson]
-                    viewers.addTask { await viewer(of: device, signedIn: person, until: end) }
+                    let person = number / viewersPerPerson
+                    let signedIn = people[person]
+                    viewers.addTask { await viewer(of: device, signedIn: signedIn, person: person, until: end) }
                 }
             }
         }

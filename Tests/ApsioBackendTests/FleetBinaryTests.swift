@@ -300,6 +300,54 @@ import Testing
         #expect(framesFollow == !framesAfter.isEmpty)
     }
 
+    /// The devices whose events Redis sends to some instance (`PUBSUB SHARDCHANNELS`), each with
+    /// how many instances subscribe to it.
+    static func eventSubscribers(_ redis: RedisServerFixture) throws -> [String: Int] {
+        let channels = try redis.cli("PUBSUB", "SHARDCHANNELS", "apsio:events:*").split(separator: "\n").map(String.init)
+        var counts: [String: Int] = [:]
+        for channel in channels where !channel.isEmpty {
+            let reply = try redis.cli("PUBSUB", "SHARDNUMSUB", channel).split(separator: "\n")
+            counts[channel] = reply.last.flatMap { Int($0) } ?? 0
+        }
+        return counts
+    }
+
+    /// A device's events reach only the instances its viewers poll: one channel per device, to
+    /// which an instance subscribes when a watcher's poll lands on it. Three instances, the
+    /// viewer polling B: only B hears the device; once the viewer polls C as well, C too; A,
+    /// which serves the device's own requests, never.
+    @Test func aDevicesEventsReachOnlyTheInstancesItsViewersPoll() async throws {
+        let fleet = try await Fleet()
+        let (a, c) = (fleet[0], fleet[2])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 0, session: 0, frames: 0, heard: 1, line: "one")
+        // The other tester's box says hello and is watched by nobody: no channel of its own.
+        #expect(try await Self.hello(a, as: Self.otherProof).status == 200)
+
+        let heard = try Self.eventSubscribers(fleet.redis)
+        #expect(heard.count == 1 && heard.keys.first?.hasSuffix(":demo:\(Self.install)") == true, "\(heard)")
+        #expect(heard.values.first == 1, "only B subscribes: \(heard)")
+
+        #expect(try await Self.frames(a, token: token, line: "two") == 200)
+        _ = try await stream.until("frames", on: [c]) { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "two" }
+        #expect(try Self.eventSubscribers(fleet.redis).values.first == 2, "B and C subscribe now")
+    }
+
+    /// A viewer's polls move to an instance that has not served the device yet (the one it
+    /// polled went away, or a balancer without stickiness): that instance starts from the events
+    /// Redis kept of the device, so the frames posted while no poll was out are all shown, with
+    /// nothing reported missing.
+    @Test func aViewerWhosePollsMoveToAnotherInstanceMissesNothing() async throws {
+        let fleet = try await Fleet()
+        let (a, c) = (fleet[0], fleet[2])
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "one")
+        for line in ["two", "three", "four"] { #expect(try await Self.frames(a, token: token, line: line) == 200) }
+
+        _ = try await stream.until("frames", on: [c]) { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "four" }
+        let lines = stream.events.compactMap { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue }
+        #expect(lines == ["one", "two", "three", "four"])
+        #expect(stream.dropped == 0 && !stream.events.contains { $0["type"]?.stringValue == "gap" }, "\(stream.events)")
+    }
+
     /// Nobody says hello any more: the presence runs out by itself (2 × interval + 25 s), with no
     /// request for that device on any instance, and the viewers are told the device is gone.
     @Test func presenceRunsOutByItself() async throws {

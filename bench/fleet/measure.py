@@ -7,7 +7,7 @@ leaves behind is measured in the next. Prints each pair's figures, then one tabl
 against the in-memory hub of the same run."""
 import argparse, os, subprocess, sys, tempfile, threading, time
 
-from processes import (cluster_masters, free_port, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
+from processes import (cluster_masters, free_port, redis_output_bytes, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
                        wait_until)
 
 def cpu_seconds(pid):
@@ -36,6 +36,9 @@ class Redis:
 
     def used(self):
         return sum(redis_used_memory(address) for address, p in zip(self.addresses, self.processes) if p.poll() is None)
+
+    def output(self):
+        return sum(redis_output_bytes(address) for address, p in zip(self.addresses, self.processes) if p.poll() is None)
 
 def rss_anon_kib(pid):
     with open(f"/proc/{pid}/status") as status:
@@ -121,14 +124,15 @@ def run_one(options, features, kind, instances, load):
              "--devices-per-app", str(options.devices_per_app), "--live", str(shape["live"]),
              "--viewers-per-live", str(shape["viewers"]), "--user", "bench:bench-password",
              "--interval", str(options.interval), "--seconds", str(options.seconds),
-             "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)],
+             "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)]
+            + (["--sticky-viewers"] if options.viewers == "sticky" else []),
             stdout=subprocess.PIPE, text=True)
         processes.append(generator)
         report = {}
         start = end = None
         def snapshot():
             return {"backends": [cpu_seconds(backend.pid) for backend in backends],
-                    "redis": redis.cpu() if redis else 0.0,
+                    "redis": redis.cpu() if redis else 0.0, "redis_output": redis.output() if redis else 0,
                     "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
         killer = None
         for line in generator.stdout:
@@ -166,7 +170,8 @@ def run_one(options, features, kind, instances, load):
         backend_cpu=backend_cpu, per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
-        redis_used=(redis_idle_used, redis_end_used), failover=failover)
+        redis_used=(redis_idle_used, redis_end_used), failover=failover,
+        redis_output=end["redis_output"] - start["redis_output"])
 
 def kill_a_master(nodes, ports, after, failover):
     """`after` seconds into the window, SIGKILL the first master (a crash), and time how long until
@@ -221,7 +226,8 @@ def describe(result):
     if r["kind"] != "memory":
         used_idle, used_end = r["redis_used"]
         line += (f"; Redis RssAnon {r['redis_anon_kib'][1]} KiB, used_memory {used_idle // 1024} -> {used_end // 1024} KiB: "
-                 f"{(used_end - used_idle) * 1000 / r['devices'] / 1048576:.2f} MiB per 1,000 devices")
+                 f"{(used_end - used_idle) * 1000 / r['devices'] / 1048576:.2f} MiB per 1,000 devices; "
+                 f"Redis wrote {r['redis_output'] / 1048576:.1f} MiB to its clients in the window")
     print(line, flush=True)
     if r["failover"]:
         f = r["failover"]
@@ -240,8 +246,8 @@ def table(results):
     baseline = {r["load"]: r for r in results if r["kind"] == "memory"}
     print()
     print("| Configuration | Load | Hellos | Requests | Backend CPU | Redis CPU | Per CPU-second | vs in-memory "
-          "| Fan-out p50 / p99 | Backend per 1,000 devices | Failures (gaps) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| Fan-out p50 / p99 | Backend per 1,000 devices | Redis output | Failures (gaps) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         report = r["report"]
         rate = per_cpu_second(r)
@@ -253,7 +259,8 @@ def table(results):
         idle, loaded = r["backend_anon_kib"]
         print(f"| {r['kind']} ×{r['instances']} | {r['load']} | {r['hellos']:,} | {requests(report):,} | {r['backend_cpu']:.2f} s "
               f"| {r['redis_cpu']:.2f} s | {rate:,.0f} | {ratio} | {fanout} "
-              f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB | {failures} ({report.get('gaps')}) |")
+              f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB "
+              f"| {'—' if r['kind'] == 'memory' else format(r['redis_output'] / 1048576, '.1f') + ' MiB'} | {failures} ({report.get('gaps')}) |")
     # Three instances on machines of their own: each a core, carrying a third of the hellos, and
     # Redis on one core, shared by all. One instance is the same with one: the load each carries is
     # what its busier core allows, from the CPU per hello measured here.
@@ -276,6 +283,7 @@ def main():
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--kill-master-at", type=float, default=0)
+    parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
                  "policy-per-second", "lines", "max-connections"]:
         parser.add_argument(f"--{name}", type=int, required=True)

@@ -56,6 +56,13 @@ def redis_used_memory(address):
             return int(line.split(":")[1])
     return 0
 
+def redis_output_bytes(address):
+    """What Redis has written to its clients since it started (replies and published messages)."""
+    for line in redis_call(address, "INFO", "stats").decode().splitlines():
+        if line.startswith("total_net_output_bytes:"):
+            return int(line.split(":")[1])
+    return 0
+
 def stop(process):
     """By its pid, and waited for: nothing this run started outlives it."""
     if process.poll() is None:

@@ -1,8 +1,10 @@
 import ApsioCore
 
-/// A viewer event as it travels between instances on `apsio:events`: a header line (the device,
-/// the event's number, whether it is a session's live data, and the viewers and session after the
-/// step that made it), a newline, and the event as viewers receive it. Nothing of it is stored.
+/// A viewer event as it travels between instances on the device's `apsio:events` channel: a
+/// header line (the device, the event's number, whether it is a session's live data, and the
+/// viewers and session after the step that made it), a newline, and the event as viewers receive
+/// it. Redis keeps the device's latest few a little while (`FleetKeys.recentEvents`), for an
+/// instance that starts serving its viewers.
 package struct FleetEventMessage: Sendable, Equatable {
     package var device: DeviceKey
     package var seq: UInt64
@@ -63,6 +65,20 @@ package struct FleetEventMessage: Sendable, Equatable {
         self.type = type
         self.snapshot = snapshot
         self.json = json
+    }
+
+    /// What Redis keeps in place of a message too large to keep among a device's recent events:
+    /// a `gap` of one, so an instance catching up from them tells its viewers one is missing.
+    package func standIn() -> FleetEventMessage {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("seq"); writer.uint(seq)
+        writer.key("type"); writer.string("gap")
+        writer.key("app"); writer.string(device.app)
+        writer.key("install"); writer.string(device.install)
+        writer.key("missed"); writer.uint(1)
+        writer.endObject()
+        return FleetEventMessage(device: device, seq: seq, made: made, liveData: false, type: "gap", snapshot: snapshot, json: writer.bytes)
     }
 
     /// Nil for anything else on the channel: a message that does not parse is dropped, as if lost.

@@ -32,11 +32,16 @@ enum FleetKeys {
     /// The index `member` is listed in.
     static func devices(member: String) -> String { devices(bucket: bucket(of: member)) }
 
-    /// Viewer events of the bucket's devices: every instance with viewers hears them all.
-    static func events(bucket: Int) -> String { "apsio:events:" + tags[bucket] }
-    /// "Look at this device's held `next` again": answered by the instance that holds it.
+    /// The device's viewer events: only the instances serving its viewers subscribe, so a
+    /// device's stream costs the instances that show it, not every instance.
+    static func events(_ key: DeviceKey) -> String { "apsio:events:" + tags[bucket(of: key)] + ":" + member(key) }
+    /// The device's latest viewer events, kept a little while: an instance that subscribes to the
+    /// device reads them to serve a viewer whose previous poll another instance answered.
+    static func recentEvents(_ key: DeviceKey) -> String { "apsio:recent:" + tags[bucket(of: key)] + ":" + member(key) }
+    /// "Look at this device's held `next` again": answered by the instance that holds it. Few and
+    /// small, so every instance hears every bucket's.
     static func wake(bucket: Int) -> String { "apsio:wake:" + tags[bucket] }
-    static let allChannels = (0..<bucketCount).flatMap { [events(bucket: $0), wake(bucket: $0)] }
+    static let allWakeChannels = (0..<bucketCount).map(wake(bucket:))
     static func isEvents(_ channel: String) -> Bool { channel.hasPrefix("apsio:events:") }
 
     /// A random value set when the bucket is first used and gone when Redis restarted empty.

@@ -11,8 +11,9 @@ import Synchronization
 /// holders, in the same atomic call.
 ///
 /// What stays here: held `next` requests and viewers' held stream polls (answered when a wake-up
-/// or an event arrives on pub/sub, or at the end of their hold), and each device's recent events
-/// (`FleetStreamRing`) for the viewers whose polls land on this instance.
+/// or an event arrives on pub/sub, or at the end of their hold), and the recent events
+/// (`FleetStreamRing`) of the devices whose viewers' polls land on this instance: it subscribes
+/// to those devices' channels only, so each device's stream costs the instances that show it.
 package actor FleetService: HubService {
     private var rules: LiveHub
     private let client: RedisClient
@@ -46,6 +47,9 @@ package actor FleetService: HubService {
     private var streamHolds: [DeviceKey: [String: StreamHold]] = [:]
     private var lastHoldNumber: UInt64 = 0
     private var rings: [DeviceKey: FleetStreamRing] = [:]
+    /// The devices whose event channel this instance subscribes to, with when a viewer's poll
+    /// last asked for one: kept while its ring is, or a viewer's timeout after that.
+    private var subscriptions: [DeviceKey: MonotonicInstant] = [:]
 
     private var ingestLog: IngestLog
     private var passwordChecks = 0
@@ -100,7 +104,7 @@ package actor FleetService: HubService {
         let hear = hear
         let subscriber = RedisShardedSubscriber(
             client: client, clock: clock, onMessage: { hear.yield(.message($0)) }, onSubscribed: { hear.yield(.subscribed) })
-        subscriber.subscribe(FleetKeys.allChannels)
+        subscriber.subscribe(FleetKeys.allWakeChannels)
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
@@ -235,12 +239,15 @@ package actor FleetService: HubService {
             for id in next.device.viewers.keys { next.joinedAfter[id] = document.joinedAfter[id] ?? document.lastEventSeq }
             let snapshot = FleetDeviceSnapshot(device)
             var publish: [RedisIndexedDocuments.Publication] = hub.emitted.map { event in
-                return RedisIndexedDocuments.Publication(
-                    channel: FleetKeys.events(bucket: FleetKeys.bucket(of: key)),
-                    message: FleetEventMessage(
-                        device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
-                        snapshot: snapshot, json: Array(event.json.utf8)
-                    ).encoded())
+                let message = FleetEventMessage(
+                    device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
+                    snapshot: snapshot, json: Array(event.json.utf8))
+                let encoded = message.encoded()
+                let kept = RedisIndexedDocuments.Kept(
+                    key: FleetKeys.recentEvents(key),
+                    message: encoded.count > backendLimits.maxFleetRecentEventBytes ? message.standIn().encoded() : nil,
+                    maxEntries: backendLimits.fleetRecentEvents, lifetime: backendLimits.fleetRecentLifetime)
+                return RedisIndexedDocuments.Publication(channel: FleetKeys.events(key), message: encoded, kept: kept)
             }
             if wake {
                 publish.append(.init(channel: FleetKeys.wake(bucket: FleetKeys.bucket(of: key)), message: FleetWake(device: key, answer: true).encoded()))
@@ -602,12 +609,22 @@ package actor FleetService: HubService {
             return unavailable(error).reply
         }
         if case .reply(let refusal) = outcome.result, refusal.status != 200 { return refusal }
-        let now = clock.now().mono
+        // Only for a viewer who watches: nobody makes this instance subscribe to devices at will.
+        await subscribe(key)
         let effectiveAfter = after ?? outcome.joinedAfter[viewer.signIn] ?? outcome.lastEventSeq
-        // A ring made now has heard nothing before the document's number: what was published
-        // before is reported missing, not silently skipped.
-        var ring = rings[key] ?? FleetStreamRing(
-            after: outcome.lastEventSeq, made: outcome.made, snapshot: FleetDeviceSnapshot(outcome.device), now: now)
+        if rings[key] == nil {
+            // Begun from the events Redis kept, read after the subscription was confirmed: each
+            // event since the document was read is kept there or heard here, or both. What is
+            // older than the oldest kept is reported missing, not silently skipped.
+            let recent = (try? await documents.kept(FleetKeys.recentEvents(key)))?.compactMap(FleetEventMessage.init(decoding:)) ?? []
+            if rings[key] == nil {
+                rings[key] = FleetStreamRing(
+                    recent: recent, document: FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made,
+                    device: key, now: clock.now(), limits: backendLimits)
+            }
+        }
+        let now = clock.now().mono
+        var ring = rings[key]!
         ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made, device: key, now: clock.now())
         rings[key] = ring
         if let previous = streamHolds[key]?.removeValue(forKey: viewer.signIn) {
@@ -627,6 +644,24 @@ package actor FleetService: HubService {
         } onCancel: {
             Task { await self.abandonStream(key, viewer: viewer.signIn, number: number) }
         }
+    }
+
+    /// Subscribes to the device's events, and waits (a moment at most) for Redis to confirm
+    /// before the ring is begun from the events Redis kept, so nothing published meanwhile is
+    /// missed here.
+    private func subscribe(_ key: DeviceKey) async {
+        let known = subscriptions[key] != nil
+        subscriptions[key] = clock.now().mono
+        guard let subscriber else { return }
+        let channel = FleetKeys.events(key)
+        if !known { subscriber.subscribe([channel]) }
+        guard rings[key] == nil else { return }
+        _ = await subscriber.waitUntilConfirmed(channel, until: clock.now().mono + .seconds(2))
+    }
+
+    private func unsubscribe(_ key: DeviceKey) {
+        guard subscriptions.removeValue(forKey: key) != nil else { return }
+        subscriber?.unsubscribe([FleetKeys.events(key)])
     }
 
     private func abandonStream(_ key: DeviceKey, viewer: String, number: UInt64) {
@@ -719,8 +754,10 @@ package actor FleetService: HubService {
             // (`FleetStreamRing.catchUp`).
             for key in Array(nextHolds.keys) { Task { await self.recheck(key, answer: false) } }
         case .event(let event):
+            // A device with no ring here yet is being subscribed to: its first poll begins the
+            // ring from the events Redis kept, which include this one.
             let now = clock.now()
-            var ring = rings[event.device] ?? FleetStreamRing(after: event.seq - 1, made: event.made, snapshot: event.snapshot, now: now.mono)
+            guard var ring = rings[event.device] else { return }
             guard ring.receive(event, now: now.mono, nowUnixMs: now.wallUnixMs, limits: backendLimits) else { return }
             rings[event.device] = ring
             answerStreams(event.device)
@@ -765,7 +802,12 @@ package actor FleetService: HubService {
             rings[key]!.trim(now: now, limits: backendLimits)
             if rings[key]!.isIdle, streamHolds[key] == nil, now >= rings[key]!.lastUsed + backendLimits.viewerTimeout {
                 rings[key] = nil
+                unsubscribe(key)
             }
+        }
+        // Asked for by a poll that made no ring (refused, or Redis away), and not since.
+        for (key, wanted) in subscriptions where rings[key] == nil && streamHolds[key] == nil && now >= wanted + backendLimits.viewerTimeout {
+            unsubscribe(key)
         }
         await checkEpoch(now: now)
         await sweep()

@@ -1,8 +1,10 @@
 package import ApsioCore
 
-/// One device's recent viewer events as one instance heard them on `apsio:events`: what a viewer's
-/// stream poll on this instance is answered from, whichever instance served its previous poll.
-/// Events are numbered per device, so a poll's `after` means the same on every instance.
+/// One device's recent viewer events as one instance heard them on the device's `apsio:events`
+/// channel, which it subscribes to while its viewers poll here: what a viewer's stream poll on
+/// this instance is answered from. Events are numbered per device, so a poll's `after` means the
+/// same on every instance, and a ring begun when a viewer's poll first lands here starts from
+/// the device's recent events as Redis kept them.
 ///
 /// Pub/sub delivers in order but may lose messages (while this instance's subscription was down),
 /// so a number skipped becomes a `gap` event saying how many were missed, never a silent hole.
@@ -49,6 +51,21 @@ package struct FleetStreamRing: Sendable {
         self.snapshot = snapshot
         snapshotSeq = seq
         lastUsed = now
+    }
+
+    /// A ring for a device this instance starts serving: from the events Redis kept of it
+    /// (`recent`, oldest first) that count in the document's making, then what the document
+    /// read at `seq` says. A viewer whose previous poll another instance answered goes on from
+    /// them; what is older than the oldest kept is reported missing.
+    package init(recent: [FleetEventMessage], document snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, made: UInt64, device: DeviceKey, now: LiveNow, limits: BackendLimits) {
+        let kept = recent.filter { $0.device == device && ($0.made == made || made == 0 || $0.made == 0) }
+        guard let first = kept.first else {
+            self.init(after: seq, made: made, snapshot: snapshot, now: now.mono)
+            return
+        }
+        self.init(after: first.seq - 1, made: made, snapshot: first.snapshot, now: now.mono)
+        for message in kept { _ = receive(message, now: now.mono, nowUnixMs: now.wallUnixMs, limits: limits) }
+        observe(snapshot, atSeq: seq, made: made, device: device, now: now)
     }
 
     /// How long the device's document may be ahead of what the ring heard, with no message heard

@@ -1,9 +1,12 @@
-import ApsioCore
+package import ApsioCore
 package import ApsioPOSIX
 import Synchronization
 
 /// Sharded pub/sub (`SSUBSCRIBE`) on one server or a Redis Cluster: each channel is subscribed
 /// on the node that serves its slot, one `RedisSubscriber` (one connection) per such node.
+/// Channels come and go while it runs (`subscribe`, `unsubscribe`): an owner that must not miss
+/// what is published once it reads some state waits for the node's confirmation first
+/// (`waitUntilConfirmed`).
 ///
 /// Where a channel lives can change: a failover promotes a replica, a resharding moves a slot. A
 /// node subscriber that lost its connection, or that its node told a channel went elsewhere,
@@ -27,6 +30,8 @@ package final class RedisShardedSubscriber: Sendable {
     private let onSubscribed: @Sendable () -> Void
     private let state = Mutex(State())
     private let changed = ChangeSignal()
+    /// Notified at each channel a node confirms.
+    private let confirmations = ChangeSignal()
     /// How often the channels are placed again when nothing said they moved.
     private static let recheck: Duration = .seconds(2)
 
@@ -41,16 +46,48 @@ package final class RedisShardedSubscriber: Sendable {
         self.onSubscribed = onSubscribed
     }
 
-    /// Whether every channel is subscribed on the node serving it now.
+    /// Whether every node holding channels is connected. A channel just added and not yet
+    /// placed does not count: it is placed within moments, and a device watched for the first
+    /// time must not show the backend as degraded.
     package var isConnected: Bool {
         state.withLock { state in
-            state.channels.allSatisfy { state.placed[$0] != nil } && state.nodes.values.allSatisfy(\.isConnected)
+            guard !state.channels.isEmpty else { return true }
+            return !state.nodes.isEmpty && state.nodes.values.allSatisfy(\.isConnected)
         }
     }
 
     package func subscribe(_ channels: [String]) {
         let added = state.withLock { state in channels.filter { state.channels.insert($0).inserted } }
         if !added.isEmpty { changed.notify() }
+    }
+
+    /// Lets the channels go: their node stops sending them, and a node left with none is let go.
+    package func unsubscribe(_ channels: [String]) {
+        let removed = state.withLock { state in channels.filter { state.channels.remove($0) != nil } }
+        if !removed.isEmpty { changed.notify() }
+    }
+
+    /// Whether the node serving `channel` confirmed it on the connection in place.
+    package func isConfirmed(_ channel: String) -> Bool {
+        state.withLock { state in state.placed[channel].flatMap { state.nodes[$0] }?.isConfirmed(channel) ?? false }
+    }
+
+    /// Waits until `channel` is confirmed, or `deadline`; returns whether it is. Bounded, since a
+    /// Redis away never confirms anything: the caller goes on and learns what it missed otherwise.
+    package func waitUntilConfirmed(_ channel: String, until deadline: MonotonicInstant) async -> Bool {
+        while !Task.isCancelled {
+            let wait = confirmations.markChange()
+            if isConfirmed(channel) { return true }
+            guard clock.now().mono < deadline else { return false }
+            let clock = clock
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await wait() }
+                group.addTask { try? await clock.sleep(until: deadline) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        return false
     }
 
     package func start() {
@@ -103,12 +140,19 @@ package final class RedisShardedSubscriber: Sendable {
         var let_go: [RedisSubscriber] = []
         state.withLock { state in
             guard !state.stopped else { return }
-            for (channel, node) in wanted where state.placed[channel] != node {
+            // Let go since: unsubscribed where they were placed (a channel wanted again meanwhile
+            // is in `channels` and placed below).
+            for (channel, node) in state.placed where !state.channels.contains(channel) {
+                state.nodes[node]?.unsubscribe([channel])
+                state.placed[channel] = nil
+            }
+            for (channel, node) in wanted where state.channels.contains(channel) && state.placed[channel] != node {
                 if let old = state.placed[channel] { state.nodes[old]?.unsubscribe([channel]) }
                 let subscriber = state.nodes[node] ?? {
                     let made = RedisSubscriber(
                         endpoint: node, clock: clock, sharded: true, onMessage: onMessage, onSubscribed: onSubscribed,
-                        onInterrupted: { [weak self] in self?.interrupted() })
+                        onInterrupted: { [weak self] in self?.interrupted() },
+                        onConfirmed: { [weak self] _ in self?.confirmations.notify() })
                     state.nodes[node] = made
                     started.append(made)
                     return made

@@ -31,6 +31,9 @@ package final class RedisSubscriber: Sendable {
         var task: Task<Void, Never>?
         var stopped = false
         var connected = false
+        /// The channels this connection's node confirmed: a message published on one from now on
+        /// reaches this subscriber. Empty again whenever the connection ends.
+        var confirmed: Set<String> = []
     }
 
     package let endpoint: RedisEndpoint
@@ -41,6 +44,7 @@ package final class RedisSubscriber: Sendable {
     private let onMessage: @Sendable (Message) -> Void
     private let onSubscribed: @Sendable () -> Void
     private let onInterrupted: @Sendable () -> Void
+    private let onConfirmed: @Sendable (String) -> Void
     private let sharded: Bool
     private let state = Mutex(State())
 
@@ -49,9 +53,10 @@ package final class RedisSubscriber: Sendable {
         endpoint: RedisEndpoint, clock: any AgentClock, backoff: RedisBackoff = RedisBackoff(),
         silence: Duration = .seconds(30), limits: RESPLimits = RESPLimits(maxBufferedBytes: 8 << 20, maxBulkBytes: 4 << 20),
         sharded: Bool = false, onMessage: @escaping @Sendable (Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {},
-        onInterrupted: @escaping @Sendable () -> Void = {}
+        onInterrupted: @escaping @Sendable () -> Void = {}, onConfirmed: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.sharded = sharded
+        self.onConfirmed = onConfirmed
         self.onInterrupted = onInterrupted
         self.endpoint = endpoint
         self.clock = clock
@@ -97,6 +102,10 @@ package final class RedisSubscriber: Sendable {
     /// The channels subscribed to now, or on the next connection.
     package var channels: Set<String> { state.withLock { $0.channels } }
 
+    /// Whether the node confirmed `channel` on the connection in place: what is published on it
+    /// from now on reaches this subscriber.
+    package func isConfirmed(_ channel: String) -> Bool { state.withLock { $0.confirmed.contains(channel) } }
+
     private func subscribing(_ channels: [String]) -> [RESPCommand] {
         guard !channels.isEmpty else { return [] }
         return sharded ? channels.map { RESPCommand("SSUBSCRIBE", $0) } : [RESPCommand("SUBSCRIBE", channels)]
@@ -104,7 +113,7 @@ package final class RedisSubscriber: Sendable {
 
     package func unsubscribe(_ channels: [String]) {
         let removed = state.withLock { state -> [String] in
-            channels.filter { state.channels.remove($0) != nil }
+            channels.filter { state.confirmed.remove($0); return state.channels.remove($0) != nil }
         }
         guard !removed.isEmpty else { return }
         if sharded {
@@ -169,6 +178,7 @@ package final class RedisSubscriber: Sendable {
     private func end(_ transport: Transport) async {
         let writer = state.withLock { state -> Task<Void, Never>? in
             state.connected = false
+            state.confirmed = []
             state.transport = nil
             state.outbox = []
             return state.writer
@@ -219,9 +229,22 @@ package final class RedisSubscriber: Sendable {
                         state.withLock { $0.connected = true }
                         onSubscribed()
                     }
+                case "ssubscribe" where elements.count == 3, "subscribe" where elements.count == 3:
+                    // Confirmed for this connection, unless let go meanwhile (its unsubscribe follows).
+                    if let channel = elements[1].text, state.withLock({ state in
+                        guard state.channels.contains(channel) else { return false }
+                        return state.confirmed.insert(channel).inserted
+                    }) {
+                        onConfirmed(channel)
+                    }
                 case "sunsubscribe" where elements.count == 3:
                     // Unasked while the channel is still wanted: its slot moved to another node.
-                    if let channel = elements[1].text, state.withLock({ $0.channels.contains(channel) }) { onInterrupted() }
+                    if let channel = elements[1].text, state.withLock({ state in
+                        state.confirmed.remove(channel)
+                        return state.channels.contains(channel)
+                    }) {
+                        onInterrupted()
+                    }
                 default:
                     break  // subscribe and unsubscribe confirmations
                 }

@@ -25,9 +25,12 @@ enum RedisDocumentLibrary {
 /// on sharded channels (`SPUBLISH`): on a cluster they must share the document's slot, and the
 /// index and the log too.
 /// keys: the document, the index. args: as above, then the member, its score, the number of
-/// messages and their pairs of channel and message, and optionally a log to append to in the same
-/// step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
-/// lifetime in milliseconds, and pairs of score and entry.
+/// messages and, for each, its channel, the message, and where it is also kept (a list of the
+/// channel's latest messages, or '' for nowhere), what is kept ('' for the message itself), how
+/// many the list keeps and its lifetime in milliseconds; and optionally a log to append to in the
+/// same step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
+/// lifetime in milliseconds, and pairs of score and entry. The lists and the log, like the
+/// channels, share the document's slot.
     static let source = """
         #!lua name=apsio
         redis.register_function('apsio_cas', function(keys, args)
@@ -57,7 +60,14 @@ enum RedisDocumentLibrary {
           local i = 8
           for n = 1, tonumber(args[7]) do
             redis.call('SPUBLISH', args[i], args[i + 1])
-            i = i + 2
+            local list, kept = args[i + 2], args[i + 3]
+            if list ~= '' then
+              if kept == '' then kept = args[i + 1] end
+              redis.call('RPUSH', list, kept)
+              redis.call('LTRIM', list, -tonumber(args[i + 4]), -1)
+              redis.call('PEXPIRE', list, args[i + 5])
+            end
+            i = i + 6
           end
           if args[i] ~= nil then
             local log, cutoff, cap, ttl = args[i], args[i + 1], tonumber(args[i + 2]), args[i + 3]

@@ -7,10 +7,31 @@ package struct RedisIndexedDocuments: Sendable {
     package struct Publication: Sendable, Equatable {
         package var channel: String
         package var message: [UInt8]
+        /// Where the message is also kept for a while, for subscribers that come later.
+        package var kept: Kept?
 
-        package init(channel: String, message: [UInt8]) {
+        package init(channel: String, message: [UInt8], kept: Kept? = nil) {
             self.channel = channel
             self.message = message
+            self.kept = kept
+        }
+    }
+
+    /// A list of a channel's latest messages (`RPUSH`, trimmed to `maxEntries`, gone `lifetime`
+    /// after the last): what a subscriber that just arrived reads to catch up on what it could not
+    /// hear yet, since pub/sub itself keeps nothing.
+    package struct Kept: Sendable, Equatable {
+        package var key: String
+        /// What is kept in the message's place; nil keeps the message itself.
+        package var message: [UInt8]?
+        package var maxEntries: Int
+        package var lifetime: Duration
+
+        package init(key: String, message: [UInt8]? = nil, maxEntries: Int, lifetime: Duration) {
+            self.key = key
+            self.message = message
+            self.maxEntries = maxEntries
+            self.lifetime = lifetime
         }
     }
 
@@ -95,7 +116,17 @@ package struct RedisIndexedDocuments: Sendable {
                 (publish, log) = (publications, append)
             }
             arguments.append(Array(String(publish.count).utf8))
-            for publication in publish { arguments += [Array(publication.channel.utf8), publication.message] }
+            for publication in publish {
+                arguments += [Array(publication.channel.utf8), publication.message]
+                if let kept = publication.kept {
+                    arguments += [
+                        Array(kept.key.utf8), kept.message ?? [], Array(String(max(kept.maxEntries, 1)).utf8),
+                        Array(String(Self.milliseconds(kept.lifetime)).utf8),
+                    ]
+                } else {
+                    arguments += [[], [], [], []]
+                }
+            }
             if let log, !log.entries.isEmpty {
                 arguments += [
                     Array(log.key.utf8), Array(String(log.oldestScore).utf8), Array(String(log.maxEntries).utf8),
@@ -115,6 +146,12 @@ package struct RedisIndexedDocuments: Sendable {
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
         max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The messages kept in `key` (`Kept`), oldest first.
+    package func kept(_ key: String) async throws -> [[UInt8]] {
+        let reply = try await client.send(RESPCommand("LRANGE", key, "0", "-1"), on: key)
+        return (reply.elements ?? []).compactMap(\.bytes)
     }
 
     /// A log's entries (as appended by a change), oldest first, at most `limit` of the newest.
