@@ -52,6 +52,50 @@ import Testing
         #expect(dropped == 4, "events 16 to 19 were published before this instance kept any")
     }
 
+    /// A ring begun from the events Redis kept: a viewer behind them by less than they reach
+    /// hears every one; one further behind is told how many are missing.
+    @Test func aRingBegunFromTheKeptEventsServesViewersWhoseLastPollWasElsewhere() {
+        let now = LiveNow(mono: Self.start, wallUnixMs: 0)
+        let ring = FleetStreamRing(
+            recent: (21...24).map { Self.message($0) }, document: Self.watching, atSeq: 24, made: 0, device: Self.device, now: now,
+            limits: .default)
+        #expect(ring.events(after: 22).events.map(\.seq) == [23, 24] && ring.events(after: 22).dropped == 0)
+        #expect(ring.events(after: 18).dropped == 2, "19 and 20 are older than what was kept")
+        let empty = FleetStreamRing(recent: [], document: Self.watching, atSeq: 30, made: 0, device: Self.device, now: now, limits: .default)
+        #expect(empty.events(after: 30).events.isEmpty && empty.events(after: 28).dropped == 2)
+    }
+
+    /// Kept events of another making of the device's state (before Redis lost it) are not shown.
+    @Test func keptEventsOfAnotherMakingAreLeftOut() {
+        let now = LiveNow(mono: Self.start, wallUnixMs: 0)
+        var old = Self.message(5)
+        old.made = 4
+        var current = Self.message(9_001)
+        current.made = 9_000
+        let ring = FleetStreamRing(
+            recent: [old, current], document: Self.watching, atSeq: 9_001, made: 9_000, device: Self.device, now: now, limits: .default)
+        #expect(ring.events(after: 9_000).events.map(\.seq) == [9_001])
+        #expect(ring.events(after: 0).events.map(\.seq) == [9_001])
+    }
+
+    /// A document ahead of the ring asks once for the kept events before a gap is reported, and
+    /// the gap comes only a grace after that if they did not fill it.
+    @Test func aDocumentAheadLooksForTheKeptEventsOnceBeforeAGap() {
+        var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
+        ring.observe(Self.watching, atSeq: 12, now: Self.start)
+        let due = Self.start + FleetStreamRing.catchUpGrace
+        #expect(!ring.wantsRecentEvents(now: Self.start) && ring.wantsRecentEvents(now: due))
+        ring.deferCatchUp(now: due)
+        #expect(!ring.wantsRecentEvents(now: due + .seconds(10)), "looked for once")
+        let caughtUpAtOnce = ring.catchUp(device: Self.device, now: due, nowUnixMs: 0)
+        #expect(!caughtUpAtOnce, "a grace for the kept events to arrive")
+        #expect(ring.isAfterAGap(Self.message(12)) && !ring.isAfterAGap(Self.message(11)))
+        for seq: UInt64 in 11...12 { _ = ring.receive(Self.message(seq), now: due, nowUnixMs: 0, limits: .default) }
+        let caughtUpLater = ring.catchUp(device: Self.device, now: due + .seconds(10), nowUnixMs: 0)
+        #expect(!caughtUpLater, "filled: nothing missing")
+        #expect(ring.events(after: 10).events.map(\.seq) == [11, 12])
+    }
+
     @Test func aDocumentMadeAgainStartsANewNumberingWithoutAGap() {
         var ring = FleetStreamRing(after: 10, snapshot: Self.watching, now: Self.start)
         _ = ring.receive(Self.message(11), now: Self.start, nowUnixMs: 0, limits: .default)

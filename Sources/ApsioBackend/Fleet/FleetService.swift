@@ -50,6 +50,8 @@ package actor FleetService: HubService {
     /// The devices whose event channel this instance subscribes to, with when a viewer's poll
     /// last asked for one: kept while its ring is, or a viewer's timeout after that.
     private var subscriptions: [DeviceKey: MonotonicInstant] = [:]
+    /// Devices whose recent events are being read to fill a gap, with what was heard meanwhile.
+    private var filling: [DeviceKey: [FleetEventMessage]] = [:]
 
     private var ingestLog: IngestLog
     private var passwordChecks = 0
@@ -758,6 +760,17 @@ package actor FleetService: HubService {
             // ring from the events Redis kept, which include this one.
             let now = clock.now()
             guard var ring = rings[event.device] else { return }
+            if filling[event.device] != nil {
+                filling[event.device]!.append(event)
+                return
+            }
+            if ring.isAfterAGap(event) {
+                // Missed (this instance's subscription was down a moment, or moved with a
+                // failover): looked for among the events Redis kept before it is called a gap.
+                filling[event.device] = [event]
+                Task { await self.fill(event.device) }
+                return
+            }
             guard ring.receive(event, now: now.mono, nowUnixMs: now.wallUnixMs, limits: backendLimits) else { return }
             rings[event.device] = ring
             answerStreams(event.device)
@@ -767,6 +780,21 @@ package actor FleetService: HubService {
             guard nextHolds[wake.device] != nil else { return }
             Task { await self.recheck(wake.device, answer: wake.answer) }
         }
+    }
+
+    /// Reads the device's recent events from Redis and files them in its ring with those heard
+    /// meanwhile, in order: what the ring missed is there unless it is older than Redis keeps,
+    /// and only that is reported missing (`gap`).
+    private func fill(_ key: DeviceKey) async {
+        filling[key] = filling[key] ?? []
+        let recent = (try? await documents.kept(FleetKeys.recentEvents(key)))?.compactMap(FleetEventMessage.init(decoding:)) ?? []
+        let heard = filling.removeValue(forKey: key) ?? []
+        guard var ring = rings[key] else { return }
+        let now = clock.now()
+        let merged = (recent.filter { $0.device == key && !ring.isMadeAgain($0.made) } + heard).sorted { $0.seq < $1.seq }
+        for message in merged { _ = ring.receive(message, now: now.mono, nowUnixMs: now.wallUnixMs, limits: backendLimits) }
+        rings[key] = ring
+        answerStreams(key)
     }
 
     // MARK: - Time
@@ -798,6 +826,10 @@ package actor FleetService: HubService {
         }
         let nowUnixMs = clock.now().wallUnixMs
         for key in Array(rings.keys) {
+            if rings[key]!.wantsRecentEvents(now: now), filling[key] == nil {
+                rings[key]!.deferCatchUp(now: now)
+                Task { await self.fill(key) }
+            }
             if rings[key]!.catchUp(device: key, now: now, nowUnixMs: nowUnixMs) { answerStreams(key) }
             rings[key]!.trim(now: now, limits: backendLimits)
             if rings[key]!.isIdle, streamHolds[key] == nil, now >= rings[key]!.lastUsed + backendLimits.viewerTimeout {

@@ -35,7 +35,7 @@ package struct FleetStreamRing: Sendable {
     private var snapshotSeq: UInt64
     private(set) var lastUsed: MonotonicInstant
     /// The device's document read at a number the ring had not heard: when, and what it said.
-    private var ahead: (seq: UInt64, snapshot: FleetDeviceSnapshot, since: MonotonicInstant)?
+    private var ahead: (seq: UInt64, snapshot: FleetDeviceSnapshot, since: MonotonicInstant, deferred: Bool)?
     /// Which making of the device's state the ring's numbers count in (`FleetDeviceDocument.made`).
     package private(set) var made: UInt64
 
@@ -132,13 +132,34 @@ package struct FleetStreamRing: Sendable {
     package mutating func observe(_ snapshot: FleetDeviceSnapshot, atSeq seq: UInt64, now: MonotonicInstant) {
         lastUsed = now
         if seq > lastSeq, seq - lastSeq <= Self.largestGap {
-            if ahead.map({ seq > $0.seq }) ?? true { ahead = (seq, snapshot, ahead?.since ?? now) }
+            if ahead.map({ seq > $0.seq }) ?? true { ahead = (seq, snapshot, ahead?.since ?? now, ahead?.deferred ?? false) }
             self.snapshot.viewers = snapshot.viewers
             return
         }
         guard seq >= snapshotSeq else { return }
         self.snapshot = snapshot
         snapshotSeq = seq
+    }
+
+    /// Whether the document has been ahead for `catchUpGrace` and the missing events were not
+    /// looked for yet: the owner reads them from the device's recent events (`deferCatchUp`,
+    /// then `receive`) before `catchUp` reports them missing.
+    package func wantsRecentEvents(now: MonotonicInstant) -> Bool {
+        guard let ahead, !ahead.deferred else { return false }
+        return now >= ahead.since + Self.catchUpGrace
+    }
+
+    /// The missing events are being looked for: `catchUp` waits another grace for them.
+    package mutating func deferCatchUp(now: MonotonicInstant) {
+        guard ahead != nil else { return }
+        ahead!.since = now
+        ahead!.deferred = true
+    }
+
+    /// Whether `message` follows what the ring heard with events missing between (not a
+    /// document made again, whose numbers start afresh).
+    package func isAfterAGap(_ message: FleetEventMessage) -> Bool {
+        !isMadeAgain(message.made) && message.seq > lastSeq + 1 && message.seq - lastSeq <= Self.largestGap
     }
 
     /// Takes what the document said as heard once it has been ahead for `catchUpGrace`: a `gap`
