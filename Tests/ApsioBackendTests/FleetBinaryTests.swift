@@ -39,8 +39,11 @@ import Testing
 
         /// With `configured`, the instances read the app from a configuration directory they share
         /// (`config`), as a fleet's instances do, instead of flags.
-        init(count: Int = 3, interval: Int = 30, configured: Bool = false, cluster: RedisClusterFixture? = nil) async throws {
-            server = cluster == nil ? try RedisServerFixture() : nil
+        init(
+            count: Int = 3, interval: Int = 30, configured: Bool = false, cluster: RedisClusterFixture? = nil,
+            server given: RedisServerFixture? = nil
+        ) async throws {
+            server = cluster == nil ? try given ?? RedisServerFixture() : nil
             self.cluster = cluster
             let redis = cluster?.seed ?? server!.endpoint
             directory = try TemporaryDirectory("apsio-fleet")
@@ -323,14 +326,14 @@ import Testing
         return counts
     }
 
-    /// A device's events reach only the instances its viewers poll: one channel per device, to
-    /// which an instance subscribes when a watcher's poll lands on it. Three instances, the
-    /// viewer polling B: only B hears the device; once the viewer polls C as well, C too; A,
-    /// which serves the device's own requests, never.
+    /// A device's events reach only the instances its viewers use: one channel per device, to
+    /// which an instance subscribes when a watcher watches or polls there. Three instances, the
+    /// viewer watching and polling on B: only B hears the device; once the viewer polls C as
+    /// well, C too; A, which serves the device's own requests, never.
     @Test func aDevicesEventsReachOnlyTheInstancesItsViewersPoll() async throws {
         let fleet = try await Fleet()
         let (a, c) = (fleet[0], fleet[2])
-        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 0, session: 0, frames: 0, heard: 1, line: "one")
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "one")
         // The other tester's box says hello and is watched by nobody: no channel of its own.
         #expect(try await Self.hello(a, as: Self.otherProof).status == 200)
 
@@ -357,6 +360,43 @@ import Testing
         let lines = stream.events.compactMap { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue }
         #expect(lines == ["one", "two", "three", "four"])
         #expect(stream.dropped == 0 && !stream.events.contains { $0["type"]?.stringValue == "gap" }, "\(stream.events)")
+    }
+
+    /// The live stream is never stored (16.7): the device's recent events in Redis carry its
+    /// frames only while Redis keeps nothing on a disk, and lose them when the session ends. On a
+    /// Redis that snapshots, they are kept as one-event gaps from the start, so a viewer whose
+    /// polls move is told what it missed rather than shown it.
+    @Test(arguments: [false, true])
+    func theLiveStreamKeptInRedisGoesWithItsSessionAndNeverToADisk(persisting: Bool) async throws {
+        let server = try RedisServerFixture()
+        if persisting { _ = try server.cli("CONFIG", "SET", "save", "3600 1") }
+        let fleet = try await Fleet(server: server)
+        let (a, c) = (fleet[0], fleet[2])
+        func kept() throws -> String {
+            try fleet.redis.cli("KEYS", "apsio:recent:*").split(separator: "\n").map { try fleet.redis.cli("LRANGE", String($0), "0", "-1") }
+                .joined(separator: "\n")
+        }
+        let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "secret one")
+        #expect(try await Self.frames(a, token: token, line: "secret two") == 200)
+        let during = try kept()
+        #expect(during.contains("secret two") == !persisting, "\(during)")
+        #expect(during.contains("\"session_started\""), "what is not live data is kept either way")
+
+        if persisting {
+            _ = try await stream.until("gap", on: [c])
+        } else {
+            _ = try await stream.until("frames", on: [c]) { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue == "secret two" }
+        }
+        #expect(stream.events.contains { $0["type"]?.stringValue == "gap" } == persisting, "\(stream.events)")
+
+        let ended = try await a.device(
+            "/v1/live/frames", .object(["install": .string(Self.install), "state": .string("ended"), "lines": .array([])]), token: token,
+            key: Self.appKey)
+        #expect(ended.status == 200)
+        _ = try await stream.until("session_ended", on: [c])
+        let after = try kept()
+        #expect(!after.contains("secret"), "gone with the session: \(after)")
+        #expect(after.contains("\"session_ended\""))
     }
 
     /// Nobody says hello any more: the presence runs out by itself (2 × interval + 25 s), with no

@@ -50,6 +50,11 @@ package actor FleetService: HubService {
     /// The devices whose event channel this instance subscribes to, with when a viewer's poll
     /// last asked for one: kept while its ring is, or a viewer's timeout after that.
     private var subscriptions: [DeviceKey: MonotonicInstant] = [:]
+    /// Whether Redis keeps nothing on a disk, so that the devices' recent events may carry their
+    /// live data (`FleetPersistence`); asked at start and every minute.
+    private var keepsLiveData = false
+    private var lastPersistenceCheck: MonotonicInstant?
+    private var loggedPersistence = false
     /// Devices whose recent events are being read to fill a gap, with what was heard meanwhile.
     private var filling: [DeviceKey: [FleetEventMessage]] = [:]
 
@@ -101,8 +106,9 @@ package actor FleetService: HubService {
 
     package nonisolated func isAppKey(_ text: String) -> Bool { appKeys.withLock { $0.contains(text) } }
 
-    package func start() {
+    package func start() async {
         guard ticker == nil else { return }
+        await checkPersistence(now: clock.now().mono)
         let hear = hear
         let subscriber = RedisShardedSubscriber(
             client: client, clock: clock, onMessage: { hear.yield(.message($0)) }, onSubscribed: { hear.yield(.subscribed) })
@@ -179,6 +185,7 @@ package actor FleetService: HubService {
         let limits = limits
         let backendLimits = backendLimits
         let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
+        let keepsLiveData = keepsLiveData
         return try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
             let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
             var document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) ?? FleetDeviceDocument()
@@ -245,10 +252,13 @@ package actor FleetService: HubService {
                     device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
                     snapshot: snapshot, json: Array(event.json.utf8))
                 let encoded = message.encoded()
+                // A session's live data is kept only in a Redis that stores nothing, and goes with
+                // the session: its end empties the list (16.7).
+                let standsIn = encoded.count > backendLimits.maxFleetRecentEventBytes || (message.liveData && !keepsLiveData)
                 let kept = RedisIndexedDocuments.Kept(
-                    key: FleetKeys.recentEvents(key),
-                    message: encoded.count > backendLimits.maxFleetRecentEventBytes ? message.standIn().encoded() : nil,
-                    maxEntries: backendLimits.fleetRecentEvents, lifetime: backendLimits.fleetRecentLifetime)
+                    key: FleetKeys.recentEvents(key), message: standsIn ? message.standIn().encoded() : nil,
+                    maxEntries: backendLimits.fleetRecentEvents, lifetime: backendLimits.fleetRecentLifetime,
+                    clearFirst: event.type == "session_ended" || event.type == "device_gone")
                 return RedisIndexedDocuments.Publication(channel: FleetKeys.events(key), message: encoded, kept: kept)
             }
             if wake {
@@ -533,7 +543,12 @@ package actor FleetService: HubService {
     }
 
     package func watch(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply {
-        await viewerRequest(app: app, install: install) { hub, now in hub.watch(viewer, app: app, install: install, now: now) }
+        // The instance a person watches on is, behind a balancer that keeps each person on one,
+        // the one their polls come to: it starts hearing the device now, so what the device
+        // publishes before the first poll is heard here (with the live data, whatever Redis keeps).
+        await viewerRequest(app: app, install: install, serves: true) { hub, now in
+            hub.watch(viewer, app: app, install: install, now: now)
+        }
     }
 
     package func watchState(_ viewer: HubViewerIdentity, app: String?, install: String) async -> HubReply {
@@ -555,7 +570,7 @@ package actor FleetService: HubService {
     }
 
     private func viewerRequest(
-        app: String?, install: String, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> HubReply
+        app: String?, install: String, serves: Bool = false, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> HubReply
     ) async -> HubReply {
         let key: DeviceKey
         switch await resolve(app: app, install: install) {
@@ -563,7 +578,9 @@ package actor FleetService: HubService {
         case .failure(let refusal): return refusal.reply
         }
         switch await reply(key, token: nil, run) {
-        case .success(let step): return step.result
+        case .success(let step):
+            if serves, step.result.status == 200 { await serve(key, read: step) }
+            return step.result
         case .failure(let failure): return failure.reply
         }
     }
@@ -612,19 +629,8 @@ package actor FleetService: HubService {
         }
         if case .reply(let refusal) = outcome.result, refusal.status != 200 { return refusal }
         // Only for a viewer who watches: nobody makes this instance subscribe to devices at will.
-        await subscribe(key)
+        await serve(key, read: outcome)
         let effectiveAfter = after ?? outcome.joinedAfter[viewer.signIn] ?? outcome.lastEventSeq
-        if rings[key] == nil {
-            // Begun from the events Redis kept, read after the subscription was confirmed: each
-            // event since the document was read is kept there or heard here, or both. What is
-            // older than the oldest kept is reported missing, not silently skipped.
-            let recent = (try? await documents.kept(FleetKeys.recentEvents(key)))?.compactMap(FleetEventMessage.init(decoding:)) ?? []
-            if rings[key] == nil {
-                rings[key] = FleetStreamRing(
-                    recent: recent, document: FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made,
-                    device: key, now: clock.now(), limits: backendLimits)
-            }
-        }
         let now = clock.now().mono
         var ring = rings[key]!
         ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made, device: key, now: clock.now())
@@ -646,6 +652,21 @@ package actor FleetService: HubService {
         } onCancel: {
             Task { await self.abandonStream(key, viewer: viewer.signIn, number: number) }
         }
+    }
+
+    /// This instance serves the device's viewers from now on (one watched, or polled, here): it
+    /// subscribes to the device's events and begins its ring from the events Redis kept, read
+    /// after the subscription was confirmed, so each event since `outcome` read the document is
+    /// kept there or heard here, or both. What is older than the oldest kept is reported missing,
+    /// not silently skipped.
+    private func serve<Result: Sendable>(_ key: DeviceKey, read outcome: Step<Result>) async {
+        await subscribe(key)
+        guard rings[key] == nil else { return }
+        let recent = (try? await documents.kept(FleetKeys.recentEvents(key)))?.compactMap(FleetEventMessage.init(decoding:)) ?? []
+        guard rings[key] == nil else { return }
+        rings[key] = FleetStreamRing(
+            recent: recent, document: FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made,
+            device: key, now: clock.now(), limits: backendLimits)
     }
 
     /// Subscribes to the device's events, and waits (a moment at most) for Redis to confirm
@@ -842,7 +863,22 @@ package actor FleetService: HubService {
             unsubscribe(key)
         }
         await checkEpoch(now: now)
+        await checkPersistence(now: now)
         await sweep()
+    }
+
+    private func checkPersistence(now: MonotonicInstant) async {
+        if let last = lastPersistenceCheck, now < last + .seconds(60) { return }
+        lastPersistenceCheck = now
+        let keeps = await FleetPersistence.keepsNothingOnDisk(client)
+        if !keeps, keepsLiveData || !loggedPersistence {
+            log.error(
+                "Redis at \(redis) may write its data to a disk (save or appendonly set, or CONFIG not answered): the "
+                    + "devices' recent events are kept there without their live data (spec 16.7), so a viewer whose polls "
+                    + "move to another instance is shown a gap for the frames it missed")
+            loggedPersistence = true
+        }
+        keepsLiveData = keeps
     }
 
     private func sweep() async {

@@ -27,7 +27,7 @@ enum RedisDocumentLibrary {
 /// keys: the document, the index. args: as above, then the member, its score, the number of
 /// messages and, for each, its channel, the message, and where it is also kept (a list of the
 /// channel's latest messages, or '' for nowhere), what is kept ('' for the message itself), how
-/// many the list keeps and its lifetime in milliseconds; and optionally a log to append to in the
+/// many the list keeps, its lifetime in milliseconds, and '1' to empty the list first; and optionally a log to append to in the
 /// same step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
 /// lifetime in milliseconds, and pairs of score and entry. The lists and the log, like the
 /// channels, share the document's slot.
@@ -62,12 +62,13 @@ enum RedisDocumentLibrary {
             redis.call('SPUBLISH', args[i], args[i + 1])
             local list, kept = args[i + 2], args[i + 3]
             if list ~= '' then
+              if args[i + 6] == '1' then redis.call('DEL', list) end
               if kept == '' then kept = args[i + 1] end
               redis.call('RPUSH', list, kept)
               redis.call('LTRIM', list, -tonumber(args[i + 4]), -1)
               redis.call('PEXPIRE', list, args[i + 5])
             end
-            i = i + 6
+            i = i + 7
           end
           if args[i] ~= nil then
             local log, cutoff, cap, ttl = args[i], args[i + 1], tonumber(args[i + 2]), args[i + 3]

@@ -26,12 +26,15 @@ package struct RedisIndexedDocuments: Sendable {
         package var message: [UInt8]?
         package var maxEntries: Int
         package var lifetime: Duration
+        /// The list is emptied before this message goes in: what it held must not outlive it.
+        package var clearFirst: Bool
 
-        package init(key: String, message: [UInt8]? = nil, maxEntries: Int, lifetime: Duration) {
+        package init(key: String, message: [UInt8]? = nil, maxEntries: Int, lifetime: Duration, clearFirst: Bool = false) {
             self.key = key
             self.message = message
             self.maxEntries = maxEntries
             self.lifetime = lifetime
+            self.clearFirst = clearFirst
         }
     }
 
@@ -121,10 +124,10 @@ package struct RedisIndexedDocuments: Sendable {
                 if let kept = publication.kept {
                     arguments += [
                         Array(kept.key.utf8), kept.message ?? [], Array(String(max(kept.maxEntries, 1)).utf8),
-                        Array(String(Self.milliseconds(kept.lifetime)).utf8),
+                        Array(String(Self.milliseconds(kept.lifetime)).utf8), kept.clearFirst ? Array("1".utf8) : [],
                     ]
                 } else {
-                    arguments += [[], [], [], []]
+                    arguments += [[], [], [], [], []]
                 }
             }
             if let log, !log.entries.isEmpty {
