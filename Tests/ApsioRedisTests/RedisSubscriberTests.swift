@@ -76,4 +76,42 @@ import Testing
         subscriber.stop()
         await subscriber.stopped()
     }
+
+    /// Channels come and go while the sharded subscriber runs, as a fleet instance's devices do:
+    /// one added is confirmed by Redis before `waitUntilConfirmed` returns, so what is published
+    /// after that reaches it; one let go is no longer subscribed on the server.
+    @Test func aChannelAddedWhileRunningIsConfirmedBeforeItIsUsedAndOneLetGoStops() async throws {
+        let server = try RedisServerFixture()
+        let client = RedisClient(seeds: [try RedisEndpoint(parsing: server.endpoint)], clock: SystemAgentClock(), timeout: .seconds(2))
+        let received = Received()
+        let subscriber = RedisShardedSubscriber(
+            client: client, clock: SystemAgentClock(),
+            onMessage: { message in
+                received.messages.withLock { $0.append(message) }
+                received.changes.notify()
+            })
+        subscriber.subscribe(["apsio:wake"])
+        subscriber.start()
+        let clock = SystemAgentClock()
+        let wakeConfirmed = await subscriber.waitUntilConfirmed("apsio:wake", until: clock.now().mono + .seconds(10))
+        #expect(wakeConfirmed)
+        #expect(!subscriber.isConfirmed("apsio:device"))
+
+        subscriber.subscribe(["apsio:device"])
+        let deviceConfirmed = await subscriber.waitUntilConfirmed("apsio:device", until: clock.now().mono + .seconds(10))
+        #expect(deviceConfirmed)
+        // Published right after the confirmation, with no wait: it must arrive.
+        _ = try server.cli("SPUBLISH", "apsio:device", "first")
+        try await until("the message", on: [received.changes]) { received.payloads == ["first"] }
+
+        subscriber.unsubscribe(["apsio:device"])
+        try await poll("the channel let go on the server") {
+            (try? server.cli("PUBSUB", "SHARDNUMSUB", "apsio:device"))?.hasSuffix("0") ?? false
+        }
+        #expect(!subscriber.isConfirmed("apsio:device"))
+        #expect(try server.cli("PUBSUB", "SHARDNUMSUB", "apsio:wake").hasSuffix("1"), "the other channel stays")
+        subscriber.stop()
+        await subscriber.stopped()
+        client.close()
+    }
 }
