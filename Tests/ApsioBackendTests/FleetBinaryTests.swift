@@ -346,6 +346,21 @@ import Testing
         #expect(try Self.eventSubscribers(fleet.redis).values.first == 2, "B and C subscribe now")
     }
 
+    /// An instance stops hearing a device once nobody watches it there: after the viewer left,
+    /// the device's channel is let go when the instance's ring of it has nothing left to show and
+    /// no poll asked for a viewer's timeout (a minute), so an instance's subscriptions follow the
+    /// people it serves, not every device ever watched on it.
+    @Test func anInstanceStopsHearingADeviceNobodyWatchesThereAnyMore() async throws {
+        let fleet = try await Fleet(count: 2)
+        let b = fleet[1]
+        let (_, ann, _) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "one")
+        #expect(try Self.eventSubscribers(fleet.redis).values.first == 1)
+        #expect(try await b.api("DELETE", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        try await poll("instance B lets the device's channel go", seconds: 240) {
+            try Self.eventSubscribers(fleet.redis).values.allSatisfy { $0 == 0 }
+        }
+    }
+
     /// A viewer's polls move to an instance that has not served the device yet (the one it
     /// polled went away, or a balancer without stickiness): that instance starts from the events
     /// Redis kept of the device, so the frames posted while no poll was out are all shown, with

@@ -92,13 +92,15 @@ import Testing
             })
         subscriber.subscribe(["apsio:wake"])
         subscriber.start()
+        // A bound for a test that would otherwise hang, as `until`'s: each wait returns at the
+        // confirmation.
         let clock = SystemAgentClock()
-        let wakeConfirmed = await subscriber.waitUntilConfirmed("apsio:wake", until: clock.now().mono + .seconds(10))
+        let wakeConfirmed = await subscriber.waitUntilConfirmed("apsio:wake", until: clock.now().mono + .seconds(120))
         #expect(wakeConfirmed)
         #expect(!subscriber.isConfirmed("apsio:device"))
 
         subscriber.subscribe(["apsio:device"])
-        let deviceConfirmed = await subscriber.waitUntilConfirmed("apsio:device", until: clock.now().mono + .seconds(10))
+        let deviceConfirmed = await subscriber.waitUntilConfirmed("apsio:device", until: clock.now().mono + .seconds(120))
         #expect(deviceConfirmed)
         // Published right after the confirmation, with no wait: it must arrive.
         _ = try server.cli("SPUBLISH", "apsio:device", "first")
