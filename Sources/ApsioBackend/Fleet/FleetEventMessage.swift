@@ -67,18 +67,12 @@ package struct FleetEventMessage: Sendable, Equatable {
         self.json = json
     }
 
-    /// What Redis keeps in place of a message too large to keep among a device's recent events:
-    /// a `gap` of one, so an instance catching up from them tells its viewers one is missing.
+    /// What Redis keeps in place of a message it must not keep among a device's recent events (too
+    /// large, or a session's live data on a Redis that writes to a disk): a `gap` of one, so an
+    /// instance catching up from them tells its viewers one is missing.
     package func standIn() -> FleetEventMessage {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("seq"); writer.uint(seq)
-        writer.key("type"); writer.string("gap")
-        writer.key("app"); writer.string(device.app)
-        writer.key("install"); writer.string(device.install)
-        writer.key("missed"); writer.uint(1)
-        writer.endObject()
-        return FleetEventMessage(device: device, seq: seq, made: made, liveData: false, type: "gap", snapshot: snapshot, json: writer.bytes)
+        let json = FleetStreamRing.gapJSON(device, seq: seq, missed: 1)
+        return FleetEventMessage(device: device, seq: seq, made: made, liveData: false, type: "gap", snapshot: snapshot, json: json)
     }
 
     /// Nil for anything else on the channel: a message that does not parse is dropped, as if lost.

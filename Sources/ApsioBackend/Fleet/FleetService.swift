@@ -47,8 +47,8 @@ package actor FleetService: HubService {
     private var streamHolds: [DeviceKey: [String: StreamHold]] = [:]
     private var lastHoldNumber: UInt64 = 0
     private var rings: [DeviceKey: FleetStreamRing] = [:]
-    /// The devices whose event channel this instance subscribes to, with when a viewer's poll
-    /// last asked for one: kept while its ring is, or a viewer's timeout after that.
+    /// The devices whose event channel this instance subscribes to, with when a viewer's watch or
+    /// poll last asked for one: kept while its ring is, or a viewer's timeout after that.
     private var subscriptions: [DeviceKey: MonotonicInstant] = [:]
     /// Whether Redis keeps nothing on a disk, so that the devices' recent events may carry their
     /// live data (`FleetPersistence`); asked at start and every minute.
@@ -632,7 +632,8 @@ package actor FleetService: HubService {
         await serve(key, read: outcome)
         let effectiveAfter = after ?? outcome.joinedAfter[viewer.signIn] ?? outcome.lastEventSeq
         let now = clock.now().mono
-        var ring = rings[key]!
+        var ring = rings[key] ?? FleetStreamRing(
+            after: outcome.lastEventSeq, made: outcome.made, snapshot: FleetDeviceSnapshot(outcome.device), now: now)
         ring.observe(FleetDeviceSnapshot(outcome.device), atSeq: outcome.lastEventSeq, made: outcome.made, device: key, now: clock.now())
         rings[key] = ring
         if let previous = streamHolds[key]?.removeValue(forKey: viewer.signIn) {
@@ -777,8 +778,8 @@ package actor FleetService: HubService {
             // (`FleetStreamRing.catchUp`).
             for key in Array(nextHolds.keys) { Task { await self.recheck(key, answer: false) } }
         case .event(let event):
-            // A device with no ring here yet is being subscribed to: its first poll begins the
-            // ring from the events Redis kept, which include this one.
+            // A device with no ring here yet is being subscribed to: the watch or poll doing it
+            // begins the ring from the events Redis kept, which include this one.
             let now = clock.now()
             guard var ring = rings[event.device] else { return }
             if filling[event.device] != nil {

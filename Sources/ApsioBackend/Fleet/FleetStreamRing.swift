@@ -202,7 +202,7 @@ package struct FleetStreamRing: Sendable {
         upTo seq: UInt64, device: DeviceKey, then after: FleetDeviceSnapshot, tellsTheEnd: Bool, now: MonotonicInstant,
         nowUnixMs: Int64
     ) {
-        append(Event(seq: seq, liveData: false, json: gapJSON(device, seq: seq, missed: seq - lastSeq), receivedAt: now))
+        append(Event(seq: seq, liveData: false, json: Self.gapJSON(device, seq: seq, missed: seq - lastSeq), receivedAt: now))
         guard let shown = snapshot.session, after.session?.number != shown.number, !tellsTheEnd else { return }
         // The reason is known when the device's latest end is this session's; several sessions
         // ended among the missed, the one shown here ended for a reason nobody kept.
@@ -278,7 +278,8 @@ package struct FleetStreamRing: Sendable {
         }
     }
 
-    private func gapJSON(_ device: DeviceKey, seq: UInt64, missed: UInt64) -> [UInt8] {
+    /// A `gap` event as viewers receive it: `missed` events up to `seq` are not shown.
+    static func gapJSON(_ device: DeviceKey, seq: UInt64, missed: UInt64) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("seq"); writer.uint(seq)
