@@ -265,8 +265,12 @@ import Testing
                 + all.dropFirst(beforeStop).filter { $0.status >= 500 && !($0.method == "POST" && $0.status == 502) }
             #expect(failed.isEmpty, "\(failed)\n\(nginx.errorLog)")
             if instances.count > 1 {
-                // No stickiness: one device's requests reach more than one instance.
+                // No stickiness for the device: its requests reach more than one instance.
                 #expect(Set(rest.map(\.upstream)).count > 1, "\(rest)")
+                // The person's, by their credential, all reach one (until it stopped), which
+                // alone then hears the device's live stream (docs/nginx.md).
+                let persons = all.prefix(beforeStop).filter { $0.path.hasPrefix("/api/devices") }
+                #expect(!persons.isEmpty && Set(persons.map(\.upstream)).count == 1, "\(persons)")
             }
         } catch {
             Issue.record("apsiod's log:\n\(daemon.stderr)\nnginx's:\n\(nginx.errorLog)")
