@@ -414,6 +414,24 @@ import Testing
         #expect(after.contains("\"session_ended\""))
     }
 
+    /// The last viewer leaves: the session ends with nobody left to tell, and its frames go
+    /// from the device's recent events in Redis all the same (16.7).
+    @Test func aSessionEndedWithNobodyWatchingLeavesNoneOfItsFramesInRedis() async throws {
+        let fleet = try await Fleet(count: 2)
+        let (a, b) = (fleet[0], fleet[1])
+        func kept() throws -> String {
+            try fleet.redis.cli("KEYS", "apsio:recent:*").split(separator: "\n").map { try fleet.redis.cli("LRANGE", String($0), "0", "-1") }
+                .joined(separator: "\n")
+        }
+        let (token, ann, _) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "secret one")
+        #expect(try await Self.frames(a, token: token, line: "secret two") == 200)
+        #expect(try kept().contains("secret two"), "kept while the session runs, on a Redis that stores nothing")
+        #expect(try await b.api("DELETE", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        let after = try kept()
+        #expect(!after.contains("secret"), "gone with the session: \(after)")
+        #expect(try await Self.next(a, token: token).body["stop"]?.stringValue == "viewers_left")
+    }
+
     /// Nobody says hello any more: the presence runs out by itself (2 × interval + 25 s), with no
     /// request for that device on any instance, and the viewers are told the device is gone.
     @Test func presenceRunsOutByItself() async throws {

@@ -167,6 +167,9 @@ package actor FleetService: HubService {
         var joinedAfter: [String: UInt64]
         var existed: Bool
         var now: LiveNow
+        /// The step ended a session and told nobody (its last viewer left, say): no end empties
+        /// the device's recent events, which may hold its live data.
+        var endedUntold = false
     }
 
     /// Runs `run` on the device's state as Redis holds it, and writes what it changed. `token` is
@@ -186,7 +189,7 @@ package actor FleetService: HubService {
         let backendLimits = backendLimits
         let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
         let keepsLiveData = keepsLiveData
-        return try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
+        let outcome = try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
             let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
             var document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) ?? FleetDeviceDocument()
             if bytes == nil || document.lastEventSeq == 0 {
@@ -273,9 +276,12 @@ package actor FleetService: HubService {
                 entries: audit.enumerated().map { index, entry in
                     (entry.atUnixMs * 1000 + Int64(min(index, 999)), entry.json(ref: Hex.lowercase(SecureRandom.bytes(6))))
                 })
-            let step = Step(
+            var step = Step(
                 result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, made: next.made, joinedAfter: next.joinedAfter,
                 existed: bytes != nil, now: now)
+            if let ended = document.device.session?.number, device?.session?.number != ended {
+                step.endedUntold = !hub.emitted.contains { $0.type == "session_ended" }
+            }
             guard let device, !device.isEmpty else {
                 return (.delete(publish: publish, log: log), step)
             }
@@ -289,6 +295,13 @@ package actor FleetService: HubService {
             let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
             return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish, log: log), step)
         }
+        if outcome.endedUntold {
+            // The live stream goes with its session (16.7), told or not; a failure here leaves it
+            // to the list's own lifetime.
+            let recent = FleetKeys.recentEvents(key)
+            _ = try? await client.send(RESPCommand("DEL", recent), on: recent)
+        }
+        return outcome
     }
 
     /// A step's failure as the device or viewer hears it: 503 with the client's backoff.
