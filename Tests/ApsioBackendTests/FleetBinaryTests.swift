@@ -314,6 +314,12 @@ import Testing
         }
     }
 
+    /// Every device's recent events as Redis keeps them (`apsio:recent:`), one text.
+    static func recentEventsKept(_ redis: RedisServerFixture) throws -> String {
+        try redis.cli("KEYS", "apsio:recent:*").split(separator: "\n").map { try redis.cli("LRANGE", String($0), "0", "-1") }
+            .joined(separator: "\n")
+    }
+
     /// The devices whose events Redis sends to some instance (`PUBSUB SHARDCHANNELS`), each with
     /// how many instances subscribe to it.
     static func eventSubscribers(_ redis: RedisServerFixture) throws -> [String: Int] {
@@ -387,10 +393,7 @@ import Testing
         if persisting { _ = try server.cli("CONFIG", "SET", "save", "3600 1") }
         let fleet = try await Fleet(server: server)
         let (a, c) = (fleet[0], fleet[2])
-        func kept() throws -> String {
-            try fleet.redis.cli("KEYS", "apsio:recent:*").split(separator: "\n").map { try fleet.redis.cli("LRANGE", String($0), "0", "-1") }
-                .joined(separator: "\n")
-        }
+        func kept() throws -> String { try Self.recentEventsKept(fleet.redis) }
         let (token, _, stream) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "secret one")
         #expect(try await Self.frames(a, token: token, line: "secret two") == 200)
         let during = try kept()
@@ -419,10 +422,7 @@ import Testing
     @Test func aSessionEndedWithNobodyWatchingLeavesNoneOfItsFramesInRedis() async throws {
         let fleet = try await Fleet(count: 2)
         let (a, b) = (fleet[0], fleet[1])
-        func kept() throws -> String {
-            try fleet.redis.cli("KEYS", "apsio:recent:*").split(separator: "\n").map { try fleet.redis.cli("LRANGE", String($0), "0", "-1") }
-                .joined(separator: "\n")
-        }
+        func kept() throws -> String { try Self.recentEventsKept(fleet.redis) }
         let (token, ann, _) = try await Self.liveSession(fleet, hello: 0, watch: 1, session: 0, frames: 0, heard: 1, line: "secret one")
         #expect(try await Self.frames(a, token: token, line: "secret two") == 200)
         #expect(try kept().contains("secret two"), "kept while the session runs, on a Redis that stores nothing")
