@@ -47,9 +47,9 @@ package actor FleetService: HubService {
     private var streamHolds: [DeviceKey: [String: StreamHold]] = [:]
     private var lastHoldNumber: UInt64 = 0
     private var rings: [DeviceKey: FleetStreamRing] = [:]
-    /// The devices whose event channel this instance subscribes to, with when a viewer's watch or
-    /// poll last asked for one: kept while its ring is, or a viewer's timeout after that.
-    private var subscriptions: [DeviceKey: MonotonicInstant] = [:]
+    /// The devices whose event channel this instance subscribes to: those with a ring, and one
+    /// whose ring `serve` is beginning. Let go with the ring.
+    private var subscriptions: Set<DeviceKey> = []
     /// Whether Redis keeps nothing on a disk, so that the devices' recent events may carry their
     /// live data (`FleetPersistence`); asked at start and every minute.
     private var keepsLiveData = false
@@ -687,17 +687,15 @@ package actor FleetService: HubService {
     /// before the ring is begun from the events Redis kept, so nothing published meanwhile is
     /// missed here.
     private func subscribe(_ key: DeviceKey) async {
-        let known = subscriptions[key] != nil
-        subscriptions[key] = clock.now().mono
         guard let subscriber else { return }
         let channel = FleetKeys.events(key)
-        if !known { subscriber.subscribe([channel]) }
+        if subscriptions.insert(key).inserted { subscriber.subscribe([channel]) }
         guard rings[key] == nil else { return }
         _ = await subscriber.waitUntilConfirmed(channel, until: clock.now().mono + .seconds(2))
     }
 
     private func unsubscribe(_ key: DeviceKey) {
-        guard subscriptions.removeValue(forKey: key) != nil else { return }
+        guard subscriptions.remove(key) != nil else { return }
         subscriber?.unsubscribe([FleetKeys.events(key)])
     }
 
@@ -871,10 +869,6 @@ package actor FleetService: HubService {
                 rings[key] = nil
                 unsubscribe(key)
             }
-        }
-        // Asked for by a poll that made no ring (refused, or Redis away), and not since.
-        for (key, wanted) in subscriptions where rings[key] == nil && streamHolds[key] == nil && now >= wanted + backendLimits.viewerTimeout {
-            unsubscribe(key)
         }
         await checkEpoch(now: now)
         await checkPersistence(now: now)
