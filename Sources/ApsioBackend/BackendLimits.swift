@@ -23,6 +23,9 @@ package struct BackendLimits: Sendable, Equatable {
     package var fleetRecentEvents = 16
     package var fleetRecentLifetime: Duration = .seconds(30)
     package var maxFleetRecentEventBytes = 256 * 1024
+    /// What each fleet instance keeps of the device documents it last read or wrote, to change
+    /// them again in one round trip to Redis: a few kilobytes a device, thousands of devices.
+    package var fleetDocumentCacheBytes = 8 * 1024 * 1024
     /// Who watched what is kept this long (docs/audit.md), and at most this many entries: in
     /// memory for the whole hub, in Redis for each device.
     package var auditRetention: Duration = .seconds(30 * 86_400)

@@ -98,7 +98,9 @@ package actor FleetService: HubService {
         client = RedisClient(seeds: redis.endpoints, clock: clock, timeout: .seconds(2)) { connection in
             try await RedisDocuments.prepare(connection)
         }
-        documents = RedisIndexedDocuments(client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:))
+        documents = RedisIndexedDocuments(
+            client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:),
+            cacheBytes: backendLimits.fleetDocumentCacheBytes, clock: clock)
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
         (heard, hear) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(16_384))

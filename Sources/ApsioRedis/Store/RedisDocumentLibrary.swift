@@ -1,4 +1,4 @@
-/// The one Redis function the backend loads: a compare-and-set of a document (a hash of a version
+/// The Redis functions the backend loads: a compare-and-set of a document (a hash of a version
 /// and the bytes), so one device's state is changed atomically by whichever instance holds its
 /// request, on the shared pipelined connection.
 ///
@@ -13,6 +13,10 @@ enum RedisDocumentLibrary {
     static let name = "apsio"
     static let compareAndSet = "apsio_cas"
     static let compareAndSetIndexed = "apsio_cas_indexed"
+    /// A library of its own, so that an instance of the previous release, which loads `apsio`
+    /// again (`REPLACE`) on each new connection, never takes it away mid-upgrade.
+    static let fleetName = "apsio_fleet"
+    static let compareAndSetOrRead = "apsio_fleet_cas"
 
     /// keys: the document. args: the version read ("" when absent), the new version ("" to
     /// delete), the new bytes, the lifetime in milliseconds (0: none). Returns 1 when written, 0
@@ -33,6 +37,7 @@ enum RedisDocumentLibrary {
 /// channels, share the document's slot.
     static let source = """
         #!lua name=apsio
+        \(writeIndexed)
         redis.register_function('apsio_cas', function(keys, args)
           local current = redis.call('HGET', keys[1], 'v') or ''
           if current ~= args[1] then return 0 end
@@ -48,6 +53,29 @@ enum RedisDocumentLibrary {
         redis.register_function('apsio_cas_indexed', function(keys, args)
           local current = redis.call('HGET', keys[1], 'v') or ''
           if current ~= args[1] then return 0 end
+          write_indexed(keys, args)
+          return 1
+        end)
+        """
+
+    /// `apsio_fleet_cas`: `apsio_cas_indexed` for a writer that may have guessed the version (from
+    /// what it read or wrote last): when the version has moved, the answer carries the document as
+    /// it is, `{0, version, bytes}` (both nil when there is none), so trying again needs no read of
+    /// its own; `{1}` when written.
+    static let fleetSource = """
+        #!lua name=apsio_fleet
+        \(writeIndexed)
+        redis.register_function('apsio_fleet_cas', function(keys, args)
+          local current = redis.call('HMGET', keys[1], 'v', 'd')
+          if (current[1] or '') ~= args[1] then return {0, current[1], current[2]} end
+          write_indexed(keys, args)
+          return {1}
+        end)
+        """
+
+    /// The write of both indexed functions, once their version check passed.
+    private static let writeIndexed = """
+        local function write_indexed(keys, args)
           if args[2] == '' then
             redis.call('DEL', keys[1])
             redis.call('ZREM', keys[2], args[5])
@@ -81,7 +109,6 @@ enum RedisDocumentLibrary {
             redis.call('ZREMRANGEBYRANK', log, 0, -(cap + 1))
             redis.call('PEXPIRE', log, ttl)
           end
-          return 1
-        end)
+        end
         """
 }

@@ -32,12 +32,13 @@ package struct RedisDocuments: Sendable {
         self.maxTries = maxTries
     }
 
-    /// Loads the function (again): on every new connection, since a Redis restarted without
+    /// Loads the functions (again): on every new connection, since a Redis restarted without
     /// persistence has none. `RedisClient`'s `prepare`.
     package static func prepare(_ connection: RedisConnection) async throws {
-        let reply = try await connection.send(
-            [RESPCommand("FUNCTION", "LOAD", "REPLACE", RedisDocumentLibrary.source)], deadline: .now + .seconds(5))
-        if case .error(let message) = reply[0] { throw UpdateError.unexpectedReply(message) }
+        let replies = try await connection.send(
+            [RedisDocumentLibrary.source, RedisDocumentLibrary.fleetSource].map { RESPCommand("FUNCTION", "LOAD", "REPLACE", $0) },
+            deadline: .now + .seconds(5))
+        for case .error(let message) in replies { throw UpdateError.unexpectedReply(message) }
     }
 
     /// The document's bytes, nil when there is none.

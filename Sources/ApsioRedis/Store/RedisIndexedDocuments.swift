@@ -1,7 +1,10 @@
+import ApsioCore
+package import ApsioPOSIX
+
 /// Documents listed in an index and changed together with what the change announces: the
 /// fleet hub's devices. Like `RedisDocuments.update`, the change is computed in Swift on what was
-/// read and written by compare-and-set; here the read also brings Redis's clock, and the write
-/// keeps the index and publishes in the same atomic step (`apsio_cas_indexed`).
+/// read and written by compare-and-set; here Redis's clock comes with the document, and the write
+/// keeps the index and publishes in the same atomic step (`apsio_fleet_cas`).
 package struct RedisIndexedDocuments: Sendable {
     /// A message to publish when, and only when, the change is written.
     package struct Publication: Sendable, Equatable {
@@ -76,47 +79,75 @@ package struct RedisIndexedDocuments: Sendable {
     /// The index listing `member`.
     let index: @Sendable (_ member: String) -> String
     let maxTries: Int
+    /// Where an update starts when this instance read or wrote the document last.
+    package let cache: RedisDocumentCache
+    private let clock: any AgentClock
 
-    package init(client: RedisClient, indexes: [String], index: @escaping @Sendable (_ member: String) -> String, maxTries: Int = 16) {
+    package init(
+        client: RedisClient, indexes: [String], index: @escaping @Sendable (_ member: String) -> String, maxTries: Int = 16,
+        cacheBytes: Int = 4 << 20, clock: some AgentClock = SystemAgentClock()
+    ) {
         self.client = client
         self.indexes = indexes
         self.index = index
         self.maxTries = maxTries
+        self.cache = RedisDocumentCache(maxBytes: cacheBytes)
+        self.clock = clock
     }
 
-    /// Reads the document and Redis's clock (Unix milliseconds) in one round trip, lets `decide`
-    /// choose, and writes by compare-and-set; on a conflict, reads and asks again. `decide` may run
-    /// several times and must only compute.
+    /// A document as an update starts from, and Redis's clock then (Unix milliseconds).
+    private struct Base {
+        var entry: RedisDocumentCache.Entry
+        /// Read from Redis for this update, not taken from the cache.
+        var confirmed: Bool
+    }
+
+    /// Lets `decide` choose from the document and Redis's clock (Unix milliseconds), and writes
+    /// by compare-and-set, publishing and logging in the same step. `decide` may run several times
+    /// and must only compute.
+    ///
+    /// It starts from what this instance last read or wrote of the document (`cache`), with
+    /// Redis's clock carried on from then, and writes at once: one round trip. When the document
+    /// moved meanwhile, the write's answer brings it as it is, and `decide` runs again on that. A
+    /// decision to change nothing is taken as final only on a document read for this update.
     package func update<Result: Sendable>(
         _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (Change, Result)
     ) async throws -> Result {
+        var base = cache.entry(key).map { Base(entry: $0, confirmed: false) }
         for _ in 0..<maxTries {
-            let replies = try await client.send([RESPCommand("HMGET", key, "v", "d"), RESPCommand("TIME")], on: key)
-            guard let fields = replies[0].elements, fields.count == 2 else {
-                throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
-            }
-            let version = fields[0].text ?? ""
-            let bytes = fields[0].text == nil ? nil : (fields[1].bytes ?? [])
-            let (change, result) = try decide(bytes, try RedisTime.milliseconds(replies[1]))
+            if base == nil { base = Base(entry: try await read(key), confirmed: true) }
+            let start = base!
+            let nowMs = start.confirmed ? start.entry.redisMs : start.entry.redisMs(at: clock.now().mono)
+            let (change, result) = try decide(start.entry.bytes, nowMs)
             var arguments: [[UInt8]] = [
-                Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetIndexed.utf8), Array("2".utf8), Array(key.utf8),
-                Array(index(member).utf8), Array(version.utf8),
+                Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetOrRead.utf8), Array("2".utf8), Array(key.utf8),
+                Array(index(member).utf8), Array(start.entry.version.utf8),
             ]
             let publish: [Publication]
             let log: LogAppend?
+            let written: (version: String, bytes: [UInt8]?)
             switch change {
             case .keep:
-                return result
+                if start.confirmed { return result }
+                base = nil
+                continue
             case .delete(let publications, let append):
-                guard bytes != nil else { return result }
+                guard start.entry.bytes != nil else {
+                    if start.confirmed { return result }
+                    base = nil
+                    continue
+                }
                 arguments += [[], [], Array("0".utf8), Array(member.utf8), []]
                 (publish, log) = (publications, append)
+                written = ("", nil)
             case .write(let document, let lifetime, let score, let publications, let append):
+                let version = RedisDocuments.newVersion()
                 arguments += [
-                    Array(RedisDocuments.newVersion().utf8), document, Array(String(Self.milliseconds(lifetime)).utf8),
+                    Array(version.utf8), document, Array(String(Self.milliseconds(lifetime)).utf8),
                     Array(member.utf8), Array(String(score).utf8),
                 ]
                 (publish, log) = (publications, append)
+                written = (version, document)
             }
             arguments.append(Array(String(publish.count).utf8))
             for publication in publish {
@@ -137,14 +168,41 @@ package struct RedisIndexedDocuments: Sendable {
                 ]
                 for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
             }
-            let reply = try await client.send(RESPCommand(arguments), on: key)
-            switch reply {
-            case .integer(1): return result
-            case .integer(0): continue
-            default: throw RedisDocuments.UpdateError.unexpectedReply("\(reply)")
+            // Redis's clock comes back with the answer, for the next update to start from.
+            let replies = try await client.send([RESPCommand(arguments), RESPCommand("TIME")], on: key)
+            let redisMs = try RedisTime.milliseconds(replies[1])
+            let at = clock.now().mono
+            guard let parts = replies[0].elements, let status = parts.first?.integer else {
+                cache.forget(key)
+                throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
             }
+            if status == 1 {
+                cache.keep(key, .init(version: written.version, bytes: written.bytes, redisMs: redisMs, at: at))
+                return result
+            }
+            guard parts.count == 3 else {
+                cache.forget(key)
+                throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
+            }
+            let current = RedisDocumentCache.Entry(
+                version: parts[1].text ?? "", bytes: parts[1].isNull ? nil : (parts[2].bytes ?? []), redisMs: redisMs, at: at)
+            cache.keep(key, current)
+            base = Base(entry: current, confirmed: true)
         }
         throw RedisDocuments.UpdateError.contended(key: key, tries: maxTries)
+    }
+
+    /// The document and Redis's clock, in one round trip; kept in the cache.
+    private func read(_ key: String) async throws -> RedisDocumentCache.Entry {
+        let replies = try await client.send([RESPCommand("HMGET", key, "v", "d"), RESPCommand("TIME")], on: key)
+        guard let fields = replies[0].elements, fields.count == 2 else {
+            throw RedisDocuments.UpdateError.unexpectedReply("\(replies[0])")
+        }
+        let entry = RedisDocumentCache.Entry(
+            version: fields[0].text ?? "", bytes: fields[0].text == nil ? nil : (fields[1].bytes ?? []),
+            redisMs: try RedisTime.milliseconds(replies[1]), at: clock.now().mono)
+        cache.keep(key, entry)
+        return entry
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
