@@ -3,7 +3,7 @@
 //
 //   apsio-bench-fleet --backend URL[,URL...] --apps N --devices-per-app N --live N
 //                     --viewers-per-live N --user USER:PASSWORD [--interval S] [--seconds S]
-//                     [--policy-per-second N] [--lines N] [--sticky-viewers]
+//                     [--policy-per-second N] [--lines N] [--sticky-viewers] [--sticky-devices]
 //
 // Device i of app a is install fleet-a-i, tester t-i of app bench-a with app key bench-key-a
 // (bench/fleet/measure.py lists the same testers on the backend's command line). The first --live
@@ -17,7 +17,9 @@
 // viewer signs in on one and polls the others, as behind a balancer with no stickiness. With
 // --sticky-viewers, each person's watches and polls go to one instance (person N to backend N mod
 // the count), as nginx's `hash $http_authorization consistent` sends them
-// (packaging/examples/nginx-apsio-backend.conf); the devices' requests still go in turn.
+// (packaging/examples/nginx-apsio-backend.conf). With --sticky-devices, each device's requests go
+// to one instance (device N to backend N mod the count), as nginx's hash on the device's live
+// token sends them; otherwise they go in turn.
 //
 // Prints key=value figures on stdout: `measuring=1` when the measured window opens, `ended=1`
 // when it closes (the caller reads the backends' CPU at both), then the figures.
@@ -48,6 +50,7 @@ struct Options {
     var policyPerSecond = 0.0
     var lines = 50
     var stickyViewers = false
+    var stickyDevices = false
 }
 
 func parseOptions() -> Options {
@@ -73,6 +76,7 @@ func parseOptions() -> Options {
         case "--policy-per-second": options.policyPerSecond = Double(number(argument))
         case "--lines": options.lines = number(argument)
         case "--sticky-viewers": options.stickyViewers = true
+        case "--sticky-devices": options.stickyDevices = true
         case "--user":
             let parts = value(argument).split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { fail("--user needs USER:PASSWORD") }
@@ -253,6 +257,10 @@ struct Device: Sendable {
     let index: Int
     var install: String { "fleet-\(app)-\(index)" }
     var appKey: String { "bench-key-\(app)" }
+    /// The instance this device's requests go to: its own with --sticky-devices, else the next.
+    var backend: HTTPEndpoint {
+        options.stickyDevices ? backends.endpoints[(app * options.devicesPerApp + index) % backends.endpoints.count] : backends.endpoint
+    }
     var tester: String { "t-\(index)" }
 }
 
@@ -275,7 +283,7 @@ func hello(_ device: Device, token: String?, client: HTTPClient) async -> (token
     var headers: HTTPHeaders = ["Apsio-App-Key": device.appKey]
     if let token { headers.set("Apsio-Live-Token", token) }
     do {
-        let response = try await client.send(.postJSON("/v1/live/hello", json: helloBody(device), headers: headers), to: backends.endpoint)
+        let response = try await client.send(.postJSON("/v1/live/hello", json: helloBody(device), headers: headers), to: device.backend)
         let body = try? JSONParser().parse(response.body)
         tally.hello(ok: response.status == 200)
         return (body?["device_token"]?.stringValue ?? token, Int(body?["viewers"]?.numberValue ?? 0))
@@ -334,7 +342,7 @@ func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
         group.addTask {
             while ContinuousClock.now < end {
                 let request = HTTPRequest.get("/v1/live/next?install=\(device.install)", headers: headers, timeout: .seconds(40))
-                let answered = (try? await poller.send(request, to: backends.endpoint))?.isSuccess ?? false
+                let answered = (try? await poller.send(request, to: device.backend))?.isSuccess ?? false
                 tally.next(ok: answered)
                 // A refusal comes at once: waiting a second keeps it from becoming a hot loop.
                 if !answered { try? await Task.sleep(for: .seconds(1)) }
@@ -345,7 +353,7 @@ func liveDevice(_ device: Device, until end: ContinuousClock.Instant) async {
             var lastHello = ContinuousClock.now
             while ContinuousClock.now < end {
                 number += 1
-                let posted = try? await client.send(.postJSON("/v1/live/frames", json: framesBody(device, number: number), headers: headers), to: backends.endpoint)
+                let posted = try? await client.send(.postJSON("/v1/live/frames", json: framesBody(device, number: number), headers: headers), to: device.backend)
                 tally.frames(ok: posted?.isSuccess ?? false)
                 if ContinuousClock.now - lastHello >= .seconds(options.interval) {
                     lastHello = .now

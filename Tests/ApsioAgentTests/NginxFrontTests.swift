@@ -265,7 +265,11 @@ import Testing
                 + all.dropFirst(beforeStop).filter { $0.status >= 500 && !($0.method == "POST" && $0.status == 502) }
             #expect(failed.isEmpty, "\(failed)\n\(nginx.errorLog)")
             if instances.count > 1 {
-                // No stickiness for the device: its requests reach more than one instance.
+                // The device's requests with its token (until the instance stopped) reach one
+                // instance, which changes its state in one round trip; those without one (the
+                // policy, the first hello) go anywhere.
+                let tokened = all.prefix(beforeStop).filter { ["/v1/live/next", "/v1/live/frames"].contains($0.path) && instancesServed($0) }
+                #expect(!tokened.isEmpty && Set(tokened.map(\.upstream)).count == 1, "\(tokened)")
                 #expect(Set(rest.map(\.upstream)).count > 1, "\(rest)")
                 // The person's, by their credential, all reach one (until it stopped), which
                 // alone then hears the device's live stream (docs/nginx.md).

@@ -125,7 +125,8 @@ def run_one(options, features, kind, instances, load):
              "--viewers-per-live", str(shape["viewers"]), "--user", "bench:bench-password",
              "--interval", str(options.interval), "--seconds", str(options.seconds),
              "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)]
-            + (["--sticky-viewers"] if options.viewers == "sticky" else []),
+            + (["--sticky-viewers"] if options.viewers == "sticky" else [])
+            + (["--sticky-devices"] if options.devices == "sticky" else []),
             stdout=subprocess.PIPE, text=True)
         processes.append(generator)
         report = {}
@@ -284,6 +285,7 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--kill-master-at", type=float, default=0)
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
+    parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
                  "policy-per-second", "lines", "max-connections"]:
         parser.add_argument(f"--{name}", type=int, required=True)

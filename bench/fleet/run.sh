@@ -3,9 +3,10 @@
 # the release apsio-backend on loopback, in one run: the in-memory hub on one instance (the
 # baseline), then the hub on Redis (a private redis-server on a unix socket) on one instance and
 # on three. With several instances the generator sends each device request to the next instance
-# in turn, so a device's hello and its `next` land on different ones; each person's viewer
-# requests stick to one instance (VIEWERS=sticky, as the nginx example's hash on the credential
-# sends them), or go in turn too (VIEWERS=spread). Measured from outside: CPU seconds
+# in turn, so a device's hello and its `next` land on different ones (DEVICES=spread), or each
+# device's to one instance (DEVICES=sticky, as the nginx example's hash on the live token sends
+# them); each person's viewer requests stick to one instance (VIEWERS=sticky, as the nginx
+# example's hash on the credential sends them), or go in turn too (VIEWERS=spread). Measured from outside: CPU seconds
 # (from /proc) of every instance and of redis-server over the measured window, RssAnon, and the
 # generator's figures. Reports hellos per CPU-second of backend and Redis together, Redis's CPU,
 # memory per 1,000 devices, and the fan-out from a device's frames POST to the viewer's event
@@ -44,6 +45,7 @@ LINES=${LINES:-50}
 MAX_CONNECTIONS=${MAX_CONNECTIONS:-8192}
 KILL_MASTER_AT=${KILL_MASTER_AT:-0}
 VIEWERS=${VIEWERS:-sticky}
+DEVICES=${DEVICES:-spread}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -62,5 +64,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS"
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES"
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
