@@ -12,7 +12,9 @@ scripts/install-deps.sh
 scripts/check-units.sh
 
 swift build --build-tests
-swift test --skip-build
+# A crash of the test process (or of a binary a test runs) prints the crashed thread only, so
+# that a log cut to its end still shows where it crashed.
+SWIFT_BACKTRACE=threads=crashed,registers=crashed,images=mentioned swift test --skip-build
 fuzz/replay.sh
 Tests/Check/apsio-check --replay Tests/Check/histories/*.json
 Tests/Check/apsio-check --seeds "${APSIO_CHECK_SEEDS:-1-6}"
