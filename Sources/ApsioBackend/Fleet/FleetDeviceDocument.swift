@@ -23,10 +23,6 @@ struct FleetDeviceDocument: Sendable {
 
     static let version = 1
 
-    /// What the device's presence carries in place of its token when the request did not present
-    /// it: not 64 hex characters, so no token ever matches it.
-    static func placeholder(forHash hash: String) -> String { "#" + hash }
-
     func encoded() -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 1024)
         writer.beginObject()
@@ -128,7 +124,7 @@ struct FleetDeviceDocument: Sendable {
             guard let tester = p["tester"]?.stringValue, let interval = Self.int(p["iv"]), let seen = Self.instant(p["seen"]) else { return nil }
             tokenHash = p["th"]?.stringValue
             device.presence = HubPresence(
-                token: Self.placeholder(forHash: tokenHash ?? ""), tester: tester, interval: .milliseconds(interval), lastSeen: seen,
+                token: LiveHub.standIn(forHash: tokenHash ?? ""), tester: tester, interval: .milliseconds(interval), lastSeen: seen,
                 session: p["sid"]?.stringValue, model: p["model"]?.stringValue ?? "", os: p["os"]?.stringValue ?? "",
                 release: p["rel"]?.stringValue ?? "", reason: p["reason"]?.stringValue, lastHelloUnixMs: Self.int(p["hello"]) ?? 0)
         }

@@ -201,53 +201,33 @@ package actor FleetService: HubService {
                 document.lastSessionNumber = max(document.lastSessionNumber, document.lastEventSeq)
                 document.made = document.lastEventSeq
             }
-            let othersHold = held == nil && !holding && document.nextHolder != nil
-            func load(wakeable: Bool) -> (LiveHub, HoldID?) {
-                var hub = rules
-                var device = document.device
-                if let token, let tokenHash, tokenHash == document.tokenHash, device.presence != nil {
-                    device.presence!.token = token
-                    hub.tokens[token] = key
-                }
-                hub.lastEventSeq = document.lastEventSeq
-                hub.lastSessionNumber = document.lastSessionNumber
-                var sentinel: HoldID?
-                if let held {
-                    hub.holds[held] = (.next(key), now.mono + limits.nextHoldTime)
-                    device.heldNext = held
-                } else if wakeable {
-                    sentinel = hub.hold(key, until: now.mono + limits.nextHoldTime)
-                    device.heldNext = sentinel
-                }
-                if !device.isEmpty || device.heldNext != nil { hub.devices[key] = device }
-                return (hub, sentinel)
-            }
-            var (hub, sentinel) = load(wakeable: othersHold)
-            var result = run(&hub, now)
-            var releases = hub.takeReleases()
+            let holdingNext: LiveHub.NextHolding =
+                if let held { .held(held) } else if !holding && document.nextHolder != nil { .elsewhere } else { .none }
+            let stored = LiveHub.StoredDevice(
+                device: document.device, tokenHash: document.tokenHash, lastEventSeq: document.lastEventSeq,
+                lastSessionNumber: document.lastSessionNumber)
+            let presented = token.flatMap { token in tokenHash.map { (token: token, hash: $0) } }
+            let holdUntil = now.mono + limits.nextHoldTime
+            var loaded = rules.loading(key, stored, presented: presented, next: holdingNext, holdUntil: holdUntil)
+            var result = run(&loaded.hub, now)
+            var releases = loaded.hub.takeReleases()
             var wake = false
-            if let sentinel, releases.contains(where: { $0.hold == sentinel }) {
+            if let sentinel = loaded.sentinel, releases.contains(where: { $0.hold == sentinel }) {
+                // The step would have answered the `next` another instance holds: run again
+                // without it, and wake the holder to answer from the state as it is then.
                 wake = true
-                (hub, _) = load(wakeable: false)
-                result = run(&hub, now)
-                releases = hub.takeReleases()
+                loaded = rules.loading(key, stored, presented: presented, next: .none, holdUntil: holdUntil)
+                result = run(&loaded.hub, now)
+                releases = loaded.hub.takeReleases()
             }
-            var device = hub.devices[key]
-            device?.heldNext = nil
+            var hub = loaded.hub
+            let after = hub.unloaded(key)
+            let device = after?.device
             var next = document
             next.device = device ?? HubDevice()
+            next.tokenHash = after?.tokenHash
             next.lastEventSeq = hub.lastEventSeq
             next.lastSessionNumber = hub.lastSessionNumber
-            if let presence = device?.presence {
-                if presence.token.hasPrefix("#") {
-                    next.device.presence!.token = presence.token
-                } else {
-                    next.tokenHash = Hex.lowercase(hashing.sha256(Array(presence.token.utf8)))
-                    next.device.presence!.token = FleetDeviceDocument.placeholder(forHash: next.tokenHash!)
-                }
-            } else {
-                next.tokenHash = nil
-            }
             if holding { next.nextHolder = instance }
             next.joinedAfter = [:]
             for id in next.device.viewers.keys { next.joinedAfter[id] = document.joinedAfter[id] ?? document.lastEventSeq }
@@ -289,9 +269,7 @@ package actor FleetService: HubService {
             }
             let encoded = next.encoded()
             if encoded == bytes, publish.isEmpty, log == nil { return (.keep, step) }
-            hub.holds = [:]
-            hub.devices[key]?.heldNext = nil
-            let deadline = hub.nextDeadline ?? now.mono + .seconds(60)
+            let deadline = hub.deadlineAfterStep(key) ?? now.mono + .seconds(60)
             // Redis forgets the document by itself some minutes after it needs attention, in case
             // no instance is left to look at it.
             let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
