@@ -19,7 +19,7 @@ package actor FleetService: HubService {
     private let client: RedisClient
     /// As the operator named it, for the log.
     private let redis: RedisSeeds
-    private let documents: RedisIndexedDocuments
+    private let documents: any IndexedDocumentStore
     private var subscriber: RedisShardedSubscriber?
     private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
@@ -232,7 +232,7 @@ package actor FleetService: HubService {
             next.joinedAfter = [:]
             for id in next.device.viewers.keys { next.joinedAfter[id] = document.joinedAfter[id] ?? document.lastEventSeq }
             let snapshot = FleetDeviceSnapshot(device)
-            var publish: [RedisIndexedDocuments.Publication] = hub.emitted.map { event in
+            var publish: [IndexedDocuments.Publication] = hub.emitted.map { event in
                 let message = FleetEventMessage(
                     device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
                     snapshot: snapshot, json: Array(event.json.utf8))
@@ -240,11 +240,11 @@ package actor FleetService: HubService {
                 // A session's live data is kept only in a Redis that stores nothing, and goes with
                 // the session: its end empties the list (16.7).
                 let standsIn = encoded.count > backendLimits.maxFleetRecentEventBytes || (message.liveData && !keepsLiveData)
-                let kept = RedisIndexedDocuments.Kept(
+                let kept = IndexedDocuments.Kept(
                     key: FleetKeys.recentEvents(key), message: standsIn ? message.standIn().encoded() : nil,
                     maxEntries: backendLimits.fleetRecentEvents, lifetime: backendLimits.fleetRecentLifetime,
                     clearFirst: event.type == "session_ended" || event.type == "device_gone")
-                return RedisIndexedDocuments.Publication(channel: FleetKeys.events(key), message: encoded, kept: kept)
+                return IndexedDocuments.Publication(channel: FleetKeys.events(key), message: encoded, kept: kept)
             }
             if wake {
                 publish.append(.init(channel: FleetKeys.wake(bucket: FleetKeys.bucket(of: key)), message: FleetWake(device: key, answer: true).encoded()))
@@ -252,7 +252,7 @@ package actor FleetService: HubService {
             let audit = hub.takeAudit()
             // Scored in microseconds, the entry's place in its step added, so the entries of one
             // step keep their order within their millisecond.
-            let log = audit.isEmpty ? nil : RedisIndexedDocuments.LogAppend(
+            let log = audit.isEmpty ? nil : IndexedDocuments.LogAppend(
                 key: FleetKeys.audit(key), oldestScore: (nowMs - FleetDeviceDocument.ms(backendLimits.auditRetention)) * 1000,
                 maxEntries: backendLimits.maxAuditEntriesPerDevice, lifetime: backendLimits.auditRetention,
                 entries: audit.enumerated().map { index, entry in
@@ -278,8 +278,7 @@ package actor FleetService: HubService {
         if outcome.endedUntold {
             // The live stream goes with its session (16.7), told or not; a failure here leaves it
             // to the list's own lifetime.
-            let recent = FleetKeys.recentEvents(key)
-            _ = try? await client.send(RESPCommand("DEL", recent), on: recent)
+            try? await documents.dropKept(FleetKeys.recentEvents(key))
         }
         return outcome
     }

@@ -5,72 +5,11 @@ package import ApsioPOSIX
 /// fleet hub's devices. Like `RedisDocuments.update`, the change is computed in Swift on what was
 /// read and written by compare-and-set; here Redis's clock comes with the document, and the write
 /// keeps the index and publishes in the same atomic step (`apsio_fleet_cas`).
-package struct RedisIndexedDocuments: Sendable {
-    /// A message to publish when, and only when, the change is written.
-    package struct Publication: Sendable, Equatable {
-        package var channel: String
-        package var message: [UInt8]
-        /// Where the message is also kept for a while, for subscribers that come later.
-        package var kept: Kept?
-
-        package init(channel: String, message: [UInt8], kept: Kept? = nil) {
-            self.channel = channel
-            self.message = message
-            self.kept = kept
-        }
-    }
-
-    /// A list of a channel's latest messages (`RPUSH`, trimmed to `maxEntries`, gone `lifetime`
-    /// after the last): what a subscriber that just arrived reads to catch up on what it could not
-    /// hear yet, since pub/sub itself keeps nothing.
-    package struct Kept: Sendable, Equatable {
-        package var key: String
-        /// What is kept in the message's place; nil keeps the message itself.
-        package var message: [UInt8]?
-        package var maxEntries: Int
-        package var lifetime: Duration
-        /// The list is emptied before this message goes in: what it held must not outlive it.
-        package var clearFirst: Bool
-
-        package init(key: String, message: [UInt8]? = nil, maxEntries: Int, lifetime: Duration, clearFirst: Bool = false) {
-            self.key = key
-            self.message = message
-            self.maxEntries = maxEntries
-            self.lifetime = lifetime
-            self.clearFirst = clearFirst
-        }
-    }
-
-    /// Entries appended to a log (a sorted set by time) in the same step as the change: what
-    /// must be kept exactly when the change happened, like an audit.
-    package struct LogAppend: Sendable, Equatable {
-        package var key: String
-        /// Entries scored below this go.
-        package var oldestScore: Int64
-        package var maxEntries: Int
-        package var lifetime: Duration
-        package var entries: [(score: Int64, entry: [UInt8])]
-
-        package init(key: String, oldestScore: Int64, maxEntries: Int, lifetime: Duration, entries: [(score: Int64, entry: [UInt8])]) {
-            self.key = key
-            self.oldestScore = oldestScore
-            self.maxEntries = maxEntries
-            self.lifetime = lifetime
-            self.entries = entries
-        }
-
-        package static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.key == rhs.key && lhs.oldestScore == rhs.oldestScore && lhs.maxEntries == rhs.maxEntries
-                && lhs.lifetime == rhs.lifetime && lhs.entries.elementsEqual(rhs.entries, by: { $0 == $1 })
-        }
-    }
-
-    package enum Change: Sendable, Equatable {
-        case keep
-        /// Writes the document, scores its member in the index, publishes, appends to the log.
-        case write([UInt8], lifetime: Duration, score: Int64, publish: [Publication], log: LogAppend? = nil)
-        case delete(publish: [Publication], log: LogAppend? = nil)
-    }
+package struct RedisIndexedDocuments: IndexedDocumentStore {
+    package typealias Publication = IndexedDocuments.Publication
+    package typealias Kept = IndexedDocuments.Kept
+    package typealias LogAppend = IndexedDocuments.LogAppend
+    package typealias Change = IndexedDocuments.Change
 
     let client: RedisClient
     /// The sorted sets listing the documents, together every one. On a cluster each must share
@@ -143,7 +82,7 @@ package struct RedisIndexedDocuments: Sendable {
             case .write(let document, let lifetime, let score, let publications, let append):
                 let version = RedisDocuments.newVersion()
                 arguments += [
-                    Array(version.utf8), document, Array(String(Self.milliseconds(lifetime)).utf8),
+                    Array(version.utf8), document, Array(String(IndexedDocuments.milliseconds(lifetime)).utf8),
                     Array(member.utf8), Array(String(score).utf8),
                 ]
                 (publish, log) = (publications, append)
@@ -155,7 +94,7 @@ package struct RedisIndexedDocuments: Sendable {
                 if let kept = publication.kept {
                     arguments += [
                         Array(kept.key.utf8), kept.message ?? [], Array(String(max(kept.maxEntries, 1)).utf8),
-                        Array(String(Self.milliseconds(kept.lifetime)).utf8), kept.clearFirst ? Array("1".utf8) : [],
+                        Array(String(IndexedDocuments.milliseconds(kept.lifetime)).utf8), kept.clearFirst ? Array("1".utf8) : [],
                     ]
                 } else {
                     arguments += [[], [], [], [], []]
@@ -164,7 +103,7 @@ package struct RedisIndexedDocuments: Sendable {
             if let log, !log.entries.isEmpty {
                 arguments += [
                     Array(log.key.utf8), Array(String(log.oldestScore).utf8), Array(String(log.maxEntries).utf8),
-                    Array(String(Self.milliseconds(log.lifetime)).utf8),
+                    Array(String(IndexedDocuments.milliseconds(log.lifetime)).utf8),
                 ]
                 for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
             }
@@ -205,14 +144,15 @@ package struct RedisIndexedDocuments: Sendable {
         return entry
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 
     /// The messages kept in `key` (`Kept`), oldest first.
     package func kept(_ key: String) async throws -> [[UInt8]] {
         let reply = try await client.send(RESPCommand("LRANGE", key, "0", "-1"), on: key)
         return (reply.elements ?? []).compactMap(\.bytes)
+    }
+
+    package func dropKept(_ key: String) async throws {
+        _ = try await client.send(RESPCommand("DEL", key), on: key)
     }
 
     /// A log's entries (as appended by a change), oldest first, at most `limit` of the newest.

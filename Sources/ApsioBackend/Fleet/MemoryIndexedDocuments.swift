@@ -1,0 +1,153 @@
+import ApsioCore
+package import ApsioPOSIX
+package import ApsioRedis
+import Synchronization
+
+/// The fleet's device documents kept in this process, to the contract Redis keeps them to
+/// (`IndexedDocumentStoreTests` runs the same checks on both): every change one atomic step under
+/// a lock, lifetimes judged by the injected clock when a document or list is next looked at, and
+/// each publication handed to `published` in the order the changes were made.
+package final class MemoryIndexedDocuments: IndexedDocumentStore {
+    private struct Document {
+        var bytes: [UInt8]
+        var expiresMs: Int64?
+    }
+
+    private struct List {
+        var entries: [[UInt8]] = []
+        var expiresMs: Int64?
+    }
+
+    private struct State {
+        var documents: [String: Document] = [:]
+        /// Index → member → score.
+        var indexes: [String: [String: Int64]] = [:]
+        var lists: [String: List] = [:]
+        /// Log → entries by score, in the order they were appended within a score.
+        var logs: [String: (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)] = [:]
+    }
+
+    package let indexes: [String]
+    private let index: @Sendable (_ member: String) -> String
+    private let clock: any AgentClock
+    private let published: @Sendable (_ channel: String, _ message: [UInt8]) -> Void
+    private let state = Mutex(State())
+
+    package init(
+        indexes: [String], index: @escaping @Sendable (_ member: String) -> String, clock: some AgentClock,
+        published: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void = { _, _ in }
+    ) {
+        self.indexes = indexes
+        self.index = index
+        self.clock = clock
+        self.published = published
+    }
+
+    private var nowMs: Int64 { clock.now().wallUnixMs }
+
+    package func update<Result: Sendable>(
+        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+    ) async throws -> Result {
+        let nowMs = nowMs
+        // Published under the lock, so that subscribers hear changes in the order they were made.
+        return try state.withLock { state in
+            let current = Self.live(state.documents[key], nowMs: nowMs)
+            let (change, result) = try decide(current?.bytes, nowMs)
+            let publish: [IndexedDocuments.Publication]
+            let log: IndexedDocuments.LogAppend?
+            switch change {
+            case .keep:
+                return result
+            case .delete(let publications, let append):
+                guard current != nil else { return result }
+                state.documents[key] = nil
+                state.indexes[index(member)]?[member] = nil
+                (publish, log) = (publications, append)
+            case .write(let bytes, let lifetime, let score, let publications, let append):
+                state.documents[key] = Document(bytes: bytes, expiresMs: nowMs + IndexedDocuments.milliseconds(lifetime))
+                state.indexes[index(member), default: [:]][member] = score
+                (publish, log) = (publications, append)
+            }
+            for publication in publish {
+                published(publication.channel, publication.message)
+                guard let kept = publication.kept else { continue }
+                var list = Self.live(state.lists[kept.key], nowMs: nowMs) ?? List()
+                if kept.clearFirst { list.entries = [] }
+                list.entries.append(kept.message ?? publication.message)
+                list.entries.removeFirst(max(0, list.entries.count - max(kept.maxEntries, 1)))
+                list.expiresMs = nowMs + IndexedDocuments.milliseconds(kept.lifetime)
+                state.lists[kept.key] = list
+            }
+            if let log, !log.entries.isEmpty {
+                var entries = Self.live(state.logs[log.key], nowMs: nowMs)?.entries ?? []
+                for entry in log.entries {
+                    let place = entries.firstIndex { $0.score > entry.score } ?? entries.endIndex
+                    entries.insert(entry, at: place)
+                }
+                entries.removeAll { $0.score < log.oldestScore }
+                entries.removeFirst(max(0, entries.count - log.maxEntries))
+                state.logs[log.key] = (entries, nowMs + IndexedDocuments.milliseconds(log.lifetime))
+            }
+            return result
+        }
+    }
+
+    package func kept(_ key: String) async throws -> [[UInt8]] {
+        let nowMs = nowMs
+        return state.withLock { Self.live($0.lists[key], nowMs: nowMs)?.entries ?? [] }
+    }
+
+    package func dropKept(_ key: String) async throws {
+        state.withLock { $0.lists[key] = nil }
+    }
+
+    package func log(_ key: String, limit: Int) async throws -> [[UInt8]] {
+        let nowMs = nowMs
+        return state.withLock { state in
+            guard let log = state.logs[key], log.expiresMs.map({ nowMs < $0 }) ?? true else { return [] }
+            return log.entries.suffix(limit).map(\.entry)
+        }
+    }
+
+    package func due(by score: Int64, limit: Int) async throws -> [String] {
+        state.withLock { state in
+            indexes.flatMap { name in
+                (state.indexes[name] ?? [:]).filter { $0.value <= score }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+                    .prefix(limit).map(\.key)
+            }
+        }
+    }
+
+    package func members() async throws -> [String] {
+        state.withLock { state in
+            indexes.flatMap { name in (state.indexes[name] ?? [:]).sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key) }
+        }
+    }
+
+    package func forget(member: String) async throws {
+        let name = index(member)
+        state.withLock { _ = $0.indexes[name]?.removeValue(forKey: member) }
+    }
+
+    package func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64) {
+        let nowMs = nowMs
+        return (state.withLock { state in keys.map { Self.live(state.documents[$0], nowMs: nowMs)?.bytes } }, nowMs)
+    }
+
+    private static func live(_ document: Document?, nowMs: Int64) -> Document? {
+        guard let document, document.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
+        return document
+    }
+
+    private static func live(_ list: List?, nowMs: Int64) -> List? {
+        guard let list, list.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
+        return list
+    }
+
+    private static func live(
+        _ log: (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)?, nowMs: Int64
+    ) -> (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)? {
+        guard let log, log.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
+        return log
+    }
+}
