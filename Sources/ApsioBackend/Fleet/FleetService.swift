@@ -20,6 +20,8 @@ package actor FleetService: HubService {
     /// As the operator named it, for the log.
     private let redis: RedisSeeds
     private let documents: any IndexedDocumentStore
+    /// The people's sign-ins, under their token's hash (`FleetSignIn`).
+    private let signIns: any ExpiringValueStore
     private var subscriber: RedisShardedSubscriber?
     private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
@@ -101,6 +103,7 @@ package actor FleetService: HubService {
         documents = RedisIndexedDocuments(
             client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:),
             cacheBytes: backendLimits.fleetDocumentCacheBytes, clock: clock)
+        signIns = RedisExpiringValues(client: client)
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
         (heard, hear) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(16_384))
@@ -451,14 +454,10 @@ package actor FleetService: HubService {
         let id = Hex.lowercase(SecureRandom.bytes(8))
         do {
             let key = signInKey(token)
-            let nowMs = try await RedisTime.now(client, on: key)
+            let nowMs = try await signIns.now(on: key)
             let record = FleetSignIn(
                 id: id, user: account.user, role: account.role, passwordStamp: account.password.stamp, createdUnixMs: nowMs)
-            _ = try await client.send(
-                RESPCommand([
-                    Array("SET".utf8), Array(key.utf8), record.encoded(), Array("PX".utf8),
-                    Array(String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout)).utf8),
-                ]), on: key)
+            try await signIns.set(key, record.encoded(), idle: backendLimits.signInIdleTimeout)
             return .success((token, id))
         } catch {
             return .failure(unavailable(error))
@@ -467,8 +466,7 @@ package actor FleetService: HubService {
 
     package func signOut(token: String) async {
         guard let signIn = try? await findSignIn(token: token) else { return }
-        let key = signInKey(token)
-        _ = try? await client.send(RESPCommand("DEL", key), on: key)
+        try? await signIns.delete(signInKey(token))
         await leaveEverywhere(signIn.id)
     }
 
@@ -498,12 +496,10 @@ package actor FleetService: HubService {
     private func findSignIn(token: String) async throws -> FleetSignIn? {
         guard token.utf8.count == 64 else { return nil }
         let key = signInKey(token)
-        let replies = try await client.send(
-            [RESPCommand("GETEX", key, "PX", String(FleetDeviceDocument.ms(backendLimits.signInIdleTimeout))), RESPCommand("TIME")], on: key)
-        guard let bytes = replies[0].bytes, let signIn = FleetSignIn(decoding: bytes) else { return nil }
-        let nowMs = try RedisTime.milliseconds(replies[1])
+        let (bytes, nowMs) = try await signIns.renew(key, idle: backendLimits.signInIdleTimeout)
+        guard let bytes, let signIn = FleetSignIn(decoding: bytes) else { return nil }
         guard nowMs < signIn.createdUnixMs + FleetDeviceDocument.ms(backendLimits.signInLifetime) else {
-            _ = try await client.send(RESPCommand("DEL", key), on: key)
+            try await signIns.delete(key)
             return nil
         }
         return signIn

@@ -1,0 +1,39 @@
+import ApsioCore
+package import ApsioPOSIX
+import ApsioRedis
+import Synchronization
+
+/// `ExpiringValueStore` in this process, on an injected clock: a value past its idle time is gone
+/// when next looked at, as in Redis.
+package final class MemoryExpiringValues: ExpiringValueStore {
+    private let clock: any AgentClock
+    private let values = Mutex<[String: (value: [UInt8], expiresMs: Int64)]>([:])
+
+    package init(clock: some AgentClock) {
+        self.clock = clock
+    }
+
+    package func now(on key: String) async throws -> Int64 { clock.now().wallUnixMs }
+
+    package func set(_ key: String, _ value: [UInt8], idle: Duration) async throws {
+        let nowMs = clock.now().wallUnixMs
+        values.withLock { $0[key] = (value, nowMs + IndexedDocuments.milliseconds(idle)) }
+    }
+
+    package func renew(_ key: String, idle: Duration) async throws -> (value: [UInt8]?, nowMs: Int64) {
+        let nowMs = clock.now().wallUnixMs
+        let value = values.withLock { values -> [UInt8]? in
+            guard let kept = values[key], nowMs < kept.expiresMs else {
+                values[key] = nil
+                return nil
+            }
+            values[key]!.expiresMs = nowMs + IndexedDocuments.milliseconds(idle)
+            return kept.value
+        }
+        return (value, nowMs)
+    }
+
+    package func delete(_ key: String) async throws {
+        _ = values.withLock { $0.removeValue(forKey: key) }
+    }
+}
