@@ -16,13 +16,13 @@ import Synchronization
 /// to those devices' channels only, so each device's stream costs the instances that show it.
 package actor FleetService: HubService {
     private var rules: LiveHub
-    private let client: RedisClient
-    /// As the operator named it, for the log.
-    private let redis: RedisSeeds
+    /// The Redis behind the stores; nil when they are in this process.
+    private let redis: FleetStores.Redis?
+    private let subscribing: ChannelSubscribing
     private let documents: any IndexedDocumentStore
     /// The people's sign-ins, under their token's hash (`FleetSignIn`).
     private let signIns: any ExpiringValueStore
-    private var subscriber: RedisShardedSubscriber?
+    private var subscriber: (any ChannelSubscription)?
     private let clock: any AgentClock
     private let hashing = OpenSSLSHA256()
     private let limits: Limits
@@ -84,6 +84,15 @@ package actor FleetService: HubService {
         configuration: HubConfiguration, accounts: AccountsBook, redis: RedisSeeds, clock: any AgentClock = SystemAgentClock(),
         limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
     ) {
+        self.init(
+            configuration: configuration, accounts: accounts, stores: .redis(redis, clock: clock, backendLimits: backendLimits),
+            clock: clock, limits: limits, backendLimits: backendLimits, program: program)
+    }
+
+    package init(
+        configuration: HubConfiguration, accounts: AccountsBook, stores: FleetStores, clock: any AgentClock = SystemAgentClock(),
+        limits: Limits = .spec, backendLimits: BackendLimits = .default, program: String = "apsio-backend"
+    ) {
         log = BackendLog(program: program)
         self.accounts = accounts
         var rules = LiveHub(
@@ -95,15 +104,10 @@ package actor FleetService: HubService {
         self.limits = limits
         self.backendLimits = backendLimits
         appKeys = Mutex(Set(configuration.apps.map(\.appKey)))
-        // A request waits at most this long for Redis: well inside a device's own request timeout.
-        self.redis = redis
-        client = RedisClient(seeds: redis.endpoints, clock: clock, timeout: .seconds(2)) { connection in
-            try await RedisDocuments.prepare(connection)
-        }
-        documents = RedisIndexedDocuments(
-            client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:),
-            cacheBytes: backendLimits.fleetDocumentCacheBytes, clock: clock)
-        signIns = RedisExpiringValues(client: client)
+        redis = stores.redis
+        documents = stores.documents
+        signIns = stores.signIns
+        subscribing = stores.subscribing
         ingestLog = IngestLog(capacity: backendLimits.maxIngestRequestsKept)
         // Bounded: a subscriber faster than this actor drops the oldest, which a gap event reports.
         (heard, hear) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(16_384))
@@ -115,8 +119,7 @@ package actor FleetService: HubService {
         guard ticker == nil else { return }
         await checkPersistence(now: clock.now().mono)
         let hear = hear
-        let subscriber = RedisShardedSubscriber(
-            client: client, clock: clock, onMessage: { hear.yield(.message($0)) }, onSubscribed: { hear.yield(.subscribed) })
+        let subscriber = subscribing({ hear.yield(.message($0)) }, { hear.yield(.subscribed) })
         subscriber.subscribe(FleetKeys.allWakeChannels)
         subscriber.start()
         self.subscriber = subscriber
@@ -142,7 +145,7 @@ package actor FleetService: HubService {
         nextHolds = [:]
         for holds in streamHolds.values { for hold in holds.values { hold.continuation.resume(returning: .noContent) } }
         streamHolds = [:]
-        client.close()
+        redis?.client.close()
     }
 
     /// A reload. Every instance reads the same files; each then looks at every device once, so
@@ -724,12 +727,12 @@ package actor FleetService: HubService {
     package func heldRequestCount() -> Int { nextHolds.count + streamHolds.values.reduce(0) { $0 + $1.count } }
 
     package func health() -> HubReply {
-        let reachable = client.isConnected && subscriber?.isConnected == true
+        let reachable = (redis?.client.isConnected ?? true) && subscriber?.isConnected == true
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("status"); writer.string(reachable ? "ok" : "degraded")
-        writer.key("state"); writer.string("redis")
-        writer.key("redis"); writer.string(reachable ? "connected" : "unavailable")
+        writer.key("state"); writer.string(redis == nil ? "memory" : "redis")
+        if redis != nil { writer.key("redis"); writer.string(reachable ? "connected" : "unavailable") }
         writer.key("held"); writer.int(Int64(heldRequestCount()))
         writer.endObject()
         return HubReply(status: reachable ? 200 : 503, json: writer.bytes)
@@ -853,10 +856,15 @@ package actor FleetService: HubService {
     private func checkPersistence(now: MonotonicInstant) async {
         if let last = lastPersistenceCheck, now < last + .seconds(60) { return }
         lastPersistenceCheck = now
-        let keeps = await FleetPersistence.keepsNothingOnDisk(client)
+        // In this process nothing is ever written to a disk.
+        guard let redis else {
+            keepsLiveData = true
+            return
+        }
+        let keeps = await FleetPersistence.keepsNothingOnDisk(redis.client)
         if !keeps, keepsLiveData || !loggedPersistence {
             log.error(
-                "Redis at \(redis) may write its data to a disk (save or appendonly set, or CONFIG not answered): the "
+                "Redis at \(redis.seeds) may write its data to a disk (save or appendonly set, or CONFIG not answered): the "
                     + "devices' recent events are kept there without their live data (spec 16.7), so a viewer whose polls "
                     + "move to another instance is shown a gap for the frames it missed")
             loggedPersistence = true
@@ -887,20 +895,23 @@ package actor FleetService: HubService {
     private func checkEpoch(now: MonotonicInstant) async {
         if let last = lastEpochCheck, now < last + .seconds(2) { return }
         lastEpochCheck = now
+        // In this process the state is never lost nor older.
+        guard let redis else { return }
+        let client = redis.client
         let wentBack: Set<Int>
         do {
             wentBack = try await epochWatch.tick(client)
         } catch {
-            if reachable { log.error("Redis at \(redis) is unavailable: \(error); device routes answer 503 until it is back") }
+            if reachable { log.error("Redis at \(redis.seeds) is unavailable: \(error); device routes answer 503 until it is back") }
             reachable = false
             return
         }
         let wasAway = !reachable
-        if wasAway { log.error("Redis at \(redis) is reachable again") }
+        if wasAway { log.error("Redis at \(redis.seeds) is reachable again") }
         reachable = true
         var lost = epochWatch.takeLost()
         if !lost.isEmpty {
-            log.error("Redis at \(redis) lost the fleet's state (restarted empty): sessions end, devices say hello again")
+            log.error("Redis at \(redis.seeds) lost the fleet's state (restarted empty): sessions end, devices say hello again")
         }
         let back = wentBack.subtracting(lost)
         if !back.isEmpty {
@@ -915,7 +926,7 @@ package actor FleetService: HubService {
                 }
             }
             log.error(
-                "Redis at \(redis) went back in time (an older snapshot, or a replica behind): "
+                "Redis at \(redis.seeds) went back in time (an older snapshot, or a replica behind): "
                     + (forgot ? "its stale devices and sign-ins are forgotten; " : "") + "sessions end, devices say hello again")
             lost.formUnion(back)
         }

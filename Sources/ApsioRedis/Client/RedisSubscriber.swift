@@ -20,6 +20,11 @@ package final class RedisSubscriber: Sendable {
     package struct Message: Sendable, Equatable {
         package let channel: String
         package let payload: [UInt8]
+
+        package init(channel: String, payload: [UInt8]) {
+            self.channel = channel
+            self.payload = payload
+        }
     }
 
     private struct State {

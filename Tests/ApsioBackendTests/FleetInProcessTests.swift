@@ -1,0 +1,136 @@
+import ApsioBackend
+import ApsioCore
+import ApsioPOSIX
+import ApsioTestSupport
+import Synchronization
+import Testing
+
+/// The fleet's rules in process: two `FleetService`s on the same stores kept in memory behave as
+/// two instances of one fleet, on a clock the test moves. What the built binaries show against
+/// Redis (FleetBinaryTests), tried here in milliseconds and with faults Redis cannot be made to
+/// have on demand (a message lost on the way to one instance).
+@Suite struct FleetInProcessTests {
+    static let appKey = "apsio_app_demo_key"
+    static let install = "6f1c2a4e-8b7d-4c1e-9a53-2d0f7e6b1c90"
+    static let proof = TesterProof(entryID: "qa-box-7", installationID: install, hashing: sha256)
+    static let ann = HubViewerIdentity(signIn: "signin-ann", user: "ann", mayChangeSettings: true)
+
+    /// Two instances of one fleet, sharing stores in this process.
+    struct Fleet {
+        let clock = ManualAgentClock()
+        let channels = MemoryChannels()
+        let instances: [FleetService]
+
+        init() async {
+            let configuration = HubConfiguration(
+                origin: LiveOrigin("https://live.example.com")!, interval: .seconds(30),
+                apps: [HubApp(name: "com.example.demo", appKey: FleetInProcessTests.appKey, testers: [
+                    TesterEntry(id: "qa-box-7", match: FleetInProcessTests.proof.match(hashing: sha256), expiresAt: 1_900_000_000)
+                ])])
+            let stores = FleetStores.memory(clock: clock, channels: channels)
+            var instances: [FleetService] = []
+            for _ in 0..<2 {
+                let instance = FleetService(
+                    configuration: configuration, accounts: AccountsBook(AccountsFile()), stores: stores, clock: clock, program: "test")
+                await instance.start()
+                instances.append(instance)
+            }
+            self.instances = instances
+        }
+
+        func stop() async { for instance in instances { await instance.stop() } }
+    }
+
+    static func hello(_ instance: FleetService, token: String?) async throws -> (token: String, viewers: Int) {
+        let body = JSONWriter.encode(.object([
+            "install": .string(install), "tester": .string("qa-box-7"), "proof": .string(proof.secretHex),
+            "model": .string("ThinkPad X1"), "os": .string("Debian GNU/Linux 12"), "release": .string("1.4.2"),
+        ]))
+        let reply = await instance.hello(appKey: appKey, token: token, body: body)
+        #expect(reply.status == 200)
+        let answer = json(reply)
+        return (try #require(answer["device_token"]?.stringValue), Int(answer["viewers"]?.numberValue ?? -1))
+    }
+
+    static func frames(_ instance: FleetService, token: String, line: String) async -> Int {
+        let body = JSONWriter.encode(.object([
+            "install": .string(install), "state": .string("live"),
+            "lines": .array([.object(["t": .number(1), "severity": .number(9), "body": .string(line)])]),
+        ]))
+        return await instance.frames(appKey: appKey, token: token, body: body, wireBytes: body.count).status
+    }
+
+    /// The viewer's events after `after`, as its instance answers its poll (held until some come).
+    static func poll(_ instance: FleetService, after: UInt64?) async throws -> (events: [JSONValue], last: UInt64) {
+        let reply = await instance.stream(ann, app: nil, install: install, after: after)
+        #expect(reply.status == 200)
+        let answer = json(reply)
+        return (answer["events"]?.arrayValue ?? [], UInt64(answer["last_seq"]?.numberValue ?? 0))
+    }
+
+    /// The viewer's poll, with the fleet's clock moving on meanwhile (half a second a step, each
+    /// step once the instances' timers have run): what an instance finds out at its next look.
+    static func pollWhileTimePasses(_ fleet: Fleet, _ instance: FleetService, after: UInt64?) async throws -> (events: [JSONValue], last: UInt64) {
+        let answered = Answered()
+        let polling = Task {
+            defer { answered.set() }
+            return try await poll(instance, after: after)
+        }
+        let deadline = waitDeadline(seconds: 120)
+        while !answered.isSet {
+            let step = fleet.clock.advance(by: .milliseconds(500))
+            try await anyChange("the instances' timers after a step of the clock", [step.changed], before: deadline)
+        }
+        return try await polling.value
+    }
+
+    final class Answered: Sendable {
+        private let flag = Mutex(false)
+        func set() { flag.withLock { $0 = true } }
+        var isSet: Bool { flag.withLock { $0 } }
+    }
+
+    /// A device whose viewer watches on the second instance, its session live on the first; the
+    /// viewer has seen the frames. Returns the device's token and where the viewer's stream is.
+    static func liveSession(_ fleet: Fleet) async throws -> (token: String, seen: UInt64) {
+        let (device, viewer) = (fleet.instances[0], fleet.instances[1])
+        let first = try await hello(device, token: nil)
+        #expect(await viewer.watch(ann, app: nil, install: install).status == 200)
+        let token = try await hello(device, token: first.token)
+        #expect(token.viewers == 1)
+        #expect(await frames(device, token: token.token, line: "order 1234 shipped") == 200)
+        var seen: UInt64?
+        var sawFrames = false
+        while !sawFrames {
+            let answer = try await poll(viewer, after: seen)
+            sawFrames = answer.events.contains { $0["type"] == .string("frames") }
+            seen = answer.last
+        }
+        return (token.token, try #require(seen))
+    }
+
+    @Test func aReplaceOnOneInstanceIsToldToTheViewerOnTheOther() async throws {
+        let fleet = await Fleet()
+        let (_, seen) = try await Self.liveSession(fleet)
+        // Another party says hello without the token: the session ends as replaced (16.7).
+        _ = try await Self.hello(fleet.instances[0], token: nil)
+        let answer = try await Self.poll(fleet.instances[1], after: seen)
+        let ended = answer.events.first { $0["type"] == .string("session_ended") }
+        #expect(ended?["reason"] == .string("replaced"), "\(answer.events)")
+        await fleet.stop()
+    }
+
+    @Test func aReplaceWhoseMessageTheViewersInstanceMissedIsStillToldAsReplaced() async throws {
+        let fleet = await Fleet()
+        let (_, seen) = try await Self.liveSession(fleet)
+        // Every event of the device is lost on its way to the viewer's instance (the second
+        // subscription made): it learns of the end from the device's state and its recent events.
+        fleet.channels.lose { channel, subscription in subscription == 1 && channel.hasPrefix("apsio:events:") }
+        _ = try await Self.hello(fleet.instances[0], token: nil)
+        let answer = try await Self.pollWhileTimePasses(fleet, fleet.instances[1], after: seen)
+        let ended = answer.events.first { $0["type"] == .string("session_ended") }
+        #expect(ended?["reason"] == .string("replaced"), "\(answer.events)")
+        #expect(!answer.events.contains { $0["type"] == .string("frames") })
+        await fleet.stop()
+    }
+}
