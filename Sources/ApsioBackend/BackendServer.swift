@@ -15,8 +15,7 @@ package final class BackendServer: Sendable {
 
     package init(
         configuration: BackendConfiguration, accounts: AccountsFile, clock: any AgentClock = SystemAgentClock(),
-        random: some RandomBytesSource = SystemRandomBytes(), limits: Limits = .spec,
-        backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits? = nil
+        limits: Limits = .spec, backendLimits: BackendLimits = .default, serverLimits: HTTPServerLimits? = nil
     ) throws(BackendConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
@@ -24,14 +23,12 @@ package final class BackendServer: Sendable {
         self.accounts = accounts
         var backendLimits = backendLimits
         if let retention = configuration.auditRetention { backendLimits.auditRetention = retention }
-        let service: any HubService
-        if let redis = configuration.redis {
-            service = FleetService(
-                configuration: configuration.hub, accounts: accounts, redis: redis, clock: clock, limits: limits, backendLimits: backendLimits)
-        } else {
-            service = BackendService(
-                configuration: configuration.hub, accounts: accounts, clock: clock, random: random, limits: limits, backendLimits: backendLimits)
-        }
+        // One hub either way: its state in Redis, shared by the instances of a fleet, or in this
+        // process (the demo, one instance).
+        let stores: FleetStores = configuration.redis.map { .redis($0, clock: clock, backendLimits: backendLimits) }
+            ?? .memory(clock: clock, backendLimits: backendLimits)
+        let service: any HubService = FleetService(
+            configuration: configuration.hub, accounts: accounts, stores: stores, clock: clock, limits: limits, backendLimits: backendLimits)
         self.service = service
         var serverLimits = serverLimits ?? Self.serverLimits
         if serverLimits.maxConnections == Self.serverLimits.maxConnections {

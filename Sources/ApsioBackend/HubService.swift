@@ -1,6 +1,6 @@
-/// What the HTTP layer asks of the hub, whichever keeps its state: `BackendService` in this
-/// process's memory (the demo, development, one instance), `FleetService` in Redis (several
-/// instances behind a load balancer). Both run the same rules, `LiveHub`.
+/// What the HTTP layer asks of the hub: `FleetService`, whose state is in this process's memory
+/// (the demo, development, one instance) or in Redis (several instances behind a load balancer),
+/// one code path over either store (`FleetStores`), running the rules of `LiveHub`.
 package protocol HubService: Sendable {
     var backendLimits: BackendLimits { get }
     /// Whether `text` is one of the apps' keys: such a credential never opens a live view (16.7).

@@ -144,7 +144,11 @@ import Testing
             try await viewer.call(method, path, bearer, body)
         }
         let instanceAddresses = Set(instances.map { "127.0.0.1:\($0.port)" })
-        @Sendable func instancesServed(_ request: NginxFixture.Forwarded) -> Bool { instanceAddresses.contains(request.upstream) }
+        // The instance that answered: the last nginx tried (`$upstream_addr` lists each one tried,
+        // a stopped instance that refused the connection first).
+        @Sendable func instancesServed(_ request: NginxFixture.Forwarded) -> Bool {
+            request.upstream.split(separator: ",").last.map { instanceAddresses.contains($0.trimmingCharacters(in: .whitespaces)) } ?? false
+        }
         @Sendable func signIn(_ api: ViewerAPI) async throws -> String {
             let login = try await api.call("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
             return try #require(login.1["token"]?.stringValue, "sign-in answered \(login.0)")

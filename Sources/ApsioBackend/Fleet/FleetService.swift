@@ -4,11 +4,11 @@ package import ApsioRedis
 import ApsioNet
 import Synchronization
 
-/// The hub of a fleet: several instances behind a load balancer, sharing each device's state in
-/// Redis (docs/fleet-backend.md). Every request on a device is one step: read the device's
-/// document and Redis's clock, run the same rules as the in-memory hub (`LiveHub`, over that one
-/// device), write the result by compare-and-set, and publish what the step told viewers and
-/// holders, in the same atomic call.
+/// The hub, over its stores (`FleetStores`): in this process for the demo and one instance, or in
+/// Redis for a fleet of instances behind a load balancer sharing each device's state
+/// (docs/fleet-backend.md). Every request on a device is one step: take the device's document
+/// and the store's clock, run the rules (`LiveHub`, over that one device), write the result by
+/// compare-and-set, and publish what the step told viewers and holders, in the same atomic call.
 ///
 /// What stays here: held `next` requests and viewers' held stream polls (answered when a wake-up
 /// or an event arrives on pub/sub, or at the end of their hold), and the recent events

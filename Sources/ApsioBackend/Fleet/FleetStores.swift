@@ -1,10 +1,10 @@
 package import ApsioPOSIX
 package import ApsioRedis
 
-/// Where a fleet hub keeps what its instances share: in Redis, for a fleet of instances
-/// (`redis(_:clock:backendLimits:)`), or in this process (`memory(clock:channels:)`), where
-/// several `FleetService`s given the same stores behave as instances of one fleet, on a fake
-/// clock: the fleet's rules tried in process.
+/// Where the hub keeps its devices, sign-ins and events: in Redis, shared by a fleet of instances
+/// (`redis(_:clock:backendLimits:)`), or in this process (`memory(clock:channels:backendLimits:)`),
+/// for the demo and one instance; several `FleetService`s given the same memory stores behave as
+/// instances of one fleet, on a fake clock: the fleet's rules tried in process.
 package struct FleetStores: Sendable {
     /// The Redis behind the stores, for what only it has: its connection's health, whether it
     /// keeps data on a disk (`FleetPersistence`), and whether it lost or went back on the fleet's
@@ -36,11 +36,14 @@ package struct FleetStores: Sendable {
             redis: Redis(client: client, seeds: seeds))
     }
 
-    package static func memory(clock: some AgentClock, channels: MemoryChannels = MemoryChannels()) -> FleetStores {
+    package static func memory(
+        clock: some AgentClock, channels: MemoryChannels = MemoryChannels(), backendLimits: BackendLimits = .default
+    ) -> FleetStores {
         FleetStores(
             documents: MemoryIndexedDocuments(
-                indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:), clock: clock, published: channels.publish),
-            signIns: MemoryExpiringValues(clock: clock),
+                indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:), clock: clock, maxDocuments: backendLimits.maxDevices,
+                published: channels.publish),
+            signIns: MemoryExpiringValues(clock: clock, maxValues: backendLimits.maxSignIns),
             subscribing: channels.subscribing,
             redis: nil)
     }

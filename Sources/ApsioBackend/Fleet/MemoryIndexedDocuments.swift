@@ -27,17 +27,25 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
         var logs: [String: (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)] = [:]
     }
 
+    /// Refused past this many documents: the process's memory is the store's whole room.
+    package struct Full: Error, CustomStringConvertible {
+        package let limit: Int
+        package var description: String { "the hub keeps as many devices as it can (\(limit))" }
+    }
+
     package let indexes: [String]
+    private let maxDocuments: Int
     private let index: @Sendable (_ member: String) -> String
     private let clock: any AgentClock
     private let published: @Sendable (_ channel: String, _ message: [UInt8]) -> Void
     private let state = Mutex(State())
 
     package init(
-        indexes: [String], index: @escaping @Sendable (_ member: String) -> String, clock: some AgentClock,
+        indexes: [String], index: @escaping @Sendable (_ member: String) -> String, clock: some AgentClock, maxDocuments: Int = .max,
         published: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void = { _, _ in }
     ) {
         self.indexes = indexes
+        self.maxDocuments = maxDocuments
         self.index = index
         self.clock = clock
         self.published = published
@@ -64,6 +72,10 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
                 state.indexes[index(member)]?[member] = nil
                 (publish, log) = (publications, append)
             case .write(let bytes, let lifetime, let score, let publications, let append):
+                if current == nil {
+                    state.documents[key] = nil
+                    guard state.documents.count < maxDocuments else { throw Full(limit: maxDocuments) }
+                }
                 state.documents[key] = Document(bytes: bytes, expiresMs: nowMs + IndexedDocuments.milliseconds(lifetime))
                 state.indexes[index(member), default: [:]][member] = score
                 (publish, log) = (publications, append)
@@ -109,9 +121,15 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
         }
     }
 
+    /// Every sweep asks what is due: what has run out goes then, so nothing that is never looked
+    /// at again stays in memory.
     package func due(by score: Int64, limit: Int) async throws -> [String] {
-        state.withLock { state in
-            indexes.flatMap { name in
+        let nowMs = nowMs
+        return state.withLock { state in
+            state.documents = state.documents.filter { Self.live($0.value, nowMs: nowMs) != nil }
+            state.lists = state.lists.filter { Self.live($0.value, nowMs: nowMs) != nil }
+            state.logs = state.logs.filter { Self.live($0.value, nowMs: nowMs) != nil }
+            return indexes.flatMap { name in
                 (state.indexes[name] ?? [:]).filter { $0.value <= score }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
                     .prefix(limit).map(\.key)
             }
