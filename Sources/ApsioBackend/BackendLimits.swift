@@ -26,8 +26,8 @@ package struct BackendLimits: Sendable, Equatable {
     /// What each fleet instance keeps of the device documents it last read or wrote, to change
     /// them again in one round trip to Redis: a few kilobytes a device, thousands of devices.
     package var fleetDocumentCacheBytes = 8 * 1024 * 1024
-    /// Who watched what is kept this long (docs/audit.md), and at most this many entries: in
-    /// memory for the whole hub, in Redis for each device.
+    /// Who watched what is kept this long (docs/audit.md), and at most this many entries for each
+    /// device, and in memory (no Redis) this many for all of them together.
     package var auditRetention: Duration = .seconds(30 * 86_400)
     package var maxAuditEntries = 100_000
     package var maxAuditEntriesPerDevice = 10_000

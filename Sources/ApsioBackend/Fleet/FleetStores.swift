@@ -42,7 +42,7 @@ package struct FleetStores: Sendable {
         FleetStores(
             documents: MemoryIndexedDocuments(
                 indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:), clock: clock, maxDocuments: backendLimits.maxDevices,
-                published: channels.publish),
+                maxLogEntries: backendLimits.maxAuditEntries, published: channels.publish),
             signIns: MemoryExpiringValues(clock: clock, maxValues: backendLimits.maxSignIns),
             subscribing: channels.subscribing,
             redis: nil)

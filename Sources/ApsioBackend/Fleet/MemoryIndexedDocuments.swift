@@ -35,6 +35,8 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
 
     package let indexes: [String]
     private let maxDocuments: Int
+    /// All the logs' entries together, at most.
+    private let maxLogEntries: Int
     private let index: @Sendable (_ member: String) -> String
     private let clock: any AgentClock
     private let published: @Sendable (_ channel: String, _ message: [UInt8]) -> Void
@@ -42,10 +44,11 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
 
     package init(
         indexes: [String], index: @escaping @Sendable (_ member: String) -> String, clock: some AgentClock, maxDocuments: Int = .max,
-        published: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void = { _, _ in }
+        maxLogEntries: Int = .max, published: @escaping @Sendable (_ channel: String, _ message: [UInt8]) -> Void = { _, _ in }
     ) {
         self.indexes = indexes
         self.maxDocuments = maxDocuments
+        self.maxLogEntries = maxLogEntries
         self.index = index
         self.clock = clock
         self.published = published
@@ -99,6 +102,7 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
                 entries.removeAll { $0.score < log.oldestScore }
                 entries.removeFirst(max(0, entries.count - log.maxEntries))
                 state.logs[log.key] = (entries, nowMs + IndexedDocuments.milliseconds(log.lifetime))
+                Self.trimLogs(&state, to: maxLogEntries)
             }
             return result
         }
@@ -150,6 +154,17 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
     package func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64) {
         let nowMs = nowMs
         return (state.withLock { state in keys.map { Self.live(state.documents[$0], nowMs: nowMs)?.bytes } }, nowMs)
+    }
+
+    /// Past `limit` entries in all the logs together, the oldest of the longest log go: each
+    /// log keeps its own bound, and all of them one for the process.
+    private static func trimLogs(_ state: inout State, to limit: Int) {
+        var total = state.logs.values.reduce(0) { $0 + $1.entries.count }
+        while total > limit, let longest = state.logs.max(by: { $0.value.entries.count < $1.value.entries.count })?.key {
+            let excess = min(total - limit, state.logs[longest]!.entries.count)
+            state.logs[longest]!.entries.removeFirst(max(excess, 1))
+            total -= max(excess, 1)
+        }
     }
 
     private static func live(_ document: Document?, nowMs: Int64) -> Document? {
