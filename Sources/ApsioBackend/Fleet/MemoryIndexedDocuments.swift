@@ -8,13 +8,24 @@ import Synchronization
 /// a lock, lifetimes judged by the injected clock when a document or list is next looked at, and
 /// each publication handed to `published` in the order the changes were made.
 package final class MemoryIndexedDocuments: IndexedDocumentStore {
-    private struct Document {
+    /// What runs out: gone once the store's clock reaches `expiresMs`, whenever it is looked at.
+    private protocol Expiring {
+        var expiresMs: Int64? { get }
+    }
+
+    private struct Document: Expiring {
         var bytes: [UInt8]
         var expiresMs: Int64?
     }
 
-    private struct List {
+    private struct List: Expiring {
         var entries: [[UInt8]] = []
+        var expiresMs: Int64?
+    }
+
+    private struct Log: Expiring {
+        /// By score, in the order they were appended within a score.
+        var entries: [(score: Int64, entry: [UInt8])] = []
         var expiresMs: Int64?
     }
 
@@ -23,8 +34,7 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
         /// Index → member → score.
         var indexes: [String: [String: Int64]] = [:]
         var lists: [String: List] = [:]
-        /// Log → entries by score, in the order they were appended within a score.
-        var logs: [String: (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)] = [:]
+        var logs: [String: Log] = [:]
     }
 
     /// Refused past this many documents: the process's memory is the store's whole room.
@@ -101,7 +111,7 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
                 }
                 entries.removeAll { $0.score < log.oldestScore }
                 entries.removeFirst(max(0, entries.count - log.maxEntries))
-                state.logs[log.key] = (entries, nowMs + IndexedDocuments.milliseconds(log.lifetime))
+                state.logs[log.key] = Log(entries: entries, expiresMs: nowMs + IndexedDocuments.milliseconds(log.lifetime))
                 Self.trimLogs(&state, to: maxLogEntries)
             }
             return result
@@ -120,8 +130,7 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
     package func log(_ key: String, limit: Int) async throws -> [[UInt8]] {
         let nowMs = nowMs
         return state.withLock { state in
-            guard let log = state.logs[key], log.expiresMs.map({ nowMs < $0 }) ?? true else { return [] }
-            return log.entries.suffix(limit).map(\.entry)
+            Self.live(state.logs[key], nowMs: nowMs)?.entries.suffix(limit).map(\.entry) ?? []
         }
     }
 
@@ -130,9 +139,9 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
     package func due(by score: Int64, limit: Int) async throws -> [String] {
         let nowMs = nowMs
         return state.withLock { state in
-            state.documents = state.documents.filter { Self.live($0.value, nowMs: nowMs) != nil }
-            state.lists = state.lists.filter { Self.live($0.value, nowMs: nowMs) != nil }
-            state.logs = state.logs.filter { Self.live($0.value, nowMs: nowMs) != nil }
+            Self.dropExpired(&state.documents, nowMs: nowMs)
+            Self.dropExpired(&state.lists, nowMs: nowMs)
+            Self.dropExpired(&state.logs, nowMs: nowMs)
             return indexes.flatMap { name in
                 (state.indexes[name] ?? [:]).filter { $0.value <= score }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
                     .prefix(limit).map(\.key)
@@ -167,20 +176,13 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
         }
     }
 
-    private static func live(_ document: Document?, nowMs: Int64) -> Document? {
-        guard let document, document.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
-        return document
+    private static func live<Value: Expiring>(_ value: Value?, nowMs: Int64) -> Value? {
+        guard let value, value.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
+        return value
     }
 
-    private static func live(_ list: List?, nowMs: Int64) -> List? {
-        guard let list, list.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
-        return list
-    }
-
-    private static func live(
-        _ log: (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)?, nowMs: Int64
-    ) -> (entries: [(score: Int64, entry: [UInt8])], expiresMs: Int64?)? {
-        guard let log, log.expiresMs.map({ nowMs < $0 }) ?? true else { return nil }
-        return log
+    /// Takes out what ran out, without copying the rest when nothing did.
+    private static func dropExpired<Value: Expiring>(_ values: inout [String: Value], nowMs: Int64) {
+        for key in values.compactMap({ live($0.value, nowMs: nowMs) == nil ? $0.key : nil }) { values[key] = nil }
     }
 }
