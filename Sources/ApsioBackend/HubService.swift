@@ -48,6 +48,10 @@ package protocol HubService: Sendable {
 package struct HubUnavailable: Error, Sendable {
     package let reply: HubReply
 
+    init(reply: HubReply) {
+        self.reply = reply
+    }
+
     package init(retryAfterSeconds: Int) {
         var reply = HubReply.error(503, "degraded", "the backend cannot reach its shared state now; try again shortly")
         reply.retryAfterSeconds = max(1, retryAfterSeconds)

@@ -329,6 +329,4 @@ package struct LiveHub: Sendable {
         guard let token, Hex.isLowercase(token, length: limits.deviceTokenHexLength) else { return nil }
         return tokens[token]
     }
-
-    var deviceCount: Int { devices.count }
 }

@@ -21,11 +21,6 @@ extension LiveHub {
 
         let key = DeviceKey(app: app.name, install: install)
         expire(key, now: now)
-        guard devices[key] != nil || deviceCount < backendLimits.maxDevices else {
-            var reply = HubReply.error(503, "busy", "the backend keeps as many devices as it can")
-            reply.retryAfterSeconds = Int(configuration.interval.components.seconds)
-            return reply
-        }
         var device = devices[key] ?? HubDevice()
         let sentToken = deviceKey(forToken: token) == key ? token : nil
 
@@ -342,6 +337,14 @@ extension LiveHub {
     }
 
     static let unknownAppKey = HubReply.error(401, "app_key", "unknown app key")
+
+    /// A new device when the store holds as many as it may (`BackendLimits.maxDevices`): tried
+    /// again at the next interval.
+    func tooManyDevices() -> HubReply {
+        var reply = HubReply.error(503, "busy", "the backend keeps as many devices as it can")
+        reply.retryAfterSeconds = Int(configuration.interval.components.seconds)
+        return reply
+    }
     static let badToken = HubReply.error(401, "token", "the device token is missing, wrong or replaced; say hello again")
 
     static func unreadable(_ message: String) -> HubReply { .error(400, "unreadable", message) }

@@ -133,4 +133,33 @@ import Testing
         #expect(!answer.events.contains { $0["type"] == .string("frames") })
         await fleet.stop()
     }
+
+    /// In memory the store's bound on devices is the hub's: a new device past it hears `busy`
+    /// with the interval to wait, not that the backend lost its state; the others go on.
+    @Test func aNewDevicePastTheBoundIsToldBusyAndTheOthersGoOn() async throws {
+        let other = "0b7e1c3d-5a2f-4e8b-9c6d-7f1a2b3c4d5e"
+        let otherProof = TesterProof(entryID: "qa-box-8", installationID: other, hashing: sha256)
+        let configuration = HubConfiguration(
+            origin: LiveOrigin("https://live.example.com")!, interval: .seconds(30),
+            apps: [HubApp(name: "com.example.demo", appKey: Self.appKey, testers: [
+                TesterEntry(id: "qa-box-7", match: Self.proof.match(hashing: sha256), expiresAt: 1_900_000_000),
+                TesterEntry(id: "qa-box-8", match: otherProof.match(hashing: sha256), expiresAt: 1_900_000_000),
+            ])])
+        var limits = BackendLimits.default
+        limits.maxDevices = 1
+        let clock = ManualAgentClock()
+        let hub = FleetService(
+            configuration: configuration, accounts: AccountsBook(AccountsFile()), stores: .memory(clock: clock, backendLimits: limits),
+            clock: clock, backendLimits: limits, program: "test")
+        await hub.start()
+        let first = try await Self.hello(hub, token: nil)
+        let refused = await hub.hello(appKey: Self.appKey, token: nil, body: JSONWriter.encode(.object([
+            "install": .string(other), "tester": .string("qa-box-8"), "proof": .string(otherProof.secretHex),
+        ])))
+        #expect(refused.status == 503)
+        #expect(json(refused)["error"] == .string("busy"))
+        #expect(refused.retryAfterSeconds == 30)
+        #expect(try await Self.hello(hub, token: first.token).token == first.token)
+        await hub.stop()
+    }
 }

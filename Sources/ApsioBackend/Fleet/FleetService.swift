@@ -294,6 +294,8 @@ package actor FleetService: HubService {
         // A request let go (its client left, or another device of a held multi-stream answered
         // first) failed nothing: counting it would tell the operator Redis is away when it is not.
         if !(error is CancellationError) { noteFailure(error) }
+        // Not the store away: full. The device is told so, and tries again at its interval.
+        if error is MemoryIndexedDocuments.Full { return HubUnavailable(reply: rules.tooManyDevices()) }
         if case RedisError.unavailable(_, let retryIn) = error {
             let seconds = Int(retryIn.components.seconds) + (retryIn.components.attoseconds > 0 ? 1 : 0)
             return HubUnavailable(retryAfterSeconds: min(max(seconds, 1), Int(rules.configuration.interval.components.seconds)))
