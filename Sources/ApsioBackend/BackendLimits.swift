@@ -9,12 +9,11 @@ package struct BackendLimits: Sendable, Equatable {
     package var viewerTimeout: Duration = .seconds(60)
     /// A viewer's stream poll is held at most this long, then answered with no events.
     package var streamHoldTime: Duration = .seconds(25)
-    /// Events waiting for one viewer; past either bound the oldest go and the stream says how many.
-    package var maxEventsPerViewer = 1000
-    package var maxEventBytesPerViewer = 16 * 1024 * 1024
-    /// What each fleet instance keeps of a device's recent events, for viewers whose polls land
-    /// on it: long enough for a poll held 25 s elsewhere, small enough for a thousand live devices.
+    /// What each instance keeps of a device's recent events, for viewers whose polls land on it:
+    /// long enough for a poll held 25 s elsewhere, small enough for a thousand live devices. Past
+    /// a bound the oldest go, and a poll that had not fetched them is told how many.
     package var fleetStreamMemory: Duration = .seconds(40)
+    package var maxFleetStreamEventsPerDevice = 1000
     package var maxFleetStreamBytesPerDevice = 2 * 1024 * 1024
     /// What Redis keeps of each device's latest viewer events, for an instance that starts serving
     /// one of its viewers (whose previous poll another instance answered, or that just watched):

@@ -5,9 +5,10 @@ package import ApsioCore
 /// `nextDeadline`, and delivers the answers of held requests that `takeReleases()` hands back.
 ///
 /// What it keeps: each app's tester entries (matches only), each device's presence (token,
-/// tester id, what its hello said), its live session, its viewers with the events they have not
-/// fetched yet, and its pending commands. A hello's proof is checked and dropped; the live stream
-/// (frames and command results) lives in the viewers' queues only while its session runs.
+/// tester id, what its hello said), its live session, who watches it, and its pending commands.
+/// A hello's proof is checked and dropped. The events a step produces for the device's viewers
+/// (`emitted`: frames, results, a session's start and end) leave with the step: the service
+/// publishes them, and each instance keeps the stream its viewers poll (`FleetStreamRing`).
 package struct LiveHub: Sendable {
     package let limits: Limits
     package let backendLimits: BackendLimits
@@ -21,19 +22,14 @@ package struct LiveHub: Sendable {
     /// Device token → device, so `frames` and `results` find their device before reading the body.
     var tokens: [String: DeviceKey] = [:]
 
-    enum Held: Sendable {
-        case next(DeviceKey)
-        case stream(DeviceKey, viewer: String)
-    }
-    var holds: [HoldID: (held: Held, until: MonotonicInstant)] = [:]
+    /// Held `next` requests: the device's, and when its hold ends.
+    var holds: [HoldID: (key: DeviceKey, until: MonotonicInstant)] = [:]
     private var lastHoldNumber: UInt64 = 0
     /// Per hub in memory; per device in the fleet, where each device's document carries them.
     var lastSessionNumber: UInt64 = 0
     var lastEventSeq: UInt64 = 0
     private var releases: [HubRelease] = []
-    /// False in the fleet: viewers' queues and held polls live in the instances, so the events a
-    /// step produces are collected in `emitted` for the instances to hear through Redis.
-    var keepsViewerQueues = true
+    /// The viewers' events the steps produced, for the caller to publish (`takeEmitted()`).
     var emitted: [StreamEvent] = []
     /// Who watched what, since the caller last took it (`takeAudit()`).
     private(set) var audit: [AuditEntry] = []
@@ -157,14 +153,8 @@ package struct LiveHub: Sendable {
     /// commands forgotten.
     package mutating func tick(now: LiveNow) {
         for (id, hold) in holds where hold.until <= now.mono {
-            switch hold.held {
-            case .next(let key):
-                devices[key]?.heldNext = nil
-                release(id, .noContent)
-            case .stream(let key, let viewer):
-                devices[key]?.viewers[viewer]?.heldStream = nil
-                release(id, streamReply(key, viewer: viewer, now: now))
-            }
+            devices[hold.key]?.heldNext = nil
+            release(id, .noContent)
         }
         for key in Array(devices.keys) {
             expire(key, now: now)
@@ -200,10 +190,10 @@ package struct LiveHub: Sendable {
 
     // MARK: - Shared steps
 
-    mutating func hold(_ key: DeviceKey, viewer: String? = nil, until: MonotonicInstant) -> HoldID {
+    mutating func hold(_ key: DeviceKey, until: MonotonicInstant) -> HoldID {
         lastHoldNumber += 1
         let id = HoldID(value: lastHoldNumber)
-        holds[id] = (viewer.map { .stream(key, viewer: $0) } ?? .next(key), until)
+        holds[id] = (key, until)
         return id
     }
 
@@ -215,12 +205,7 @@ package struct LiveHub: Sendable {
     /// The caller of a held request went away: forget it without an answer.
     package mutating func cancelHold(_ id: HoldID) {
         guard let hold = holds.removeValue(forKey: id) else { return }
-        switch hold.held {
-        case .next(let key):
-            if devices[key]?.heldNext == id { devices[key]?.heldNext = nil }
-        case .stream(let key, let viewer):
-            if devices[key]?.viewers[viewer]?.heldStream == id { devices[key]?.viewers[viewer]?.heldStream = nil }
-        }
+        if devices[hold.key]?.heldNext == id { devices[hold.key]?.heldNext = nil }
     }
 
     mutating func store(_ device: HubDevice, _ key: DeviceKey) {
@@ -236,13 +221,12 @@ package struct LiveHub: Sendable {
         return lastSessionNumber
     }
 
-    /// Adds an event to the stream of every viewer of the device (or one viewer), and answers
-    /// their held stream polls.
+    /// An event for the device's viewers, numbered in the device's stream: told to nobody when
+    /// nobody watches.
     mutating func broadcast(
-        _ key: DeviceKey, type: String, liveDataOfSession: UInt64? = nil, to only: String? = nil, now: LiveNow,
-        _ fields: (inout JSONWriter) -> Void
+        _ key: DeviceKey, type: String, liveDataOfSession: UInt64? = nil, now: LiveNow, _ fields: (inout JSONWriter) -> Void
     ) {
-        guard var device = devices[key], !device.viewers.isEmpty else { return }
+        guard devices[key]?.viewers.isEmpty == false else { return }
         lastEventSeq += 1
         var writer = JSONWriter()
         writer.beginObject()
@@ -253,20 +237,14 @@ package struct LiveHub: Sendable {
         writer.key("install"); writer.string(key.install)
         fields(&writer)
         writer.endObject()
-        let event = StreamEvent(
-            seq: lastEventSeq, liveDataOfSession: liveDataOfSession, json: String(decoding: writer.bytes, as: UTF8.self), type: type)
-        guard keepsViewerQueues else {
-            emitted.append(event)
-            devices[key] = device
-            return
-        }
-        var waiting: [String] = []
-        for id in Array(device.viewers.keys) where only == nil || only == id {
-            device.viewers[id]!.append(event, limits: backendLimits)
-            if device.viewers[id]!.heldStream != nil { waiting.append(id) }
-        }
-        devices[key] = device
-        for id in waiting { answerHeldStream(key, viewer: id, now: now) }
+        emitted.append(StreamEvent(
+            seq: lastEventSeq, liveDataOfSession: liveDataOfSession, json: String(decoding: writer.bytes, as: UTF8.self), type: type))
+    }
+
+    /// The events the steps produced since the last call, oldest first.
+    mutating func takeEmitted() -> [StreamEvent] {
+        defer { emitted = [] }
+        return emitted
     }
 
     /// How a session's end reaches the device that held it.
@@ -277,8 +255,8 @@ package struct LiveHub: Sendable {
         case tokenGone
     }
 
-    /// Ends the device's live session: the device's held `next` learns why, the viewers get
-    /// `session_ended`, and every frame and result of the session is dropped from their queues.
+    /// Ends the device's live session: the device's held `next` learns why, and the viewers get
+    /// `session_ended`, on which each instance drops the session's frames and results.
     mutating func endSession(_ key: DeviceKey, reason: String, deviceStop: DeviceStop, now: LiveNow) {
         guard var device = devices[key], let session = device.session else { return }
         var entry = AuditEntry(at: now, .sessionEnded, key)
@@ -295,7 +273,6 @@ package struct LiveHub: Sendable {
         case .stop(let stop): device.lastStop = stop
         case .tokenGone: device.lastStop = nil
         }
-        for id in Array(device.viewers.keys) { device.viewers[id]!.dropLiveData(ofSession: session.number) }
         devices[key] = device
         if let held = device.heldNext {
             devices[key]?.heldNext = nil

@@ -58,7 +58,7 @@ extension LiveHub {
         case .none:
             break
         case .held(let id):
-            hub.holds[id] = (.next(key), holdUntil)
+            hub.holds[id] = (key, holdUntil)
             device.heldNext = id
         case .elsewhere:
             sentinel = hub.hold(key, until: holdUntil)

@@ -1,7 +1,7 @@
 package import ApsioCore
 
 /// What signed-in people do: list present devices, join and leave a device's live view, renew
-/// its session, send commands, and fetch their stream. The HTTP layer has already checked that
+/// its session, send commands, and poll their stream. The HTTP layer has already checked that
 /// the caller is a person (16.7); the hub checks who may send commands.
 extension LiveHub {
     /// The devices present now whose tester still counts, as `GET /api/devices` lists them.
@@ -167,31 +167,22 @@ extension LiveHub {
         return HubReply(status: 202, json: writer.bytes)
     }
 
-    /// `GET /api/devices/{install}/stream?after=SEQ`: the viewer's events after `after`, which
-    /// also acknowledges (and forgets) the ones up to it. With none waiting, held up to 25 s.
-    package mutating func stream(
-        _ viewer: HubViewerIdentity, app: String?, install: String, after: UInt64?, now: LiveNow
-    ) -> HubStep {
+    /// `GET /api/devices/{install}/stream`: a viewer polling shows they still watch. Nil when they
+    /// do (the instance answers from its stream of the device's events); the refusal otherwise.
+    /// The poll is renewed here only every `heartbeat` at most, so that polls do not each change
+    /// the device's state.
+    package mutating func streamPoll(
+        _ viewer: HubViewerIdentity, app: String?, install: String, heartbeat: Duration = .zero, now: LiveNow
+    ) -> HubReply? {
         let key: DeviceKey
         switch resolve(app: app, install: install) {
         case .success(let found): key = found
-        case .failure(let failure): return .reply(failure.reply)
+        case .failure(let failure): return failure.reply
         }
         expire(key, now: now)
-        guard var device = devices[key], device.viewers[viewer.signIn] != nil else { return .reply(Self.notWatching) }
-        device.viewers[viewer.signIn]!.lastSeen = now.mono
-        if let after { device.viewers[viewer.signIn]!.acknowledge(through: after) }
-        let previous = device.viewers[viewer.signIn]!.heldStream
-        device.viewers[viewer.signIn]!.heldStream = nil
-        devices[key] = device
-        if let previous { release(previous, streamReply(key, viewer: viewer.signIn, now: now)) }
-        let waiting = devices[key]!.viewers[viewer.signIn]!
-        if !waiting.events.isEmpty || waiting.dropped > 0 {
-            return .reply(streamReply(key, viewer: viewer.signIn, now: now))
-        }
-        let id = hold(key, viewer: viewer.signIn, until: now.mono + backendLimits.streamHoldTime)
-        devices[key]!.viewers[viewer.signIn]!.heldStream = id
-        return .held(id)
+        guard let seen = devices[key]?.viewers[viewer.signIn]?.lastSeen else { return Self.notWatching }
+        if now.mono >= seen + heartbeat { devices[key]!.viewers[viewer.signIn]!.lastSeen = now.mono }
+        return nil
     }
 
     // MARK: - Steps
@@ -202,7 +193,6 @@ extension LiveHub {
         entry.reason = reason
         record(entry)
         devices[key] = device
-        if let held = removed.heldStream { release(held, .ok(Array(#"{"events":[],"watching":false}"#.utf8))) }
         if device.viewers.isEmpty, device.session != nil {
             endSession(key, reason: "viewers_left", deviceStop: .stop("viewers_left"), now: now)
         } else {
@@ -216,34 +206,6 @@ extension LiveHub {
         broadcast(key, type: "viewers", now: now) { writer in
             writer.key("viewers"); writer.int(Int64(count))
         }
-    }
-
-    mutating func answerHeldStream(_ key: DeviceKey, viewer: String, now: LiveNow) {
-        guard let held = devices[key]?.viewers[viewer]?.heldStream else { return }
-        devices[key]!.viewers[viewer]!.heldStream = nil
-        release(held, streamReply(key, viewer: viewer, now: now))
-    }
-
-    /// The events waiting for a viewer, which stay until a later poll acknowledges them (so an
-    /// answer lost on the way is fetched again), and how many fell off the queue meanwhile.
-    mutating func streamReply(_ key: DeviceKey, viewer: String, now: LiveNow) -> HubReply {
-        guard let device = devices[key], let waiting = device.viewers[viewer] else {
-            return .ok(Array(#"{"events":[],"watching":false}"#.utf8))
-        }
-        devices[key]!.viewers[viewer]!.dropped = 0
-        var writer = JSONWriter(reservingCapacity: waiting.eventBytes + 256)
-        writer.beginObject()
-        writer.key("events")
-        writer.beginArray()
-        for event in waiting.events { writer.raw(event.json.utf8) }
-        writer.endArray()
-        writer.key("last_seq"); writer.uint(waiting.events.last?.seq ?? 0)
-        writer.key("dropped"); writer.int(Int64(waiting.dropped))
-        writer.key("watching"); writer.bool(true)
-        writer.key("viewers"); writer.int(Int64(device.viewers.count))
-        writer.key("session"); writeSession(device.session, now: now, into: &writer)
-        writer.endObject()
-        return .ok(writer.bytes)
     }
 
     func watchReply(_ key: DeviceKey, watching: Bool = true, now: LiveNow) -> HubReply {

@@ -134,6 +134,72 @@ import Testing
         await fleet.stop()
     }
 
+    /// A stream poll that finds nothing new is held, and answered by the next event.
+    @Test func aHeldStreamPollIsAnsweredByTheNextEvent() async throws {
+        let fleet = await Fleet()
+        let (token, seen) = try await Self.liveSession(fleet)
+        let viewerSide = fleet.instances[1]
+        let polling = Task { try await Self.poll(viewerSide, after: seen) }
+        try await ApsioTestSupport.poll("the viewer's poll held") { await viewerSide.heldRequestCount() == 1 }
+        #expect(await Self.frames(fleet.instances[0], token: token, line: "order 1235 shipped") == 200)
+        let answer = try await polling.value
+        let lines = answer.events.ofType("frames").compactMap { $0["frames"]?["lines"]?.arrayValue?.first?["body"]?.stringValue }
+        #expect(lines == ["order 1235 shipped"], "\(answer.events)")
+        await fleet.stop()
+    }
+
+    /// "... held up to 25 s": with nothing to tell, the poll is answered empty at the end of its
+    /// hold, on the fleet's clock.
+    @Test func anUnansweredStreamPollIsAnsweredEmptyAfter25Seconds() async throws {
+        let fleet = await Fleet()
+        let (_, seen) = try await Self.liveSession(fleet)
+        let start = fleet.clock.now().mono
+        let answer = try await Self.pollWhileTimePasses(fleet, fleet.instances[1], after: seen)
+        #expect(answer.events.isEmpty, "\(answer.events)")
+        #expect(fleet.clock.now().mono - start >= .seconds(25))
+        await fleet.stop()
+    }
+
+    /// 16.7: the live stream goes with its session. A poll from the start of the stream after the
+    /// end finds the session's start and end, and none of its frames.
+    @Test func aSessionsFramesAreGoneFromTheStreamWhenItEnds() async throws {
+        let fleet = await Fleet()
+        let (token, seen) = try await Self.liveSession(fleet)
+        let body = JSONWriter.encode(.object(["install": .string(Self.install), "state": .string("ended"), "reason": .string("closed")]))
+        #expect(await fleet.instances[0].frames(appKey: Self.appKey, token: token, body: body, wireBytes: body.count).status == 200)
+        var after = seen
+        var ended = false
+        while !ended {
+            let answer = try await Self.poll(fleet.instances[1], after: after)
+            ended = !answer.events.ofType("session_ended").isEmpty
+            after = answer.last
+        }
+        let reply = await fleet.instances[1].stream(Self.ann, app: nil, install: Self.install, after: 0)
+        let events = json(reply)["events"]?.arrayValue ?? []
+        #expect(!events.ofType("session_started").isEmpty && !events.ofType("session_ended").isEmpty, "\(events)")
+        #expect(events.ofType("frames").isEmpty)
+        #expect(!String(decoding: reply.json ?? [], as: UTF8.self).contains("order 1234 shipped"))
+        await fleet.stop()
+    }
+
+    /// An app taken away on reload: its viewers' held polls are answered at once, as no longer
+    /// watching, and the device is gone from the instance that held them.
+    @Test func anAppTakenAwayAnswersItsViewersHeldPolls() async throws {
+        let fleet = await Fleet()
+        let (_, seen) = try await Self.liveSession(fleet)
+        let viewerSide = fleet.instances[1]
+        let polling = Task { await viewerSide.stream(Self.ann, app: nil, install: Self.install, after: seen) }
+        try await ApsioTestSupport.poll("the viewer's poll held") { await viewerSide.heldRequestCount() == 1 }
+        let onlyOther = HubConfiguration(
+            origin: LiveOrigin("https://live.example.com")!, apps: [HubApp(name: "com.example.other", appKey: "apsio_app_other_key")])
+        for instance in fleet.instances { await instance.reconfigure(onlyOther) }
+        let answer = await polling.value
+        #expect(answer.status == 200 && json(answer)["watching"] == .bool(false), "\(json(answer))")
+        #expect(await viewerSide.heldRequestCount() == 0)
+        #expect(await viewerSide.stream(Self.ann, app: nil, install: Self.install, after: seen).status == 404)
+        await fleet.stop()
+    }
+
     /// In memory the store's bound on devices is the hub's: a new device past it hears `busy`
     /// with the interval to wait, not that the backend lost its state; the others go on.
     @Test func aNewDevicePastTheBoundIsToldBusyAndTheOthersGoOn() async throws {

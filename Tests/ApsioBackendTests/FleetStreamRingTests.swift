@@ -130,7 +130,7 @@ import Testing
 
     @Test func aRingPastItsCountKeepsTheNewest() {
         var limits = BackendLimits()
-        limits.maxEventsPerViewer = 3
+        limits.maxFleetStreamEventsPerDevice = 3
         var ring = FleetStreamRing(after: 0, snapshot: Self.watching, now: Self.start)
         for seq in 1...5 { _ = ring.receive(Self.message(UInt64(seq)), now: Self.start, nowUnixMs: 0, limits: limits) }
         #expect(ring.events(after: 0).events.map(\.seq) == [3, 4, 5])

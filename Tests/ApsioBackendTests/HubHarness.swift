@@ -1,4 +1,4 @@
-import ApsioBackend
+@testable import ApsioBackend
 import ApsioCore
 import ApsioNet
 import Foundation
@@ -41,6 +41,9 @@ struct HubHarness {
     var now = LiveNow(mono: MonotonicInstant(.seconds(1000)), wallUnixMs: 1_800_000_000_000)
     /// Answers of held requests, in the order the hub released them.
     var released: [HubRelease] = []
+    /// The events the hub's steps produced for the device's viewers, in order: what the service
+    /// publishes, and each viewer's stream shows from the moment they watch.
+    var emitted: [StreamEvent] = []
 
     static let appKey = "apsio_app_demo_key"
     static let appName = "com.example.demo"
@@ -72,7 +75,10 @@ struct HubHarness {
 
     var key: DeviceKey { DeviceKey(app: Self.appName, install: Self.install) }
 
-    mutating func collect() { released += hub.takeReleases() }
+    mutating func collect() {
+        released += hub.takeReleases()
+        emitted += hub.takeEmitted()
+    }
 
     /// Moves both clocks and lets the hub apply what came due.
     mutating func advance(_ duration: Duration) {
@@ -152,10 +158,12 @@ struct HubHarness {
         return reply
     }
 
-    mutating func stream(_ viewer: HubViewerIdentity = HubHarness.admin, after: UInt64? = nil) -> HubStep {
-        let step = hub.stream(viewer, app: nil, install: Self.install, after: after, now: now)
+    /// A poll of the viewer's stream: nil while they watch (the instance then answers from its
+    /// stream of the device's events), the refusal otherwise.
+    mutating func poll(_ viewer: HubViewerIdentity = HubHarness.admin) -> HubReply? {
+        let refusal = hub.streamPoll(viewer, app: nil, install: Self.install, now: now)
         collect()
-        return step
+        return refusal
     }
 
     /// A device present with a viewer watching and a session started by its hello; returns the token.
@@ -190,11 +198,8 @@ struct HubHarness {
         released.last { $0.hold == hold }?.reply
     }
 
-    /// Every event waiting in a viewer's stream, fetched without acknowledging.
-    mutating func events(_ viewer: HubViewerIdentity = HubHarness.admin) -> [JSONValue] {
-        guard let reply = stream(viewer).reply else { return [] }
-        return json(reply)["events"]?.arrayValue ?? []
-    }
+    /// The events produced for the device's viewers since the harness began, or since `from`.
+    func events(from start: Int = 0) -> [JSONValue] { emitted[start...].map { json(Array($0.json.utf8)) } }
 
     /// Everything the hub holds, as text: what a memory dump of the backend would show.
     var dump: String {

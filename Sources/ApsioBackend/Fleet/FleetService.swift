@@ -95,11 +95,9 @@ package actor FleetService: HubService {
     ) {
         log = BackendLog(program: program)
         self.accounts = accounts
-        var rules = LiveHub(
+        rules = LiveHub(
             configuration: configuration, hashing: OpenSSLSHA256(), random: SystemRandomBytes(), limits: limits,
             backendLimits: backendLimits)
-        rules.keepsViewerQueues = false
-        self.rules = rules
         self.clock = clock
         self.limits = limits
         self.backendLimits = backendLimits
@@ -606,13 +604,10 @@ package actor FleetService: HubService {
         case .failure(let refusal): return Task.isCancelled ? .noContent : refusal.reply
         }
         let heartbeat = Self.heartbeatInterval
-        let outcome: Step<HubStep>
+        let outcome: Step<HubReply?>
         do {
             outcome = try await step(key, token: nil) { hub, now in
-                let before = hub.devices[key]?.viewers[viewer.signIn]?.lastSeen
-                let answer = hub.stream(viewer, app: app, install: install, after: after, now: now)
-                if let before, now.mono < before + heartbeat { hub.devices[key]?.viewers[viewer.signIn]?.lastSeen = before }
-                return answer
+                hub.streamPoll(viewer, app: app, install: install, heartbeat: heartbeat, now: now)
             }
         } catch {
             // Let go on its way to Redis, as a held poll is let go while it waits: it answers
@@ -620,7 +615,7 @@ package actor FleetService: HubService {
             if error is CancellationError { return .noContent }
             return unavailable(error).reply
         }
-        if case .reply(let refusal) = outcome.result, refusal.status != 200 { return refusal }
+        if let refusal = outcome.result { return refusal }
         // Only for a viewer who watches: nobody makes this instance subscribe to devices at will.
         await serve(key, read: outcome)
         let effectiveAfter = after ?? outcome.joinedAfter[viewer.signIn] ?? outcome.lastEventSeq

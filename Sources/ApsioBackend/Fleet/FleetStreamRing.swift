@@ -253,7 +253,7 @@ package struct FleetStreamRing: Sendable {
     package mutating func trim(now: MonotonicInstant, limits: BackendLimits) {
         var cut = 0
         while cut < events.count,
-            events.count - cut > limits.maxEventsPerViewer || bytes > limits.maxFleetStreamBytesPerDevice
+            events.count - cut > limits.maxFleetStreamEventsPerDevice || bytes > limits.maxFleetStreamBytesPerDevice
                 || now >= events[cut].receivedAt + limits.fleetStreamMemory
         {
             bytes -= events[cut].json.count
