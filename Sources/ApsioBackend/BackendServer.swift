@@ -38,9 +38,18 @@ package final class BackendServer: Sendable {
         Self.addDeviceRoutes(&router, service: service)
         Self.addViewerRoutes(&router, service: service, accounts: accounts, secureCookie: configuration.tls != nil)
         Self.addViewerPages(&router)
+        router.mayHold = Self.mayHold
         server = HTTPServer(
             bind: configuration.listenHost, port: configuration.listenPort, tls: configuration.tls, limits: serverLimits,
             router: router)
+    }
+
+    /// The requests answered late, which end as soon as their client leaves: a device's `next`
+    /// and the viewers' stream polls. Every other request is answered at once, in its
+    /// connection's task.
+    package static func mayHold(_ request: HTTPServerRequest) -> Bool {
+        request.path == "/v1/live/next" || request.path == "/api/streams"
+            || (request.path.hasPrefix("/api/devices/") && request.path.hasSuffix("/stream"))
     }
 
     /// Every device holds a `next` and every viewer a stream poll: more connections than the

@@ -6,6 +6,19 @@ import Testing
 
 /// The development backend over real loopback HTTP: the network layer's server and client.
 @Suite struct BackendHTTPTests {
+    /// The server watches for the client leaving only where a request is held (a device's
+    /// `next`, the viewers' stream polls), so that such a hold ends with its client; every other
+    /// request is answered in its connection's own task.
+    @Test(arguments: [
+        ("GET", "/v1/live/next", true), ("GET", "/api/devices/6f1c/stream", true), ("POST", "/api/streams", true),
+        ("POST", "/v1/live/hello", false), ("POST", "/v1/live/frames", false), ("POST", "/v1/live/results", false),
+        ("GET", "/v1/policy", false), ("POST", "/api/devices/6f1c/watch", false), ("POST", "/api/devices/6f1c/commands", false),
+        ("POST", "/api/login", false), ("GET", "/api/devices", false), ("GET", "/api/fleet/events", false),
+    ])
+    func onlyHeldRequestsAreWatchedForTheirClientLeaving(method: String, path: String, held: Bool) {
+        #expect(BackendServer.mayHold(HTTPServerRequest(method: method, path: path)) == held)
+    }
+
     static let appKey = "apsio_app_http_test_key"
     static let install = "0d6b8f0e-1c1e-4a53-9d2f-7e6b1c906f1c"
     static let proof = TesterProof(entryID: "qa-box-9", installationID: install, hashing: sha256)

@@ -702,6 +702,40 @@ import Testing
         #expect(answer[Self.install]?["status"]?.numberValue == 204, "the quiet box was let go, not answered")
     }
 
+    /// A device or viewer that hangs up while its request is held lets go of it at once: an
+    /// instance holds nothing for a client that is gone. (Every other request is answered in its
+    /// connection's own task; these two are the ones the server watches.)
+    @Test func aClientThatHangsUpLetsGoOfItsHeldRequest() async throws {
+        let fleet = try await Fleet(count: 1)
+        let a = fleet[0]
+        let token = try #require(try await Self.hello(a).body["device_token"]?.stringValue)
+        let ann = try await a.signIn("ann", "ann-password")
+        #expect(try await a.api("POST", "/api/devices/\(Self.install)/watch?app=demo", bearer: ann).status == 200)
+        #expect(try await Self.hello(a, token: token).body["viewers"]?.numberValue == 1)
+        let requests = [
+            "GET /v1/live/next?install=\(Self.install) HTTP/1.1\r\nHost: x\r\nApsio-App-Key: \(Self.appKey)\r\n"
+                + "Apsio-Live-Token: \(token)\r\n\r\n",
+            "GET /api/devices/\(Self.install)/stream?app=demo&after=\(UInt64.max - 1) HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Bearer \(ann)\r\n\r\n",
+        ]
+        for request in requests {
+            let transport = try await Transport.connect(host: "127.0.0.1", port: fleet.instances[0].port, deadline: .now + .seconds(10))
+            try await transport.write(Array(request.utf8), until: .now + .seconds(10))
+            try await fleet.waitForHeld(0, count: 1)
+            transport.close()
+            try await poll("the request of the client that hung up let go") {
+                let health = try await a.send(.get("/api/health"))
+                return health.body["held"]?.numberValue == 0
+            }
+        }
+        // A command sent now is not lost to the `next` that hung up: the device's next one has it.
+        let command = try await a.api(
+            "POST", "/api/devices/\(Self.install)/commands?app=demo", bearer: ann, body: .object(["name": .string("diagnostics")]))
+        #expect(command.status == 202)
+        let answer = try await Self.next(a, token: token)
+        #expect(answer.status == 200 && answer.body["commands"]?.arrayValue?.first?["id"] == command.body["id"], "\(answer.body)")
+    }
+
     /// A box let go while its step is still on its way to Redis, because another box of the same
     /// request answered first, is let go (204), not refused as if Redis were away: a page told 503
     /// shows "the stream was interrupted" over what it last said, and an operator's log would

@@ -38,8 +38,11 @@ import Testing
         }
     }
 
-    @Test func keepAliveAndPipelining() async throws {
-        try await withServer(Self.router()) { _, port in
+    @Test(arguments: [true, false])
+    func keepAliveAndPipelining(mayHold: Bool) async throws {
+        var router = Self.router()
+        router.mayHold = { _ in mayHold }
+        try await withServer(router) { _, port in
             let client = try RawClient(port: port)
             defer { client.close() }
             client.send(
@@ -48,6 +51,29 @@ import Testing
             let answer = await client.readToEnd()
             #expect(answer.components(separatedBy: "HTTP/1.1 200 OK").count == 4)
             #expect(answer.contains("install=one") && answer.contains("{}") && answer.hasSuffix("install=three"))
+        }
+    }
+
+    /// A handler that may hold its request (a long poll) is cancelled as soon as its client
+    /// leaves, so a device or viewer that hung up holds nothing. Which requests may hold is the
+    /// server's owner's to say (`HTTPRouter.mayHold`); by default every one may.
+    @Test func aHeldHandlerIsCancelledWhenItsClientLeaves() async throws {
+        let recorder = Recorder()
+        let (release, _) = AsyncStream<Void>.makeStream()
+        var router = HTTPRouter()
+        router.add("GET", "/wait") { _ in
+            recorder.record("started")
+            for await _ in release { break }
+            recorder.record(Task.isCancelled ? "cancelled" : "finished")
+            return .text("done")
+        }
+        try await withServer(router) { server, port in
+            let client = try RawClient(port: port)
+            client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(await eventually { recorder.contains("started") })
+            client.close()
+            #expect(await eventually { recorder.contains("cancelled") })
+            #expect(await eventually { server.connectionCount == 0 })
         }
     }
 

@@ -7,6 +7,13 @@ package struct HTTPRouter: Sendable {
     private var routes: [String: [String: Handler]] = [:]
     private var prefixes: [(prefix: String, handler: Handler)] = []
 
+    /// Whether a request's handler may hold it (a long poll). Such a handler runs beside a watch
+    /// of the socket, which cancels it as soon as the client leaves, and keeps what a pipelining
+    /// client sends meanwhile. Any other runs in the connection's own task: a request then costs
+    /// no task of its own and two thread wake-ups fewer, and a client that left is found when its
+    /// answer is written. Every request may hold unless the server's owner says which do.
+    package var mayHold: @Sendable (HTTPServerRequest) -> Bool = { _ in true }
+
     package init() {}
 
     package mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {

@@ -116,10 +116,12 @@ struct HTTPServerConnection: Sendable {
         case watchStopped([UInt8])
     }
 
-    /// Runs the handler while watching the socket: if the client closes the connection, the
-    /// handler is cancelled (a held long poll ends at once) and nil is returned. Bytes that arrive
-    /// meanwhile (a pipelined request) are returned with the response.
+    /// Runs the handler of a request that may be held while watching the socket: if the client
+    /// closes the connection, the handler is cancelled (a held long poll ends at once) and nil is
+    /// returned. Bytes that arrive meanwhile (a pipelined request) are returned with the response.
+    /// Any other request's handler runs here, in the connection's task (`HTTPRouter.mayHold`).
     private func respond(to request: HTTPServerRequest) async -> (HTTPServerResponse, [UInt8])? {
+        guard router.mayHold(request) else { return (await router.handle(request), []) }
         let router = router
         let transport = transport
         let watchLimit = limits.http.maxHeaderBytes
