@@ -1,6 +1,7 @@
 import ApsioBackend
 import ApsioCore
 import ApsioPOSIX
+import ApsioRedis
 import ApsioTestSupport
 import Synchronization
 import Testing
@@ -19,6 +20,7 @@ import Testing
     struct Fleet {
         let clock = ManualAgentClock()
         let channels = MemoryChannels()
+        let documents: CountingDocuments
         let instances: [FleetService]
 
         init() async {
@@ -27,7 +29,9 @@ import Testing
                 apps: [HubApp(name: "com.example.demo", appKey: FleetInProcessTests.appKey, testers: [
                     TesterEntry(id: "qa-box-7", match: FleetInProcessTests.proof.match(hashing: sha256), expiresAt: 1_900_000_000)
                 ])])
-            let stores = FleetStores.memory(clock: clock, channels: channels)
+            var stores = FleetStores.memory(clock: clock, channels: channels)
+            documents = CountingDocuments(stores.documents)
+            stores.documents = documents
             var instances: [FleetService] = []
             for _ in 0..<2 {
                 let instance = FleetService(
@@ -39,6 +43,43 @@ import Testing
         }
 
         func stop() async { for instance in instances { await instance.stop() } }
+
+        /// Moves the fleet's clock on by `duration`, half a second a step, each step once the
+        /// instances' timers have run.
+        func pass(_ duration: Duration) async throws {
+            var left = duration
+            while left > .zero {
+                let step = clock.advance(by: .milliseconds(500))
+                try await anyChange("the instances' timers after a step of the clock", [step.changed], before: waitDeadline(seconds: 60))
+                left -= .milliseconds(500)
+            }
+        }
+    }
+
+    /// The fleet's store, counting how often the instances ask it for the devices that are due.
+    final class CountingDocuments: IndexedDocumentStore {
+        let inner: any IndexedDocumentStore
+        private let sweeps = Mutex(0)
+
+        init(_ inner: any IndexedDocumentStore) { self.inner = inner }
+
+        var sweepCount: Int { sweeps.withLock { $0 } }
+
+        func update<Result: Sendable>(
+            _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+        ) async throws -> Result {
+            try await inner.update(key, member: member, decide)
+        }
+        func kept(_ key: String) async throws -> [[UInt8]] { try await inner.kept(key) }
+        func dropKept(_ key: String) async throws { try await inner.dropKept(key) }
+        func log(_ key: String, limit: Int) async throws -> [[UInt8]] { try await inner.log(key, limit: limit) }
+        func due(by score: Int64, limit: Int) async throws -> [String] {
+            sweeps.withLock { $0 += 1 }
+            return try await inner.due(by: score, limit: limit)
+        }
+        func members() async throws -> [String] { try await inner.members() }
+        func forget(member: String) async throws { try await inner.forget(member: member) }
+        func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64) { try await inner.read(keys) }
     }
 
     static func hello(_ instance: FleetService, token: String?) async throws -> (token: String, viewers: Int) {
@@ -198,6 +239,32 @@ import Testing
         #expect(await viewerSide.heldRequestCount() == 0)
         #expect(await viewerSide.stream(Self.ann, app: nil, install: Self.install, after: seen).status == 404)
         await fleet.stop()
+    }
+
+    /// An instance with nothing due asks its store every few seconds, not at every tick of its
+    /// timer: an idle fleet leaves Redis alone.
+    @Test func anIdleInstanceSweepsEveryFewSecondsNotAtEveryTick() async throws {
+        let fleet = await Fleet()
+        let before = fleet.documents.sweepCount
+        try await fleet.pass(.seconds(20))
+        // Two instances, each at most once every 5 s, and once more as the 20 s began: 10; a
+        // sweep at every half-second tick would be 80.
+        #expect(fleet.documents.sweepCount - before <= 10)
+        await fleet.stop()
+    }
+
+    /// A deadline written by an instance that is gone is met by another's sweep: a device that
+    /// said hello to an instance since stopped, and says nothing more, runs out all the same.
+    @Test func aDeviceWhoseInstanceStoppedStillRunsOut() async throws {
+        let fleet = await Fleet()
+        _ = try await Self.hello(fleet.instances[0], token: nil)
+        #expect(try await fleet.documents.members().count == 1)
+        await fleet.instances[0].stop()
+        // Its presence lasts two intervals (60 s) and 25 s of slack; a sweep of the other
+        // instance, at most 5 s later, then drops it.
+        try await fleet.pass(.seconds(100))
+        #expect(try await fleet.documents.members().isEmpty)
+        await fleet.instances[1].stop()
     }
 
     /// In memory the store's bound on devices is the hub's: a new device past it hears `busy`

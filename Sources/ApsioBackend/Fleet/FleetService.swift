@@ -68,6 +68,15 @@ package actor FleetService: HubService {
     private var lastEpochCheck: MonotonicInstant?
     private var reachable = true
     private var lastFailureLog: MonotonicInstant?
+    /// When each device this instance last wrote next needs attention (Unix milliseconds): the
+    /// sweep runs at the earliest of them, and over every device at least every `fullSweepInterval`
+    /// for those whose instance is gone. At most `maxDueHere`; past it, the full sweeps find them.
+    private var dueHere: [DeviceKey: Int64] = [:]
+    private static let maxDueHere = 100_000
+    private var nextFullSweepMs: Int64 = 0
+    /// The last sweep failed, or may have stopped at its limit: the next tick sweeps again.
+    private var moreDue = false
+    private static let fullSweepInterval: Int64 = 5000
     private var failuresSinceLog = 0
     private let log: BackendLog
 
@@ -176,6 +185,15 @@ package actor FleetService: HubService {
         /// The step ended a session and told nobody (its last viewer left, say): no end empties
         /// the device's recent events, which may hold its live data.
         var endedUntold = false
+        /// What the step did to the document's place in the index: when it next needs attention
+        /// (Unix milliseconds, on Redis's clock), or that it is gone.
+        var index: IndexChange = .unchanged
+    }
+
+    private enum IndexChange: Sendable {
+        case unchanged
+        case due(Int64)
+        case removed
     }
 
     /// Runs `run` on the device's state as Redis holds it, and writes what it changed. `token` is
@@ -269,6 +287,7 @@ package actor FleetService: HubService {
                 step.endedUntold = !hub.emitted.contains { $0.type == "session_ended" }
             }
             guard let device, !device.isEmpty else {
+                step.index = .removed
                 return (.delete(publish: publish, log: log), step)
             }
             let encoded = next.encoded()
@@ -277,7 +296,13 @@ package actor FleetService: HubService {
             // Redis forgets the document by itself some minutes after it needs attention, in case
             // no instance is left to look at it.
             let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
+            step.index = .due(FleetDeviceDocument.ms(deadline))
             return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish, log: log), step)
+        }
+        switch outcome.index {
+        case .unchanged: break
+        case .due(let ms): if dueHere.count < Self.maxDueHere || dueHere[key] != nil { dueHere[key] = ms }
+        case .removed: dueHere[key] = nil
         }
         if outcome.endedUntold {
             // The live stream goes with its session (16.7), told or not; a failure here leaves it
@@ -847,7 +872,7 @@ package actor FleetService: HubService {
         }
         await checkEpoch(now: now)
         await checkPersistence(now: now)
-        await sweep()
+        await sweepWhenDue()
     }
 
     private func checkPersistence(now: MonotonicInstant) async {
@@ -869,9 +894,26 @@ package actor FleetService: HubService {
         keepsLiveData = keeps
     }
 
-    private func sweep() async {
+    /// Sweeps when a device this instance wrote needs attention, after a sweep that stopped at its
+    /// limit, and every `fullSweepInterval` at least: an idle instance asks Redis every few seconds,
+    /// not twice a second, and a deadline another instance wrote is met by that instance, or, when
+    /// it is gone, by the next full sweep.
+    private func sweepWhenDue() async {
+        let byMs = clock.now().wallUnixMs + 5
+        let ownDue = dueHere.values.min().map { $0 <= byMs } ?? false
+        guard ownDue || moreDue || byMs >= nextFullSweepMs else { return }
+        // The sweep's own steps put back what they write.
+        dueHere = dueHere.filter { $0.value > byMs }
+        nextFullSweepMs = byMs + Self.fullSweepInterval
+        await sweep(by: byMs)
+    }
+
+    private func sweep(by byMs: Int64) async {
+        let limit = 64
         let due: [String]
-        do { due = try await documents.due(by: clock.now().wallUnixMs + 5, limit: 64) } catch { return }
+        // A sweep that failed is tried again at the next tick.
+        moreDue = true
+        do { due = try await documents.due(by: byMs, limit: limit) } catch { return }
         for member in due {
             guard let key = FleetKeys.device(member: member) else {
                 try? await documents.forget(member: member)
@@ -884,6 +926,7 @@ package actor FleetService: HubService {
                 return
             }
         }
+        moreDue = due.count >= limit
     }
 
     /// Says when Redis becomes unreachable and reachable again, and, when it came back without
