@@ -28,10 +28,13 @@ import Testing
             let told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt
             let end = told503 + retryAfter
 
-            // The device holds from when it reads the answer, a moment after the backend wrote
-            // it: the pause comes a second later, so it comes during the hold (a wait of the
-            // test's, not a claim about the device).
-            try await Task.sleep(until: told503 + .seconds(1), clock: .continuous)
+            // The device holds from when it reads the answer, after the backend wrote it: the
+            // pause comes once `apsioctl status` says it holds, so it comes during the hold. (A
+            // pause before the device has read the 503 is no pause during a Retry-After: on a
+            // loaded machine that read can come a second or more after the answer was written.)
+            try await within(30, "the device saying it holds") {
+                (try? await h.ctl(["status"]))?.stdout.contains("asked for nothing") ?? false
+            }
             let pausedAt = ContinuousClock.now
             try await h.setUnit([["ActiveState", "s", "reloading"]])
             #expect(ContinuousClock.now < end, "the test itself came too late to pause during the hold")

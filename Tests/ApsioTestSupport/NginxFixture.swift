@@ -66,10 +66,12 @@ package final class NginxFixture: Sendable {
     package var site: String { read("apsio-backend.conf") }
     package var errorLog: String { read("error.log") + read("stderr") }
 
-    /// Every request nginx has logged so far, in order.
+    /// Every request nginx has logged so far, in order. The upstream is a list ("A, B") when nginx
+    /// tried more than one (the first refused the connection, say): the last is the one that
+    /// answered.
     package var forwarded: [Forwarded] {
         read("access.log").split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ")
+            let fields = line.split(separator: " ", maxSplits: 3)
             guard fields.count == 4, let status = Int(fields[2]), fields[3].hasPrefix("upstream=") else { return nil }
             return Forwarded(
                 method: String(fields[0]), path: String(fields[1]), status: status,
