@@ -1,6 +1,7 @@
-/// One event waiting in a viewer's stream: already written as a JSON object, with its sequence
-/// number. Live data (frames, results) carries its session so it can be dropped when the session
-/// ends: the live stream lives in memory only, and only while its session does (16.7).
+/// One event a step produced for the device's viewers (`LiveHub.takeEmitted()`): already written
+/// as a JSON object, with its number in the device's stream. Live data (frames, results) carries
+/// its session, so that the stream the viewers poll drops it when the session ends: the live
+/// stream lives in memory only, and only while its session does (16.7).
 struct StreamEvent: Sendable {
     let seq: UInt64
     /// Set for frames and command results, the live data 16.7 forbids keeping.

@@ -254,7 +254,8 @@ package actor FleetService: HubService {
             next.joinedAfter = [:]
             for id in next.device.viewers.keys { next.joinedAfter[id] = document.joinedAfter[id] ?? document.lastEventSeq }
             let snapshot = FleetDeviceSnapshot(device)
-            var publish: [IndexedDocuments.Publication] = hub.emitted.map { event in
+            let emitted = hub.takeEmitted()
+            var publish: [IndexedDocuments.Publication] = emitted.map { event in
                 let message = FleetEventMessage(
                     device: key, seq: event.seq, made: next.made, liveData: event.liveDataOfSession != nil, type: event.type,
                     snapshot: snapshot, json: Array(event.json.utf8))
@@ -284,7 +285,7 @@ package actor FleetService: HubService {
                 result: result, releases: releases, device: device, lastEventSeq: next.lastEventSeq, made: next.made, joinedAfter: next.joinedAfter,
                 existed: bytes != nil, now: now)
             if let ended = document.device.session?.number, device?.session?.number != ended {
-                step.endedUntold = !hub.emitted.contains { $0.type == "session_ended" }
+                step.endedUntold = !emitted.contains { $0.type == "session_ended" }
             }
             guard let device, !device.isEmpty else {
                 step.index = .removed
