@@ -7,9 +7,9 @@ import Testing
 /// What the in-process store bounds that Redis bounds by its own memory: the number of devices and
 /// the audit of all of them together.
 @Suite struct MemoryIndexedDocumentsTests {
-    static func store(maxDocuments: Int = .max, maxLogEntries: Int = .max) -> MemoryIndexedDocuments {
+    static func store(maxDocuments: Int = .max, maxLogEntries: Int = .max, clock: ManualAgentClock = ManualAgentClock()) -> MemoryIndexedDocuments {
         MemoryIndexedDocuments(
-            indexes: ["index"], index: { _ in "index" }, clock: ManualAgentClock(), maxDocuments: maxDocuments, maxLogEntries: maxLogEntries)
+            indexes: ["index"], index: { _ in "index" }, clock: clock, maxDocuments: maxDocuments, maxLogEntries: maxLogEntries)
     }
 
     static func write(log: IndexedDocuments.LogAppend? = nil) -> @Sendable ([UInt8]?, Int64) -> (IndexedDocuments.Change, Void) {
@@ -26,6 +26,17 @@ import Testing
         try await store.update("doc:2", member: "2") { _, _ in (.delete(publish: []), ()) }
         try await store.update("doc:3", member: "3", Self.write())
         #expect(try await store.members().sorted() == ["1", "3"])
+    }
+
+    /// A document that ran out makes room for a new one at once, not only at the next sweep.
+    @Test func aDocumentThatRanOutMakesRoomWithoutASweep() async throws {
+        let clock = ManualAgentClock()
+        let store = Self.store(maxDocuments: 1, clock: clock)
+        try await store.update("doc:1", member: "1", Self.write())
+        await #expect(throws: MemoryIndexedDocuments.Full.self) { try await store.update("doc:2", member: "2", Self.write()) }
+        _ = clock.advance(by: .seconds(601))
+        try await store.update("doc:2", member: "2", Self.write())
+        #expect(try await store.read(["doc:1", "doc:2"]).documents.map { $0 != nil } == [false, true])
     }
 
     @Test func theAuditOfAllDevicesTogetherStaysWithinItsBoundTheLongestLogGivingWay() async throws {

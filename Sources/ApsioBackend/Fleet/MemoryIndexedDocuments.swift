@@ -87,6 +87,9 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
             case .write(let bytes, let lifetime, let score, let publications, let append):
                 if current == nil {
                     state.documents[key] = nil
+                    // What has run out makes room before a new device is refused, not only at
+                    // the next sweep, which an idle instance runs every few seconds.
+                    if state.documents.count >= maxDocuments { Self.dropExpired(&state.documents, nowMs: nowMs) }
                     guard state.documents.count < maxDocuments else { throw Full(limit: maxDocuments) }
                 }
                 state.documents[key] = Document(bytes: bytes, expiresMs: nowMs + IndexedDocuments.milliseconds(lifetime))
