@@ -66,9 +66,10 @@ import Testing
         var sweepCount: Int { sweeps.withLock { $0 } }
 
         func update<Result: Sendable>(
-            _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+            _ key: String, member: String, touching again: IndexedDocuments.TouchAgain?, trustCopy: Bool,
+            _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
         ) async throws -> Result {
-            try await inner.update(key, member: member, decide)
+            try await inner.update(key, member: member, touching: again, trustCopy: trustCopy, decide)
         }
         func kept(_ key: String) async throws -> [[UInt8]] { try await inner.kept(key) }
         func dropKept(_ key: String) async throws { try await inner.dropKept(key) }

@@ -168,12 +168,17 @@ package struct FleetDeviceSnapshot: Sendable, Equatable {
     }
 }
 
-/// "Look at this device's held `next` again" on `apsio:wake`; `answer` when the step that sent it
-/// would have answered a `next` held in the same instance (a renewal, which the device hears
-/// through `remaining_ms`).
+/// What an instance tells the others of a device on its bucket's `apsio:wake` channel:
+/// - "look at this device's held `next` again" (`wakes`), with `answer` when the step that sent
+///   it would have answered a `next` held in the same instance (a renewal, which the device hears
+///   through `remaining_ms`);
+/// - "I changed what a hello decides on" (`changedBy`, the instance that did): the others forget
+///   their copy of the document (`FleetHelloTouch`).
 struct FleetWake: Sendable, Equatable {
     var device: DeviceKey
     var answer: Bool
+    var wakes: Bool
+    var changedBy: String?
 
     func encoded() -> [UInt8] {
         var writer = JSONWriter()
@@ -181,20 +186,27 @@ struct FleetWake: Sendable, Equatable {
         writer.key("app"); writer.string(device.app)
         writer.key("install"); writer.string(device.install)
         writer.key("answer"); writer.bool(answer)
+        if !wakes { writer.key("wake"); writer.bool(false) }
+        if let changedBy { writer.key("changed_by"); writer.string(changedBy) }
         writer.endObject()
         return writer.bytes
     }
 
-    init(device: DeviceKey, answer: Bool) {
+    init(device: DeviceKey, answer: Bool, wakes: Bool = true, changedBy: String? = nil) {
         self.device = device
         self.answer = answer
+        self.wakes = wakes
+        self.changedBy = changedBy
     }
 
+    /// A message of an earlier release, which had neither field, is a wake-up.
     init?(decoding bytes: [UInt8]) {
         guard let object = JSONBody.object(bytes), let app = object["app"]?.stringValue,
             let install = object["install"]?.stringValue
         else { return nil }
         device = DeviceKey(app: app, install: install)
         answer = object["answer"]?.boolValue ?? false
+        wakes = object["wake"]?.boolValue ?? true
+        changedBy = object["changed_by"]?.stringValue
     }
 }

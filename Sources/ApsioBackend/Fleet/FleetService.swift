@@ -63,6 +63,7 @@ package actor FleetService: HubService {
     private var ingestLog: IngestLog
     private var passwordChecks = 0
     private var ticker: Task<Void, Never>?
+    private var touchWriter: Task<Void, Never>?
     private var listener: Task<Void, Never>?
     private let epochWatch = FleetEpoch()
     private var lastEpochCheck: MonotonicInstant?
@@ -78,6 +79,7 @@ package actor FleetService: HubService {
     private var moreDue = false
     private static let fullSweepInterval: Int64 = 5000
     private var failuresSinceLog = 0
+    private var lastTouchFailureLog: MonotonicInstant?
     private let log: BackendLog
 
     private enum Heard: Sendable {
@@ -126,24 +128,82 @@ package actor FleetService: HubService {
         guard ticker == nil else { return }
         await checkPersistence(now: clock.now().mono)
         let hear = hear
-        let subscriber = subscribing({ hear.yield(.message($0)) }, { hear.yield(.subscribed) })
+        let copies = redis?.documents
+        let subscriber = subscribing(
+            { message in
+                // A message this actor will never see may have been another's change: every copy goes.
+                if case .dropped = hear.yield(.message(message)) { copies?.forgetCopies() }
+            },
+            {
+                // What was announced while the subscription was away is lost: so are the copies.
+                copies?.forgetCopies()
+                hear.yield(.subscribed)
+            })
         subscriber.subscribe(FleetKeys.allWakeChannels)
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
+        let instance = instance
         listener = Task.detached { [weak self] in
             for await item in heard {
                 guard let parsed = Self.parse(item) else { continue }
+                if case .wake(let wake) = parsed, let by = wake.changedBy, by != instance {
+                    // Forgotten here, before the actor's turn: a hello from the copy meanwhile
+                    // would decide on what another instance has changed.
+                    copies?.forgetCopy(FleetKeys.document(wake.device))
+                    if !wake.wakes { continue }
+                }
                 await self?.handle(parsed)
             }
         }
         ticker = Task { await self.runTicker() }
+        if let copies {
+            let clock = clock
+            touchWriter = Task { [weak self] in
+                while !Task.isCancelled {
+                    await copies.touchesWaiting()
+                    // A moment's wait gathers the hellos of that moment into one write.
+                    try? await clock.sleep(until: clock.now().mono + Self.touchDelay)
+                    // Stopping: `stop()` writes them, in a task that is not being cancelled.
+                    if Task.isCancelled { return }
+                    // Not cancelled with this task: a write begun is finished, or the touches it
+                    // took would be lost.
+                    await Task { await self?.writeTouches() }.value
+                }
+            }
+        }
+    }
+
+    /// How long a renewing hello answered from a copy waits to be written, with the others of
+    /// that moment (`FleetHelloTouch`): a presence lasts two intervals and 25 s more.
+    static let touchDelay: Duration = .milliseconds(250)
+
+    private func writeTouches() async {
+        guard let copies = redis?.documents else { return }
+        let waiting = copies.touches.count
+        do {
+            _ = try await copies.writeTouches()
+        } catch {
+            // At most once every 10 s, as the 503s are told.
+            let now = clock.now().mono
+            if let last = lastTouchFailureLog, now < last + .seconds(10) { return }
+            lastTouchFailureLog = now
+            let described = (error as? RedisError)?.description ?? "\(error)"
+            log.error(
+                "\(waiting) hello(s) answered from this instance's copies were not written (\(described)); "
+                    + "its next requests read Redis first")
+        }
     }
 
     package func stop() async {
         ticker?.cancel()
         await ticker?.value
         ticker = nil
+        touchWriter?.cancel()
+        await touchWriter?.value
+        touchWriter = nil
+        // The hellos answered and not yet written go now, not with the process.
+        await writeTouches()
         subscriber?.stop()
         await subscriber?.stopped()
         hear.finish()
@@ -202,8 +262,11 @@ package actor FleetService: HubService {
     /// the rules may answer. When another instance holds it and the rules would have answered it,
     /// the step is run again without it and the holder is woken to answer it itself, from the
     /// state as it is then (so commands are marked sent only by the instance that sends them).
+    ///
+    /// `touch` marks a hello: when it only renews the presence (`FleetHelloTouch`), the store may
+    /// answer it from this instance's copy and write it a moment later.
     private func step<Result: Sendable>(
-        _ key: DeviceKey, token: String?, held: HoldID? = nil, holding: Bool = false,
+        _ key: DeviceKey, token: String?, held: HoldID? = nil, holding: Bool = false, touch: Bool = false,
         _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> Result
     ) async throws -> Step<Result> {
         let rules = rules
@@ -213,7 +276,12 @@ package actor FleetService: HubService {
         let backendLimits = backendLimits
         let tokenHash = token.map { Hex.lowercase(hashing.sha256(Array($0.utf8))) }
         let keepsLiveData = keepsLiveData
-        let outcome = try await documents.update(FleetKeys.document(key), member: FleetKeys.member(key)) { bytes, nowMs in
+        let again: IndexedDocuments.TouchAgain? = touch ? { @Sendable touched, bytes, nowMs in Self.touchAgain(key, rules, touched, bytes, nowMs) } : nil
+        // Copies are trusted while this instance hears every change the others announce.
+        let trustCopy = subscriber?.isConnected ?? false
+        let outcome = try await documents.update(
+            FleetKeys.document(key), member: FleetKeys.member(key), touching: again, trustCopy: trustCopy
+        ) { bytes, nowMs in
             let now = LiveNow(mono: MonotonicInstant(.milliseconds(nowMs)), wallUnixMs: nowMs)
             var document = bytes.flatMap(FleetDeviceDocument.init(decoding:)) ?? FleetDeviceDocument()
             if bytes == nil || document.lastEventSeq == 0 {
@@ -269,8 +337,11 @@ package actor FleetService: HubService {
                     clearFirst: event.type == "session_ended" || event.type == "device_gone")
                 return IndexedDocuments.Publication(channel: FleetKeys.events(key), message: encoded, kept: kept)
             }
-            if wake {
-                publish.append(.init(channel: FleetKeys.wake(bucket: FleetKeys.bucket(of: key)), message: FleetWake(device: key, answer: true).encoded()))
+            // A change to what a hello decides on is told to the instances that may hold a copy.
+            let announce = bytes != nil && document.helloView != next.helloView
+            if wake || announce {
+                let message = FleetWake(device: key, answer: wake, wakes: wake, changedBy: announce ? instance : nil)
+                publish.append(.init(channel: FleetKeys.wake(bucket: FleetKeys.bucket(of: key)), message: message.encoded()))
             }
             let audit = hub.takeAudit()
             // Scored in microseconds, the entry's place in its step added, so the entries of one
@@ -294,10 +365,13 @@ package actor FleetService: HubService {
             let encoded = next.encoded()
             if encoded == bytes, publish.isEmpty, log == nil { return (.keep, step) }
             let deadline = hub.deadlineAfterStep(key) ?? now.mono + .seconds(60)
-            // Redis forgets the document by itself some minutes after it needs attention, in case
-            // no instance is left to look at it.
-            let lifetime = max(deadline - now.mono, .zero) + .seconds(300)
+            let lifetime = Self.lifetime(until: deadline, now: now.mono)
             step.index = .due(FleetDeviceDocument.ms(deadline))
+            if touch, bytes != nil, publish.isEmpty, log == nil, releases.isEmpty, !holding, held == nil,
+                document.isOnlyTouched(into: next, encoded: encoded)
+            {
+                return (.touch(.init(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline))), step)
+            }
             return (.write(encoded, lifetime: lifetime, score: FleetDeviceDocument.ms(deadline), publish: publish, log: log), step)
         }
         switch outcome.index {
@@ -311,6 +385,32 @@ package actor FleetService: HubService {
             try? await documents.dropKept(FleetKeys.recentEvents(key))
         }
         return outcome
+    }
+
+    /// How long the store keeps a document: Redis forgets it by itself some minutes after it
+    /// needs attention, in case no instance is left to look at it.
+    private static func lifetime(until deadline: MonotonicInstant, now: MonotonicInstant) -> Duration {
+        max(deadline - now, .zero) + .seconds(300)
+    }
+
+    /// A renewing hello (`touched`) made again on the device's document as it now is, when another
+    /// instance changed it before the hello was written: only the presence it renews, and only
+    /// while the document still holds the token the hello presented.
+    private static func touchAgain(
+        _ key: DeviceKey, _ rules: LiveHub, _ touched: [UInt8], _ bytes: [UInt8]?, _ nowMs: Int64
+    ) -> IndexedDocuments.Touch? {
+        guard let hello = FleetDeviceDocument(decoding: touched), let presence = hello.device.presence, let bytes,
+            let current = FleetDeviceDocument(decoding: bytes), current.device.presence != nil, current.tokenHash == hello.tokenHash
+        else { return nil }
+        let renewed = current.touched(by: presence)
+        let encoded = renewed.encoded()
+        guard encoded != bytes else { return nil }
+        let now = MonotonicInstant(.milliseconds(nowMs))
+        let stored = LiveHub.StoredDevice(
+            device: renewed.device, tokenHash: renewed.tokenHash, lastEventSeq: renewed.lastEventSeq,
+            lastSessionNumber: renewed.lastSessionNumber)
+        let deadline = rules.loading(key, stored, presented: nil, next: .none, holdUntil: now).hub.deadlineAfterStep(key) ?? now + .seconds(60)
+        return .init(encoded, lifetime: lifetime(until: deadline, now: now), score: FleetDeviceDocument.ms(deadline))
     }
 
     /// A step's failure as the device or viewer hears it: 503 with the client's backoff.
@@ -340,9 +440,9 @@ package actor FleetService: HubService {
     }
 
     private func reply<Result: Sendable>(
-        _ key: DeviceKey, token: String?, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> Result
+        _ key: DeviceKey, token: String?, touch: Bool = false, _ run: @escaping @Sendable (inout LiveHub, LiveNow) -> Result
     ) async -> Swift.Result<Step<Result>, HubUnavailable> {
-        do { return .success(try await step(key, token: token, run)) } catch { return .failure(unavailable(error)) }
+        do { return .success(try await step(key, token: token, touch: touch, run)) } catch { return .failure(unavailable(error)) }
     }
 
     // MARK: - The device's side
@@ -356,7 +456,7 @@ package actor FleetService: HubService {
             return scratch.hello(appKey: appKey, token: token, body: body, now: clock.now())
         }
         let key = DeviceKey(app: app.name, install: install)
-        switch await reply(key, token: token, { hub, now in hub.hello(appKey: appKey, token: token, body: body, now: now) }) {
+        switch await reply(key, token: token, touch: true, { hub, now in hub.hello(appKey: appKey, token: token, body: body, now: now) }) {
         case .success(let step): return step.result
         case .failure(let failure): return failure.reply
         }
@@ -757,6 +857,12 @@ package actor FleetService: HubService {
         writer.key("state"); writer.string(redis == nil ? "memory" : "redis")
         if redis != nil { writer.key("redis"); writer.string(reachable ? "connected" : "unavailable") }
         writer.key("held"); writer.int(Int64(heldRequestCount()))
+        if let documents = redis?.documents {
+            // The devices this instance answers from its own copy, and the hellos it answered so
+            // and has yet to write (`FleetHelloTouch`).
+            writer.key("copies"); writer.int(Int64(documents.cache.count))
+            writer.key("unwritten_hellos"); writer.int(Int64(documents.touches.count))
+        }
         writer.endObject()
         return HubReply(status: reachable ? 200 : 503, json: writer.bytes)
     }
@@ -811,7 +917,7 @@ package actor FleetService: HubService {
         case .wake(let wake):
             // Looked at beside the stream, not before it: a wake-up's Redis round trip never
             // holds up the events behind it.
-            guard nextHolds[wake.device] != nil else { return }
+            guard wake.wakes, nextHolds[wake.device] != nil else { return }
             Task { await self.recheck(wake.device, answer: wake.answer) }
         }
     }

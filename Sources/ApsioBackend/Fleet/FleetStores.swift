@@ -13,6 +13,9 @@ package struct FleetStores: Sendable {
         package let client: RedisClient
         /// As the operator named it, for the log.
         package let seeds: RedisSeeds
+        /// The documents again, for what only Redis's have: copies kept in this instance, and
+        /// the hellos answered from them and written a moment later (`FleetHelloTouch`).
+        package let documents: RedisIndexedDocuments
     }
 
     package var documents: any IndexedDocumentStore
@@ -25,15 +28,16 @@ package struct FleetStores: Sendable {
         let client = RedisClient(seeds: seeds.endpoints, clock: clock, timeout: .seconds(2)) { connection in
             try await RedisDocuments.prepare(connection)
         }
+        let documents = RedisIndexedDocuments(
+            client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:),
+            cacheBytes: backendLimits.fleetDocumentCacheBytes, clock: clock)
         return FleetStores(
-            documents: RedisIndexedDocuments(
-                client: client, indexes: FleetKeys.allDevices, index: FleetKeys.devices(member:),
-                cacheBytes: backendLimits.fleetDocumentCacheBytes, clock: clock),
+            documents: documents,
             signIns: RedisExpiringValues(client: client),
             subscribing: { onMessage, onSubscribed in
                 RedisShardedSubscriber(client: client, clock: clock, onMessage: onMessage, onSubscribed: onSubscribed)
             },
-            redis: Redis(client: client, seeds: seeds))
+            redis: Redis(client: client, seeds: seeds, documents: documents))
     }
 
     package static func memory(

@@ -66,18 +66,23 @@ package final class MemoryIndexedDocuments: IndexedDocumentStore {
 
     private var nowMs: Int64 { clock.now().wallUnixMs }
 
+    /// A touch is written at once, as every change here is: nothing is saved by waiting.
     package func update<Result: Sendable>(
-        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+        _ key: String, member: String, touching again: IndexedDocuments.TouchAgain?, trustCopy: Bool,
+        _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
     ) async throws -> Result {
         let nowMs = nowMs
         // Published under the lock, so that subscribers hear changes in the order they were made.
         return try state.withLock { state in
             let current = Self.live(state.documents[key], nowMs: nowMs)
-            let (change, result) = try decide(current?.bytes, nowMs)
+            var (change, result) = try decide(current?.bytes, nowMs)
+            if case .touch(let touch) = change {
+                change = .write(touch.document, lifetime: touch.lifetime, score: touch.score, publish: [])
+            }
             let publish: [IndexedDocuments.Publication]
             let log: IndexedDocuments.LogAppend?
             switch change {
-            case .keep:
+            case .keep, .touch:
                 return result
             case .delete(let publications, let append):
                 guard current != nil else { return result }

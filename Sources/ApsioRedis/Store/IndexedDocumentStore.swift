@@ -7,8 +7,15 @@ package protocol IndexedDocumentStore: Sendable {
     /// Lets `decide` choose from the document (nil when there is none) and the store's clock (Unix
     /// milliseconds), and makes the change in one atomic step. `decide` may run several times and
     /// must only compute; the result is that of the run whose change was made.
+    ///
+    /// `decide` may answer `Change.touch` when `again` is given: a store that keeps its documents
+    /// elsewhere may then answer at once from its own copy of the document, when it has one it
+    /// trusts (`trustCopy`: the caller hears every change other writers make), and make the write
+    /// a moment later with others; if the document moved meanwhile, `again` says what the touch
+    /// makes of it as it then is. Without `again`, a touch is a write.
     func update<Result: Sendable>(
-        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+        _ key: String, member: String, touching again: IndexedDocuments.TouchAgain?, trustCopy: Bool,
+        _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
     ) async throws -> Result
     /// The messages kept in `key` (`Kept`), oldest first.
     func kept(_ key: String) async throws -> [[UInt8]]
@@ -26,8 +33,37 @@ package protocol IndexedDocumentStore: Sendable {
     func read(_ keys: [String]) async throws -> (documents: [[UInt8]?], nowMs: Int64)
 }
 
+extension IndexedDocumentStore {
+    /// An update whose changes are all made before it returns.
+    package func update<Result: Sendable>(
+        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (IndexedDocuments.Change, Result)
+    ) async throws -> Result {
+        try await update(key, member: member, touching: nil, trustCopy: false, decide)
+    }
+}
+
 /// What a change of an indexed document is made of, whichever store keeps it.
 package enum IndexedDocuments {
+    /// A write nobody waits on and that announces nothing: a device's hello that only says it is
+    /// still there. It changes what its writer alone says of the document (when it was last seen),
+    /// so that it can be made again on the document as another writer left it (`TouchAgain`).
+    package struct Touch: Sendable, Equatable {
+        package var document: [UInt8]
+        package var lifetime: Duration
+        package var score: Int64
+
+        package init(_ document: [UInt8], lifetime: Duration, score: Int64) {
+            self.document = document
+            self.lifetime = lifetime
+            self.score = score
+        }
+    }
+
+    /// What a touch (`touched`, the document it would have written) decided on an earlier copy
+    /// makes of the document as it is now (`bytes`, nil when there is none), at the store's clock:
+    /// nil when it writes nothing (the document is another's now, or already says as much).
+    package typealias TouchAgain = @Sendable (_ touched: [UInt8], _ bytes: [UInt8]?, _ nowMs: Int64) -> Touch?
+
     /// A message to publish when, and only when, the change is written.
     package struct Publication: Sendable, Equatable {
         package var channel: String
@@ -92,6 +128,8 @@ package enum IndexedDocuments {
         /// Writes the document, scores its member in the index, publishes, appends to the log.
         case write([UInt8], lifetime: Duration, score: Int64, publish: [Publication], log: LogAppend? = nil)
         case delete(publish: [Publication], log: LogAppend? = nil)
+        /// A write that may be made a moment later (`IndexedDocumentStore.update`).
+        case touch(Touch)
     }
 
     /// A lifetime as the stores count it: whole milliseconds, at least one.

@@ -62,6 +62,22 @@ package final class RedisDocumentCache: Sendable {
         }
     }
 
+    /// Puts `entry` in the place of what the cache holds of `key`, if that is still `version` with
+    /// `bytes`: a write made in the background settles the copy it was decided on, never one a
+    /// request has replaced meanwhile.
+    package func replace(_ key: String, ifHolding version: String, _ bytes: [UInt8]?, with entry: Entry) {
+        state.withLock { state in
+            guard let old = state.entries[key], old.version == version, old.bytes == bytes else { return }
+            state.entries[key] = entry
+            state.bytes += entry.cost - old.cost
+        }
+    }
+
+    /// Forgets every copy: their next updates read Redis first.
+    package func forgetAll() {
+        state.withLock { $0 = State() }
+    }
+
     package var count: Int { state.withLock { $0.entries.count } }
     package var bytes: Int { state.withLock { $0.bytes } }
 }

@@ -20,17 +20,20 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
     let maxTries: Int
     /// Where an update starts when this instance read or wrote the document last.
     package let cache: RedisDocumentCache
+    /// Touches answered and not yet written (`writeTouches`).
+    package let touches: RedisTouchQueue
     private let clock: any AgentClock
 
     package init(
         client: RedisClient, indexes: [String], index: @escaping @Sendable (_ member: String) -> String, maxTries: Int = 16,
-        cacheBytes: Int = 4 << 20, clock: some AgentClock = SystemAgentClock()
+        cacheBytes: Int = 4 << 20, maxTouches: Int = 100_000, clock: some AgentClock = SystemAgentClock()
     ) {
         self.client = client
         self.indexes = indexes
         self.index = index
         self.maxTries = maxTries
         self.cache = RedisDocumentCache(maxBytes: cacheBytes)
+        self.touches = RedisTouchQueue(maxPending: maxTouches)
         self.clock = clock
     }
 
@@ -49,24 +52,36 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
     /// Redis's clock carried on from then, and writes at once: one round trip. When the document
     /// moved meanwhile, the write's answer brings it as it is, and `decide` runs again on that. A
     /// decision to change nothing is taken as final only on a document read for this update.
+    ///
+    /// A touch decided on a document read for this update, or on a copy the caller trusts, is
+    /// answered at once and written by the next `writeTouches()`: no round trip at all.
     package func update<Result: Sendable>(
-        _ key: String, member: String, _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (Change, Result)
+        _ key: String, member: String, touching again: IndexedDocuments.TouchAgain?, trustCopy: Bool,
+        _ decide: @Sendable (_ bytes: [UInt8]?, _ nowMs: Int64) throws -> (Change, Result)
     ) async throws -> Result {
         var base = cache.entry(key).map { Base(entry: $0, confirmed: false) }
         for _ in 0..<maxTries {
             if base == nil { base = Base(entry: try await read(key), confirmed: true) }
             let start = base!
-            let nowMs = start.confirmed ? start.entry.redisMs : start.entry.redisMs(at: clock.now().mono)
-            let (change, result) = try decide(start.entry.bytes, nowMs)
-            var arguments: [[UInt8]] = [
-                Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetOrRead.utf8), Array("2".utf8), Array(key.utf8),
-                Array(index(member).utf8), Array(start.entry.version.utf8),
-            ]
-            let publish: [Publication]
-            let log: LogAppend?
+            let now = clock.now().mono
+            let nowMs = start.confirmed ? start.entry.redisMs : start.entry.redisMs(at: now)
+            var (change, result) = try decide(start.entry.bytes, nowMs)
+            if case .touch(let touch) = change {
+                if let again, start.confirmed || trustCopy, start.entry.bytes != nil,
+                    touches.add(
+                        key, .init(member: member, version: start.entry.version, touch: touch, again: again, redisMs: nowMs, at: now))
+                {
+                    // The copy now says what Redis will once the touch is written; a request
+                    // deciding on it meanwhile writes the touch with its own change.
+                    cache.keep(key, .init(version: start.entry.version, bytes: touch.document, redisMs: nowMs, at: now))
+                    return result
+                }
+                change = .write(touch.document, lifetime: touch.lifetime, score: touch.score, publish: [])
+            }
+            let command: RESPCommand
             let written: (version: String, bytes: [UInt8]?)
             switch change {
-            case .keep:
+            case .keep, .touch:
                 if start.confirmed { return result }
                 base = nil
                 continue
@@ -76,39 +91,17 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
                     base = nil
                     continue
                 }
-                arguments += [[], [], Array("0".utf8), Array(member.utf8), []]
-                (publish, log) = (publications, append)
+                command = compareAndSet(key, member: member, expected: start.entry.version, writing: nil, publish: publications, log: append)
                 written = ("", nil)
             case .write(let document, let lifetime, let score, let publications, let append):
                 let version = RedisDocuments.newVersion()
-                arguments += [
-                    Array(version.utf8), document, Array(String(IndexedDocuments.milliseconds(lifetime)).utf8),
-                    Array(member.utf8), Array(String(score).utf8),
-                ]
-                (publish, log) = (publications, append)
+                command = compareAndSet(
+                    key, member: member, expected: start.entry.version, writing: (version, document, lifetime, score), publish: publications,
+                    log: append)
                 written = (version, document)
             }
-            arguments.append(Array(String(publish.count).utf8))
-            for publication in publish {
-                arguments += [Array(publication.channel.utf8), publication.message]
-                if let kept = publication.kept {
-                    arguments += [
-                        Array(kept.key.utf8), kept.message ?? [], Array(String(max(kept.maxEntries, 1)).utf8),
-                        Array(String(IndexedDocuments.milliseconds(kept.lifetime)).utf8), kept.clearFirst ? Array("1".utf8) : [],
-                    ]
-                } else {
-                    arguments += [[], [], [], [], []]
-                }
-            }
-            if let log, !log.entries.isEmpty {
-                arguments += [
-                    Array(log.key.utf8), Array(String(log.oldestScore).utf8), Array(String(log.maxEntries).utf8),
-                    Array(String(IndexedDocuments.milliseconds(log.lifetime)).utf8),
-                ]
-                for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
-            }
             // Redis's clock comes back with the answer, for the next update to start from.
-            let replies = try await client.send([RESPCommand(arguments), RESPCommand("TIME")], on: key)
+            let replies = try await client.send([command, RESPCommand("TIME")], on: key)
             let redisMs = try RedisTime.milliseconds(replies[1])
             let at = clock.now().mono
             guard let parts = replies[0].elements, let status = parts.first?.integer else {
@@ -130,6 +123,123 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
         }
         throw RedisDocuments.UpdateError.contended(key: key, tries: maxTries)
     }
+
+    /// `apsio_fleet_cas` of `key` from `expected` ("" for none) to `writing` (nil deletes),
+    /// publishing and logging in the same step.
+    private func compareAndSet(
+        _ key: String, member: String, expected: String,
+        writing: (version: String, document: [UInt8], lifetime: Duration, score: Int64)?, publish: [Publication], log: LogAppend?
+    ) -> RESPCommand {
+        var arguments: [[UInt8]] = [
+            Array("FCALL".utf8), Array(RedisDocumentLibrary.compareAndSetOrRead.utf8), Array("2".utf8), Array(key.utf8),
+            Array(index(member).utf8), Array(expected.utf8),
+        ]
+        if let writing {
+            arguments += [
+                Array(writing.version.utf8), writing.document, Array(String(IndexedDocuments.milliseconds(writing.lifetime)).utf8),
+                Array(member.utf8), Array(String(writing.score).utf8),
+            ]
+        } else {
+            arguments += [[], [], Array("0".utf8), Array(member.utf8), []]
+        }
+        arguments.append(Array(String(publish.count).utf8))
+        for publication in publish {
+            arguments += [Array(publication.channel.utf8), publication.message]
+            if let kept = publication.kept {
+                arguments += [
+                    Array(kept.key.utf8), kept.message ?? [], Array(String(max(kept.maxEntries, 1)).utf8),
+                    Array(String(IndexedDocuments.milliseconds(kept.lifetime)).utf8), kept.clearFirst ? Array("1".utf8) : [],
+                ]
+            } else {
+                arguments += [[], [], [], [], []]
+            }
+        }
+        if let log, !log.entries.isEmpty {
+            arguments += [
+                Array(log.key.utf8), Array(String(log.oldestScore).utf8), Array(String(log.maxEntries).utf8),
+                Array(String(IndexedDocuments.milliseconds(log.lifetime)).utf8),
+            ]
+            for (score, entry) in log.entries { arguments += [Array(String(score).utf8), entry] }
+        }
+        return RESPCommand(arguments)
+    }
+
+    /// Writes the touches waiting, each by compare-and-set on the version it was decided on, in
+    /// one pipelined write to each node. A document that moved meanwhile (another instance
+    /// changed it) is touched again as it now is (`TouchAgain`), up to `maxTries` rounds. Returns
+    /// how many were written.
+    ///
+    /// When Redis cannot be reached, the touches are lost and every copy is forgotten: this
+    /// instance's next answers come from Redis again, not from copies it can no longer keep true.
+    /// A lost touch is a hello not counted: the device's presence runs out only after two more
+    /// intervals without one.
+    package func writeTouches() async throws -> Int {
+        var round = touches.take()
+        var written = 0
+        for _ in 0..<maxTries {
+            guard !round.isEmpty else { return written }
+            let versions = round.map { _ in RedisDocuments.newVersion() }
+            let commands = zip(round, versions).map { item, version in
+                let touch = item.pending.touch
+                return (
+                    key: Optional(item.key),
+                    command: compareAndSet(
+                        item.key, member: item.pending.member, expected: item.pending.version,
+                        writing: (version, touch.document, touch.lifetime, touch.score), publish: [], log: nil)
+                )
+            }
+            let replies: [RESPValue]
+            do {
+                replies = try await client.sendEach(commands)
+            } catch {
+                cache.forgetAll()
+                throw error
+            }
+            let at = clock.now().mono
+            var again: [(key: String, pending: RedisTouchQueue.Pending)] = []
+            for ((item, version), reply) in zip(zip(round, versions), replies) {
+                let (key, pending) = item
+                let redisMs = pending.redisMs(at: at)
+                guard let parts = reply.elements, let status = parts.first?.integer, status == 1 || parts.count == 3 else {
+                    cache.forget(key)
+                    continue
+                }
+                if status == 1 {
+                    written += 1
+                    cache.replace(
+                        key, ifHolding: pending.version, pending.touch.document,
+                        with: .init(version: version, bytes: pending.touch.document, redisMs: redisMs, at: at))
+                    continue
+                }
+                let current = RedisDocumentCache.Entry(
+                    version: parts[1].text ?? "", bytes: parts[1].isNull ? nil : (parts[2].bytes ?? []), redisMs: redisMs, at: at)
+                guard let touch = pending.again(pending.touch.document, current.bytes, redisMs) else {
+                    cache.replace(key, ifHolding: pending.version, pending.touch.document, with: current)
+                    continue
+                }
+                cache.replace(
+                    key, ifHolding: pending.version, pending.touch.document,
+                    with: .init(version: current.version, bytes: touch.document, redisMs: redisMs, at: at))
+                var next = pending
+                next.version = current.version
+                next.touch = touch
+                again.append((key, next))
+            }
+            round = again
+        }
+        // Contended past every round: the copies are not to be trusted.
+        for (key, _) in round { cache.forget(key) }
+        return written
+    }
+
+    /// Returns once touches wait to be written, or when the task is cancelled.
+    package func touchesWaiting() async { await touches.waiting() }
+
+    /// Forgets this instance's copy of `key`: another instance changed it.
+    package func forgetCopy(_ key: String) { cache.forget(key) }
+
+    /// Forgets every copy: this instance may have missed what others said of their changes.
+    package func forgetCopies() { cache.forgetAll() }
 
     /// The document and Redis's clock, in one round trip; kept in the cache.
     private func read(_ key: String) async throws -> RedisDocumentCache.Entry {
