@@ -131,6 +131,25 @@ import Testing
         #expect(try Docs.reads(server) == reads + 1)
     }
 
+    /// Another instance's change is announced while a touch is being decided on the copy: the
+    /// touch is queued, but the copy stays forgotten, and the next request reads Redis.
+    @Test func aCopyForgottenWhileATouchIsDecidedStaysForgotten() async throws {
+        let server = try RedisServerFixture()
+        let (client, documents) = try Docs.documents(server)
+        defer { client.close() }
+        _ = try await documents.update("doc", member: "m", Self.increment)
+        let touch = Self.touch(1)
+        _ = try await documents.update("doc", member: "m", touching: Self.again, trustCopy: true) { bytes, nowMs in
+            documents.forgetCopy("doc")
+            return touch(bytes, nowMs)
+        }
+        #expect(documents.touches.count == 1)
+        #expect(documents.cache.entry("doc") == nil)
+        #expect(try await documents.writeTouches() == 1)
+        #expect(documents.cache.entry("doc") == nil)
+        #expect(try Self.stored(server, "doc") == Parsed(value: 1, seen: 1))
+    }
+
     @Test func aTouchOfADocumentGoneMeanwhileWritesNothing() async throws {
         let server = try RedisServerFixture()
         let (client, documents) = try Docs.documents(server)

@@ -72,8 +72,12 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
                         key, .init(member: member, version: start.entry.version, touch: touch, again: again, redisMs: nowMs, at: now))
                 {
                     // The copy now says what Redis will once the touch is written; a request
-                    // deciding on it meanwhile writes the touch with its own change.
-                    cache.keep(key, .init(version: start.entry.version, bytes: touch.document, redisMs: nowMs, at: now))
+                    // deciding on it meanwhile writes the touch with its own change. Unless the
+                    // copy was forgotten while this decided (another instance changed the
+                    // document): then it stays forgotten.
+                    cache.replace(
+                        key, ifHolding: start.entry.version, start.entry.bytes,
+                        with: .init(version: start.entry.version, bytes: touch.document, redisMs: nowMs, at: now))
                     return result
                 }
                 change = .write(touch.document, lifetime: touch.lifetime, score: touch.score, publish: [])
