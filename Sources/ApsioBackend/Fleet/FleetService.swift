@@ -129,8 +129,17 @@ package actor FleetService: HubService {
         await checkPersistence(now: clock.now().mono)
         let hear = hear
         let copies = redis?.documents
+        let instance = instance
         let subscriber = subscribing(
             { message in
+                // Another instance's change is forgotten here, on the subscriber's thread, before
+                // the message waits for the actor: a hello answered from the copy meanwhile
+                // would decide on what the other instance has changed.
+                if let copies, !FleetKeys.isEvents(message.channel), let wake = FleetWake(decoding: message.payload),
+                    let by = wake.changedBy, by != instance
+                {
+                    copies.forgetCopy(FleetKeys.document(wake.device))
+                }
                 // A message this actor will never see may have been another's change: every copy goes.
                 if case .dropped = hear.yield(.message(message)) { copies?.forgetCopies() }
             },
@@ -143,16 +152,11 @@ package actor FleetService: HubService {
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
-        let instance = instance
         listener = Task.detached { [weak self] in
             for await item in heard {
                 guard let parsed = Self.parse(item) else { continue }
-                if case .wake(let wake) = parsed, let by = wake.changedBy, by != instance {
-                    // Forgotten here, before the actor's turn: a hello from the copy meanwhile
-                    // would decide on what another instance has changed.
-                    copies?.forgetCopy(FleetKeys.document(wake.device))
-                    if !wake.wakes { continue }
-                }
+                // A notice of a change only (its copy is forgotten above) wakes nothing.
+                if case .wake(let wake) = parsed, !wake.wakes { continue }
                 await self?.handle(parsed)
             }
         }

@@ -26,7 +26,7 @@ package struct RedisIndexedDocuments: IndexedDocumentStore {
 
     package init(
         client: RedisClient, indexes: [String], index: @escaping @Sendable (_ member: String) -> String, maxTries: Int = 16,
-        cacheBytes: Int = 4 << 20, maxTouches: Int = 100_000, clock: some AgentClock = SystemAgentClock()
+        cacheBytes: Int = 4 << 20, maxTouches: Int = 10_000, clock: some AgentClock = SystemAgentClock()
     ) {
         self.client = client
         self.indexes = indexes
