@@ -169,14 +169,13 @@ extension BackendServer {
             return response(reply)
         }
         let account = accounts.account(named: user)
-        let verified: Bool
-        if let account {
-            verified = account.password.verifies(password)
-        } else {
+        // On a thread of its own: a check takes half a second or more (`PasswordCheckThreads`).
+        let verified = await PasswordCheckThreads.run {
+            if let account { return account.password.verifies(password) }
             // The same work for an unknown name, so timing does not tell which names exist.
             let iterations = accounts.accounts.first?.password.iterations ?? PasswordHash.defaultIterations
             _ = PasswordHash(password: password, iterations: iterations, salt: [UInt8](repeating: 0, count: PasswordHash.saltBytes))
-            verified = false
+            return false
         }
         await service.releasePasswordCheck()
         guard verified, let account else {
