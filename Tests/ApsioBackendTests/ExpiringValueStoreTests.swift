@@ -84,8 +84,10 @@ import Testing
     func eachUseBeginsTheIdleTimeAgain(_ kind: Kind) async throws {
         let store = try Store(kind)
         defer { store.close() }
-        try await store.values.set("signin:1", Array("ann".utf8), idle: .seconds(1))
+        // Idle times far longer than a loaded machine may take between two steps: what is
+        // checked is that the use set the new one, not how fast the test runs.
+        try await store.values.set("signin:1", Array("ann".utf8), idle: .seconds(30))
         #expect(try await store.values.renew("signin:1", idle: .seconds(600)).value != nil)
-        #expect(try await store.outlives("signin:1", .seconds(2)))
+        #expect(try await store.outlives("signin:1", .seconds(60)))
     }
 }
