@@ -39,10 +39,14 @@ import ApsioState
             try await until("\(records) records queued", on: [self.exporter, self.clock]) { await self.exporter.status.queuedRecords == records }
         }
 
-        /// Moves the clock past the batch age and waits for what the backend then receives.
+        /// Moves the clock past the batch age and waits for what the backend then receives, and
+        /// for the exporter to have its answer (the backend has the records first).
         func deliver(_ count: Int) async throws {
             clock.advance(by: .seconds(5))
-            try await until("\(count) records accepted", on: [self.exporter, self.clock]) { self.sentBodies.count >= count }
+            try await until("\(count) records accepted", on: [self.exporter, self.clock]) {
+                let queued = await self.exporter.status.queuedRecords
+                return self.sentBodies.count >= count && queued == 0
+            }
         }
 
         /// Where a daemon starting now would resume.
@@ -156,7 +160,11 @@ import ApsioState
         #expect(await host.exporter.status.lastFailure != nil)
 
         host.clock.advance(by: .seconds(16))
-        try await until("the batch accepted", on: [host.exporter, host.clock]) { host.sentBodies.count == 50 }
+        // The backend has the records before the exporter has its answer: accepted is both.
+        try await until("the batch accepted", on: [host.exporter, host.clock]) {
+            let queued = await host.exporter.status.queuedRecords
+            return host.sentBodies.count == 50 && queued == 0
+        }
         #expect(host.sink.attempts == 6)
         #expect(host.sentBodies == (0..<50).map { "line \($0)" })
         #expect(await host.exporter.status.queuedRecords == 0)
