@@ -4,13 +4,21 @@ internal import Glibc
 #endif
 import Synchronization
 
-/// The one thread that waits, in `epoll_wait`, for every `Readiness.wait` of the process.
+/// A thread that waits, in `epoll_wait`, for the `Readiness.wait`s begun on it, and runs the jobs
+/// of the tasks that prefer it: a loop.
 ///
-/// A wait is one `epoll_ctl` from the waiting task's thread, and when the descriptor is ready (or
-/// the wait's time is up) one wake-up of this thread, which takes the descriptor out of the set
+/// A wait is one `epoll_ctl` from the waiting task's thread into the set of that thread's loop
+/// (`current`; the process's `shared` reactor for a thread that is no loop), and when the
+/// descriptor is ready (or the wait's time is up) that loop takes the descriptor out of the set
 /// and resumes the task. Dispatch sources, which this replaces, took a manager thread to register
 /// each source and a worker thread to settle and cancel it before the task was resumed: about 40
 /// system calls and three threads woken for each HTTP exchange.
+///
+/// A server's connections run as tasks that prefer one of the `loops` (one a core), so a request
+/// is read, handled and answered by the thread that was woken for its bytes, and so are the
+/// default actors its handler calls: one thread woken for a request, not one to see the bytes and
+/// another to run the task. A job enqueued from another thread (an actor's answer, a task resumed
+/// elsewhere) wakes the loop through its eventfd, and only when the loop is asleep.
 ///
 /// Waits are one-shot (`EPOLLONESHOT`) and level-triggered, so a descriptor that is ready already
 /// when the wait starts is reported at once. Two waits on one descriptor (a socket read and
@@ -19,7 +27,10 @@ import Synchronization
 /// to the waits happens under one lock, so a wait ends exactly once, whichever of ready, timeout and
 /// cancellation comes first, and its descriptor is out of the set before the waiting task resumes
 /// (it may close the descriptor right away).
-final class EpollReactor: Sendable {
+///
+/// Nothing run on a loop may block: every connection of that loop would wait behind it (password
+/// checks have threads of their own for this, `PasswordCheckThreads`).
+final class EpollReactor: TaskExecutor, Sendable {
     /// Called once with how a wait ended.
     typealias Resume = @Sendable (Result<Readiness.Outcome, CancellationError>) -> Void
 
@@ -50,32 +61,90 @@ final class EpollReactor: Sendable {
     }
 
     private struct State {
-        var nextToken: UInt64 = 1
+        var nextToken: UInt64 = 2
         var waiting: [UInt64: Waiter] = [:]
         /// When the timer is set to go off; `UInt64.max` when it is not set.
         var armedDeadline = UInt64.max
     }
 
-    static let shared = EpollReactor()
+    /// Jobs of the tasks that prefer this loop, and whether its thread sleeps in `epoll_wait`.
+    private struct Jobs {
+        var queue: [UnownedJob] = []
+        var sleeping = false
+    }
 
-    /// The timer's token in the set; waits count from 1.
+    /// The reactor of every thread that is no loop: the daemon's waits, and those of tasks that
+    /// run on the task pool.
+    static let shared = EpollReactor(name: "apsio-readiness")
+
+    /// One loop a core (at most 16), started when a server first asks for one.
+    static let loops: [EpollReactor] = {
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        return (0..<min(max(cores, 1), 16)).map { EpollReactor(name: "apsio-loop-\($0)") }
+    }()
+
+    private static let nextLoopIndex = Atomic<Int>(0)
+
+    /// The loops in turn: a connection each.
+    static func nextLoop() -> EpollReactor {
+        let loops = loops
+        return loops[nextLoopIndex.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+    }
+
+    /// The loop whose thread this is, or nil on any other thread.
+    static var current: EpollReactor? {
+        guard let pointer = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<EpollReactor>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "cannot make the reactors' thread key")
+        return key
+    }()
+
+    /// The timer's and the eventfd's tokens in the set; waits count from 2.
     private static let timerToken: UInt64 = 0
+    private static let wakeToken: UInt64 = 1
 
     private let epoll: Int32
     private let timer: Int32
+    private let wakeFD: Int32
     private let state = Mutex(State())
+    private let jobs = Mutex(Jobs())
 
-    private init() {
+    private init(name: String) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         // Without these no descriptor can be waited for, and nothing the process does would work.
         precondition(epoll >= 0, "epoll_create1: \(String(cString: strerror(errno)))")
         timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         precondition(timer >= 0, "timerfd_create: \(String(cString: strerror(errno)))")
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.u64 = Self.timerToken
-        precondition(epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event) == 0, "cannot watch the reactor's timer")
-        DetachedThread.start(name: "apsio-readiness") { [self] in run() }
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        precondition(wakeFD >= 0, "eventfd: \(String(cString: strerror(errno)))")
+        for (fd, token) in [(timer, Self.timerToken), (wakeFD, Self.wakeToken)] {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.u64 = token
+            precondition(epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0, "cannot watch the reactor's own descriptors")
+        }
+        DetachedThread.start(name: name) { [self] in run() }
+    }
+
+    // MARK: Jobs
+
+    /// Runs `job` on this loop's thread, after what is already queued. From another thread while
+    /// the loop sleeps, one write to its eventfd wakes it; from the loop itself, or while it is
+    /// awake, nothing more is needed: it takes every queued job before it sleeps again.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let wake = jobs.withLock { jobs -> Bool in
+            jobs.queue.append(job)
+            defer { jobs.sleeping = false }
+            return jobs.sleeping
+        }
+        guard wake else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
     }
 
     // MARK: Waits
@@ -154,31 +223,55 @@ final class EpollReactor: Sendable {
     // MARK: The thread
 
     private func run() -> Never {
+        _ = pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        let executor = asUnownedTaskExecutor()
         let capacity = 64
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         var settled: [(Resume, Readiness.Outcome)] = []
+        var ready: [UnownedJob] = []
         while true {
-            let count = epoll_wait(epoll, events, Int32(capacity), -1)
-            if count < 0 { continue }  // EINTR; nothing else can fail on a valid set and buffer
-            state.withLock { state in
-                var timerFired = false
-                for index in 0..<Int(count) {
-                    let token = events[index].data.u64
-                    if token == Self.timerToken {
-                        timerFired = true
-                    } else if let resume = remove(token, from: &state) {
-                        settled.append((resume, .ready))
-                    }
-                }
-                guard timerFired else { return }
-                // Read under the lock, before the timer is set again: a deadline set by another
-                // thread after this read goes off as an event of its own.
-                var expirations: UInt64 = 0
-                _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
-                expire(into: &settled, state: &state)
+            // It sleeps only with no job queued; a job enqueued from elsewhere meanwhile wakes it.
+            let idle = jobs.withLock { jobs -> Bool in
+                jobs.sleeping = jobs.queue.isEmpty
+                return jobs.sleeping
             }
+            let count = epoll_wait(epoll, events, Int32(capacity), idle ? -1 : 0)
+            if idle { jobs.withLock { $0.sleeping = false } }
+            // A negative count is EINTR: nothing else can fail on a valid set and buffer.
+            if count > 0 { settle(events, count: Int(count), into: &settled) }
+            // Resumed here, a task that prefers this loop is queued here, and runs below.
             for (resume, outcome) in settled { resume(.success(outcome)) }
             settled.removeAll(keepingCapacity: true)
+            // Swapped out whole, so that enqueuing never waits behind jobs being run.
+            jobs.withLock { swap(&$0.queue, &ready) }
+            for job in ready { job.runSynchronously(on: executor) }
+            ready.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Takes what `epoll_wait` reported out of the set, with the waits whose time is up.
+    private func settle(
+        _ events: UnsafeMutablePointer<epoll_event>, count: Int, into settled: inout [(Resume, Readiness.Outcome)]
+    ) {
+        state.withLock { state in
+            var timerFired = false
+            for index in 0..<count {
+                let token = events[index].data.u64
+                if token == Self.timerToken {
+                    timerFired = true
+                } else if token == Self.wakeToken {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, MemoryLayout<UInt64>.size)
+                } else if let resume = remove(token, from: &state) {
+                    settled.append((resume, .ready))
+                }
+            }
+            guard timerFired else { return }
+            // Read under the lock, before the timer is set again: a deadline set by another
+            // thread after this read goes off as an event of its own.
+            var expirations: UInt64 = 0
+            _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
+            expire(into: &settled, state: &state)
         }
     }
 

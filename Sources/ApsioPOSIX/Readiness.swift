@@ -1,7 +1,8 @@
 /// Waiting for a file descriptor to become readable or writable inside the async runtime, without
 /// a thread parked on each wait and without polling on a timer: the journal's inotify fd, the bus
-/// socket and HTTP sockets all wait here, on `EpollReactor`'s one thread. A descriptor must stay
-/// open while a wait on it is in progress (cancel the wait first).
+/// socket and HTTP sockets all wait here, on an `EpollReactor`: the loop whose thread begins the
+/// wait (a server's connection), or the process's shared one. A descriptor must stay open while a
+/// wait on it is in progress (cancel the wait first).
 package enum Readiness {
     package enum Event: Sendable { case readable, writable }
 
@@ -18,23 +19,26 @@ package enum Readiness {
     ) async throws(CancellationError) -> Outcome {
         if Task.isCancelled { throw CancellationError() }
         let waiter = EpollReactor.Waiter(fd: fd, event: event, timeout: timeout)
+        // Settled where it began: a task of a loop is resumed by that loop, without a thread
+        // woken to hand it over.
+        let reactor = EpollReactor.current ?? .shared
         let result: Result<Outcome, CancellationError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                EpollReactor.shared.register(waiter) { continuation.resume(returning: $0) }
+                reactor.register(waiter) { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            EpollReactor.shared.cancel(waiter)
+            reactor.cancel(waiter)
         }
         return try result.get()
     }
 
-    /// Calls `ready` on the reactor's thread once `fd` is ready, or with `.timedOut` after
+    /// Calls `ready` on the reactor's thread (the loop's, begun on a loop) once `fd` is ready, or with `.timedOut` after
     /// `timeout`: for a reader that only parses what came and hands it on (resuming the tasks
     /// waiting for it), so each reply costs one wake-up, that of the task it is for, not first one
     /// of a task woken to read it. `ready` must be short and never block: every other wait of the
     /// process is settled behind it. `fd` must stay open until `ready` has run.
     package static func onReady(_ fd: Int32, for event: Event, timeout: Duration?, _ ready: @escaping @Sendable (Outcome) -> Void) {
-        EpollReactor.shared.register(EpollReactor.Waiter(fd: fd, event: event, timeout: timeout)) { result in
+        (EpollReactor.current ?? .shared).register(EpollReactor.Waiter(fd: fd, event: event, timeout: timeout)) { result in
             // Never cancelled: the only failure a wait has.
             ready((try? result.get()) ?? .ready)
         }
@@ -47,4 +51,9 @@ package enum Readiness {
     package static func sleep(for duration: Duration) async throws(CancellationError) {
         _ = try await wait(-1, for: .readable, timeout: max(duration, .zero))
     }
+
+    /// A task executor of the loops, a different one each call: a server's connection runs its
+    /// task with it as its preference (`addTask(executorPreference:)`), so that the loop woken for
+    /// its bytes runs it, and the default actors it calls.
+    package static func nextLoop() -> any TaskExecutor { EpollReactor.nextLoop() }
 }

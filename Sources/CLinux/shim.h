@@ -3,6 +3,7 @@
 // Linux interfaces of glibc that Swift's Glibc module does not bring in.
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 
 // accept4(2) is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module is built

@@ -6,7 +6,8 @@ internal import CLinux
 /// The accept loop of every server in the package (the control socket, the HTTP servers): waits
 /// for the listener on the reactor, accepts each connection close-on-exec and non-blocking from
 /// its first instant, and runs what `admit` makes of it as a child task, so that cancelling the
-/// loop cancels every connection and waits for them.
+/// loop cancels every connection and waits for them. With `onLoops`, each connection's task
+/// prefers one of the reactor's loops in turn (`Readiness.nextLoop`).
 package enum AcceptLoop {
     /// Out of descriptors (EMFILE and its kin): how long to wait for some to close, rather than
     /// spin on a listener that stays readable.
@@ -15,7 +16,7 @@ package enum AcceptLoop {
     /// Runs until the task is cancelled. `admit` gets each connection and returns its work, or
     /// nil when it dealt with the connection at once (refused it, closed it).
     package static func run(
-        _ listener: Int32, clock: any AgentClock,
+        _ listener: Int32, clock: any AgentClock, onLoops: Bool = false,
         admit: (OwnedFileDescriptor) -> (@Sendable () async -> Void)?
     ) async {
         await withDiscardingTaskGroup { group in
@@ -34,7 +35,12 @@ package enum AcceptLoop {
                         }
                         break
                     }
-                    if let work = admit(OwnedFileDescriptor(taking: raw)) { group.addTask(operation: work) }
+                    guard let work = admit(OwnedFileDescriptor(taking: raw)) else { continue }
+                    if onLoops {
+                        group.addTask(executorPreference: Readiness.nextLoop(), operation: work)
+                    } else {
+                        group.addTask(operation: work)
+                    }
                 }
             }
         }

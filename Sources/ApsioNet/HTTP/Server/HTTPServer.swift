@@ -113,7 +113,8 @@ package final class HTTPServer: Sendable {
     /// Accepts until cancelled; each connection runs as a child task, so cancelling this loop
     /// cancels them all and waits for them.
     private func acceptLoop(_ listener: OwnedFileDescriptor, tls: TLSContext?) async {
-        await AcceptLoop.run(listener.rawValue, clock: clock) { fd in
+        // Each connection on a loop: the thread woken for a request's bytes runs it.
+        await AcceptLoop.run(listener.rawValue, clock: clock, onLoops: true) { fd in
             let transport = Transport(fd: fd)
             guard openConnections.load(ordering: .relaxed) < limits.maxConnections else {
                 Self.refuse(transport, speaksTLS: tls != nil)
