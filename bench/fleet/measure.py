@@ -4,8 +4,9 @@ outside: CPU seconds (utime + stime of /proc/PID/stat, every thread) of each bac
 of redis-server over the generator's measured window, RssAnon before the devices and at the end.
 Every (configuration, load) pair gets a fresh redis-server and fresh instances, so nothing one
 leaves behind is measured in the next. Prints each pair's figures, then one table with the ratios
-against the in-memory hub of the same run."""
-import argparse, os, subprocess, sys, tempfile, threading, time
+against the in-memory hub of the same run; with `--rounds N` all of it N times, the order backward
+every other round, and the medians of the ratios each round gives."""
+import argparse, os, statistics, subprocess, sys, tempfile, threading, time
 
 from processes import (cluster_masters, free_port, redis_output_bytes, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
                        wait_until)
@@ -39,6 +40,20 @@ class Redis:
 
     def output(self):
         return sum(redis_output_bytes(address) for address, p in zip(self.addresses, self.processes) if p.poll() is None)
+
+def switches(pid):
+    """How often the process's threads were switched out, summed over its threads (`voluntary`:
+    each went to sleep, to be woken for the next piece of work; `nonvoluntary`: preempted)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as status:
+                for line in status:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
 
 def rss_anon_kib(pid):
     with open(f"/proc/{pid}/status") as status:
@@ -133,6 +148,7 @@ def run_one(options, features, kind, instances, load):
         start = end = None
         def snapshot():
             return {"backends": [cpu_seconds(backend.pid) for backend in backends],
+                    "switches": sum(switches(backend.pid) for backend in backends),
                     "redis": redis.cpu() if redis else 0.0, "redis_output": redis.output() if redis else 0,
                     "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
         killer = None
@@ -168,7 +184,7 @@ def run_one(options, features, kind, instances, load):
     return dict(
         kind=kind, instances=instances, load=load, shape=shape, devices=devices, load_before=load_before,
         seconds=end["at"] - start["at"], report=report, idle_cpu_per_second=idle_cpu / options.idle_seconds, hellos=hellos,
-        backend_cpu=backend_cpu, per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
+        backend_cpu=backend_cpu, backend_switches=end["switches"] - start["switches"], per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
         redis_used=(redis_idle_used, redis_end_used), failover=failover,
@@ -208,7 +224,8 @@ def describe(result):
           f"policy fetches {r['shape']['policy']}/s; load average {r['load_before']} at the start")
     print(f"measured: {r['seconds']:.1f} s; backend CPU {r['backend_cpu']:.2f} s "
           f"(per instance {', '.join(f'{c:.2f}' for c in r['per_instance_cpu'])}), Redis CPU {r['redis_cpu']:.2f} s, "
-          f"generator CPU {r['generator_cpu']:.2f} s; with nobody there, backend and Redis spent "
+          f"generator CPU {r['generator_cpu']:.2f} s; backend threads switched out {r['backend_switches']:,} times "
+          f"({r['backend_switches'] / max(requests(r['report']), 1):.1f} a request); with nobody there, backend and Redis spent "
           f"{r['idle_cpu_per_second'] * 1000:.1f} ms of CPU a second")
     print(f"hellos: {r['hellos']} ({report.get('hello_failures')} failed), "
           f"{r['hellos'] / cpu if cpu else 0:.0f} per CPU-second of backend and Redis together")
@@ -262,21 +279,60 @@ def table(results):
               f"| {r['redis_cpu']:.2f} s | {rate:,.0f} | {ratio} | {fanout} "
               f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB "
               f"| {'—' if r['kind'] == 'memory' else format(r['redis_output'] / 1048576, '.1f') + ' MiB'} | {failures} ({report.get('gaps')}) |")
-    # Three instances on machines of their own: each a core, carrying a third of the hellos, and
-    # Redis on one core, shared by all. One instance is the same with one: the load each carries is
-    # what its busier core allows, from the CPU per hello measured here.
+    three_against_one(results)
+
+def hello_cost(result):
+    """CPU a hello costs, of the instances and of Redis, under the `hellos` load."""
+    return result["backend_cpu"] / result["hellos"], result["redis_cpu"] / result["hellos"]
+
+def three_against_one(results, quiet=False):
+    """What a hello costs three instances against one: the ratio, and the load each carries on
+    machines of its own (each instance a core carrying a third of the hellos, Redis one core shared
+    by all), from the CPU per hello measured here. Nil without both under `hellos`."""
     single = next((r for r in results if r["kind"] == "redis" and r["instances"] == 1 and r["load"] == "hellos"), None)
     triple = next((r for r in results if r["kind"] == "redis" and r["instances"] == 3 and r["load"] == "hellos"), None)
-    if single and triple and single["hellos"] and triple["hellos"]:
-        def capacity(result):
-            backend = result["backend_cpu"] / result["hellos"]
-            redis = result["redis_cpu"] / result["hellos"]
-            return backend, redis, min(result["instances"] / backend, 1 / redis if redis else float("inf"))
-        b1, r1, one = capacity(single)
-        b3, r3, three = capacity(triple)
-        print(f"\nthree instances against one, from CPU per hello (hellos load): one instance {b1 * 1e6:.0f} µs of backend "
-              f"and {r1 * 1e6:.0f} µs of Redis per hello, three {b3 * 1e6:.0f} µs and {r3 * 1e6:.0f} µs: with a core per "
-              f"instance and one for Redis, one carries {one:,.0f} hellos/s, three {three:,.0f} ({three / one:.2f}×)")
+    if not (single and triple and single["hellos"] and triple["hellos"]):
+        return None
+    (b1, r1), (b3, r3) = hello_cost(single), hello_cost(triple)
+    one = min(1 / b1, 1 / r1 if r1 else float("inf"))
+    three = min(3 / b3, 1 / r3 if r3 else float("inf"))
+    ratio = (b3 + r3) / (b1 + r1)
+    if quiet:
+        return ratio
+    print(f"\nthree instances against one, from CPU per hello (hellos load): one instance {b1 * 1e6:.0f} µs of backend "
+          f"and {r1 * 1e6:.0f} µs of Redis per hello, three {b3 * 1e6:.0f} µs and {r3 * 1e6:.0f} µs ({ratio:.2f}× a hello): "
+          f"with a core per instance and one for Redis, one carries {one:,.0f} hellos/s, three {three:,.0f} ({three / one:.2f}×)")
+    return ratio
+
+def summary(rounds):
+    """Rounds of the same runs, the configurations in turn forward and backward: each ratio is
+    taken within its round, against the in-memory hub of that round, and the median over the
+    rounds given with its range (the machine's own drift from round to round cancels out)."""
+    print(f"\nover {len(rounds)} rounds, medians of the ratios taken within each round (lowest–highest):")
+    print("| Configuration | Load | Per CPU-second | vs in-memory | Fan-out p99 | Switched out a request |")
+    print("|---|---|---:|---:|---:|---:|")
+    keys = [(r["kind"], r["instances"], r["load"]) for r in rounds[0]]
+    for kind, instances, load in keys:
+        rates, ratios, p99s, switched = [], [], [], []
+        for results in rounds:
+            r = next((r for r in results if (r["kind"], r["instances"], r["load"]) == (kind, instances, load)), None)
+            base = next((b for b in results if b["kind"] == "memory" and b["load"] == load), None)
+            if not r:
+                continue
+            rates.append(per_cpu_second(r))
+            if base and per_cpu_second(base):
+                ratios.append(per_cpu_second(r) / per_cpu_second(base))
+            if r["shape"]["live"]:
+                p99s.append(float(r["report"].get("fanout_p99_ms") or 0))
+            switched.append(r["backend_switches"] / max(requests(r["report"]), 1))
+        spread = lambda values, form: (f"{form(statistics.median(values))} ({form(min(values))}–{form(max(values))})"
+                                      if values else "—")
+        print(f"| {kind} ×{instances} | {load} | {spread(rates, lambda v: f'{v:,.0f}')} | {spread(ratios, lambda v: f'{v:.2f}×')} "
+              f"| {spread(p99s, lambda v: f'{v:.1f} ms')} | {spread(switched, lambda v: f'{v:.1f}')} |")
+    ratios = [ratio for ratio in (three_against_one(results, quiet=True) for results in rounds) if ratio]
+    if ratios:
+        print(f"\nthree instances against one, CPU a hello, over {len(ratios)} rounds: median {statistics.median(ratios):.2f}× "
+              f"({min(ratios):.2f}–{max(ratios):.2f})")
 
 def main():
     parser = argparse.ArgumentParser()
@@ -284,6 +340,7 @@ def main():
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--kill-master-at", type=float, default=0)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",
@@ -291,7 +348,7 @@ def main():
         parser.add_argument(f"--{name}", type=int, required=True)
     options = parser.parse_args()
     features = backend_features(f"{options.bin}/apsio-backend")
-    results, missing = [], []
+    runs, missing = [], []
     for configuration in options.configurations.split():
         kind, _, count = configuration.partition(":")
         instances = int(count or 1)
@@ -308,10 +365,23 @@ def main():
             if connections > 256 and not features["max-connections"]:
                 missing.append(f"{configuration} {load}: needs about {connections} connections; this apsio-backend allows 256")
                 continue
+            runs.append((kind, instances, load))
+    rounds = []
+    for number in range(options.rounds):
+        if options.rounds > 1:
+            print(f"\n### round {number + 1} of {options.rounds}")
+        # Every other round backward, so that no configuration always meets the machine first.
+        order = runs if number % 2 == 0 else list(reversed(runs))
+        results = []
+        for kind, instances, load in order:
             result = run_one(options, features, kind, instances, load)
             describe(result)
             results.append(result)
-    table(results)
+        results.sort(key=lambda r: runs.index((r["kind"], r["instances"], r["load"])))
+        table(results)
+        rounds.append(results)
+    if len(rounds) > 1:
+        summary(rounds)
     for line in missing:
         print(f"not run: {line}")
 

@@ -18,6 +18,10 @@
 #                                   # on a Redis Cluster (3 masters, a replica each, on loopback
 #                                   # ports), a master killed 20 s into each load's window
 #   DURATION=60 INTERVAL=15 APPS=50 DEVICES_PER_APP=100 bench/fleet/run.sh
+#   ROUNDS=3 LOADS="hellos mixed" bench/fleet/run.sh
+#                                   # all of it three times, backward every other round, and the
+#                                   # medians of the ratios each round gives: the machine drifts by
+#                                   # a fifth from run to run, a ratio within a round much less
 #
 # The loads, each on a fresh redis-server and fresh instances:
 #   hellos  the devices' hellos alone: what a hello costs
@@ -46,6 +50,7 @@ MAX_CONNECTIONS=${MAX_CONNECTIONS:-8192}
 KILL_MASTER_AT=${KILL_MASTER_AT:-0}
 VIEWERS=${VIEWERS:-sticky}
 DEVICES=${DEVICES:-spread}
+ROUNDS=${ROUNDS:-1}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -64,5 +69,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES"
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS"
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
