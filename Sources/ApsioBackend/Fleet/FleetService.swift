@@ -152,7 +152,11 @@ package actor FleetService: HubService {
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
-        listener = Task.detached { [weak self] in
+        // The service's own tasks run on one of the server's loops, as its requests do: a
+        // message heard, a tick or a write of touches wakes that loop's thread alone, where on the
+        // task pool each woke the reactor's thread and then one of the pool's.
+        let loop = Readiness.nextLoop()
+        listener = Task.detached(executorPreference: loop) { [weak self] in
             for await item in heard {
                 guard let parsed = Self.parse(item) else { continue }
                 // A notice of a change only (its copy is forgotten above) wakes nothing.
@@ -160,10 +164,10 @@ package actor FleetService: HubService {
                 await self?.handle(parsed)
             }
         }
-        ticker = Task { await self.runTicker() }
+        ticker = Task(executorPreference: loop) { await self.runTicker() }
         if let copies {
             let clock = clock
-            touchWriter = Task { [weak self] in
+            touchWriter = Task(executorPreference: loop) { [weak self] in
                 while !Task.isCancelled {
                     await copies.touchesWaiting()
                     // A moment's wait gathers the hellos of that moment into one write.
@@ -172,7 +176,7 @@ package actor FleetService: HubService {
                     if Task.isCancelled { return }
                     // Not cancelled with this task: a write begun is finished, or the touches it
                     // took would be lost.
-                    await Task { await self?.writeTouches() }.value
+                    await Task(executorPreference: loop) { await self?.writeTouches() }.value
                 }
             }
         }
