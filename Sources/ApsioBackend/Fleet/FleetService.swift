@@ -130,7 +130,12 @@ package actor FleetService: HubService {
         let hear = hear
         let copies = redis?.documents
         let instance = instance
+        // The service's own tasks run on one of the server's loops, as its requests do: a
+        // message heard, a tick or a write of touches wakes that loop's thread alone, where on the
+        // task pool each woke the reactor's thread and then one of the pool's.
+        let loop = Readiness.nextLoop()
         let subscriber = subscribing(
+            loop,
             { message in
                 // Another instance's change is forgotten here, on the subscriber's thread, before
                 // the message waits for the actor: a hello answered from the copy meanwhile
@@ -152,10 +157,6 @@ package actor FleetService: HubService {
         subscriber.start()
         self.subscriber = subscriber
         let heard = heard
-        // The service's own tasks run on one of the server's loops, as its requests do: a
-        // message heard, a tick or a write of touches wakes that loop's thread alone, where on the
-        // task pool each woke the reactor's thread and then one of the pool's.
-        let loop = Readiness.nextLoop()
         listener = Task.detached(executorPreference: loop) { [weak self] in
             for await item in heard {
                 guard let parsed = Self.parse(item) else { continue }

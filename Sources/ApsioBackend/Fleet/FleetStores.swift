@@ -34,8 +34,8 @@ package struct FleetStores: Sendable {
         return FleetStores(
             documents: documents,
             signIns: RedisExpiringValues(client: client),
-            subscribing: { onMessage, onSubscribed in
-                RedisShardedSubscriber(client: client, clock: clock, onMessage: onMessage, onSubscribed: onSubscribed)
+            subscribing: { executor, onMessage, onSubscribed in
+                RedisShardedSubscriber(client: client, clock: clock, executor: executor, onMessage: onMessage, onSubscribed: onSubscribed)
             },
             redis: Redis(client: client, seeds: seeds, documents: documents))
     }

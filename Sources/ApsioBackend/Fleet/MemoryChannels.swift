@@ -30,7 +30,8 @@ package final class MemoryChannels: Sendable {
 
     /// Makes subscriptions on these channels: `ChannelSubscribing`.
     package var subscribing: ChannelSubscribing {
-        { [self] onMessage, onSubscribed in
+        // Nothing of its own runs anywhere: a message is handed over in the publisher's call.
+        { [self] _, onMessage, onSubscribed in
             let number = numbers.withLock { number in
                 defer { number += 1 }
                 return number

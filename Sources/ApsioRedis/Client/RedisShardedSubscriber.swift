@@ -28,6 +28,7 @@ package final class RedisShardedSubscriber: Sendable {
     private let clock: any AgentClock
     private let onMessage: @Sendable (RedisSubscriber.Message) -> Void
     private let onSubscribed: @Sendable () -> Void
+    private let executor: (any TaskExecutor)?
     private let state = Mutex(State())
     private let changed = ChangeSignal()
     /// Notified at each channel a node confirms.
@@ -35,11 +36,13 @@ package final class RedisShardedSubscriber: Sendable {
     /// How often the channels are placed again when nothing said they moved.
     private static let recheck: Duration = .seconds(2)
 
-    /// `onMessage` runs on a node subscriber's reading task: it must not block.
+    /// `onMessage` runs on a node subscriber's reading task: it must not block. Every task of it
+    /// prefers `executor`, as `RedisSubscriber`'s do.
     package init(
-        client: RedisClient, clock: any AgentClock, onMessage: @escaping @Sendable (RedisSubscriber.Message) -> Void,
-        onSubscribed: @escaping @Sendable () -> Void = {}
+        client: RedisClient, clock: any AgentClock, executor: (any TaskExecutor)? = nil,
+        onMessage: @escaping @Sendable (RedisSubscriber.Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {}
     ) {
+        self.executor = executor
         self.client = client
         self.clock = clock
         self.onMessage = onMessage
@@ -93,7 +96,7 @@ package final class RedisShardedSubscriber: Sendable {
     package func start() {
         state.withLock { state in
             guard state.task == nil, !state.stopped else { return }
-            state.task = Task { await self.run() }
+            state.task = Task(executorPreference: executor) { await self.run() }
         }
     }
 
@@ -150,7 +153,8 @@ package final class RedisShardedSubscriber: Sendable {
                 if let old = state.placed[channel] { state.nodes[old]?.unsubscribe([channel]) }
                 let subscriber = state.nodes[node] ?? {
                     let made = RedisSubscriber(
-                        endpoint: node, clock: clock, sharded: true, onMessage: onMessage, onSubscribed: onSubscribed,
+                        endpoint: node, clock: clock, sharded: true, executor: executor, onMessage: onMessage,
+                        onSubscribed: onSubscribed,
                         onInterrupted: { [weak self] in self?.interrupted() },
                         onConfirmed: { [weak self] _ in self?.confirmations.notify() })
                     state.nodes[node] = made

@@ -51,15 +51,20 @@ package final class RedisSubscriber: Sendable {
     private let onInterrupted: @Sendable () -> Void
     private let onConfirmed: @Sendable (String) -> Void
     private let sharded: Bool
+    private let executor: (any TaskExecutor)?
     private let state = Mutex(State())
 
     /// `onMessage` runs on the subscriber's reading task: it must not block (queue, then return).
+    /// The subscriber's tasks prefer `executor` (a server's loop, where the owner hears the
+    /// messages: each then wakes one thread), or run on the task pool.
     package init(
         endpoint: RedisEndpoint, clock: any AgentClock, backoff: RedisBackoff = RedisBackoff(),
         silence: Duration = .seconds(30), limits: RESPLimits = RESPLimits(maxBufferedBytes: 8 << 20, maxBulkBytes: 4 << 20),
-        sharded: Bool = false, onMessage: @escaping @Sendable (Message) -> Void, onSubscribed: @escaping @Sendable () -> Void = {},
+        sharded: Bool = false, executor: (any TaskExecutor)? = nil, onMessage: @escaping @Sendable (Message) -> Void,
+        onSubscribed: @escaping @Sendable () -> Void = {},
         onInterrupted: @escaping @Sendable () -> Void = {}, onConfirmed: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.executor = executor
         self.sharded = sharded
         self.onConfirmed = onConfirmed
         self.onInterrupted = onInterrupted
@@ -78,7 +83,7 @@ package final class RedisSubscriber: Sendable {
     package func start() {
         state.withLock { state in
             guard state.task == nil, !state.stopped else { return }
-            state.task = Task { await self.run() }
+            state.task = Task(executorPreference: executor) { await self.run() }
         }
     }
 
@@ -268,7 +273,7 @@ package final class RedisSubscriber: Sendable {
             guard !state.writing else { return }
             state.writing = true
             // Made under the lock, so `end` always finds the writer it must wait for.
-            state.writer = Task { await self.flush(transport) }
+            state.writer = Task(executorPreference: executor) { await self.flush(transport) }
         }
     }
 

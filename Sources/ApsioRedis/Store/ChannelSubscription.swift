@@ -20,9 +20,10 @@ package protocol ChannelSubscription: Sendable {
 }
 
 /// Makes a subscription that hands each message to `onMessage` (which must not block) and calls
-/// `onSubscribed` each time its channels are in place again.
+/// `onSubscribed` each time its channels are in place again; its tasks prefer `executor`.
 package typealias ChannelSubscribing = @Sendable (
-    _ onMessage: @escaping @Sendable (RedisSubscriber.Message) -> Void, _ onSubscribed: @escaping @Sendable () -> Void
+    _ executor: (any TaskExecutor)?, _ onMessage: @escaping @Sendable (RedisSubscriber.Message) -> Void,
+    _ onSubscribed: @escaping @Sendable () -> Void
 ) -> any ChannelSubscription
 
 extension RedisShardedSubscriber: ChannelSubscription {}
