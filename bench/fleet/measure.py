@@ -152,15 +152,27 @@ def run_one(options, features, kind, instances, load):
                     "redis": redis.cpu() if redis else 0.0, "redis_output": redis.output() if redis else 0,
                     "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
         killer = None
+        profiler = None
         for line in generator.stdout:
             key, _, value = line.strip().partition("=")
             if key == "measuring":
+                if options.profile:
+                    # Call graphs of every instance over the window, for `perf report -i`.
+                    os.makedirs(options.profile, exist_ok=True)
+                    profiler = subprocess.Popen(
+                        ["perf", "record", "-q", "-F", "997", "-g", "-o",
+                         f"{options.profile}/{kind}-{instances}-{load.replace(':', '-')}.data",
+                         "-p", ",".join(str(backend.pid) for backend in backends)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 start = snapshot()
                 if kind == "cluster" and options.kill_master_at > 0:
                     killer = threading.Thread(target=kill_a_master, args=(nodes, node_ports, options.kill_master_at, failover))
                     killer.start()
             elif key == "ended":
                 end = snapshot()
+                if profiler:
+                    profiler.send_signal(2)
+                    profiler.wait()
                 end_anon = [rss_anon_kib(backend.pid) for backend in backends]
                 redis_end_anon = redis.anon_kib() if redis else 0
                 redis_end_used = redis.used() if redis else 0
@@ -341,6 +353,7 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--kill-master-at", type=float, default=0)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--profile", default="")
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",

@@ -22,6 +22,10 @@
 #                                   # all of it three times, backward every other round, and the
 #                                   # medians of the ratios each round gives: the machine drifts by
 #                                   # a fifth from run to run, a ratio within a round much less
+#   PROFILE=/tmp/fleet-perf LOADS=hellos bench/fleet/run.sh
+#                                   # perf record -g of the instances over each window, one file
+#                                   # each (perf report -i /tmp/fleet-perf/redis-1-hellos.data);
+#                                   # the CPU figures then include perf's own sampling
 #
 # The loads, each on a fresh redis-server and fresh instances:
 #   hellos  the devices' hellos alone: what a hello costs
@@ -51,6 +55,7 @@ KILL_MASTER_AT=${KILL_MASTER_AT:-0}
 VIEWERS=${VIEWERS:-sticky}
 DEVICES=${DEVICES:-spread}
 ROUNDS=${ROUNDS:-1}
+PROFILE=${PROFILE:-}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -69,5 +74,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS"
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE"
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"

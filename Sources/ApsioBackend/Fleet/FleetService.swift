@@ -137,7 +137,7 @@ package actor FleetService: HubService {
         let subscriber = subscribing(
             loop,
             { message in
-                // Another instance's change is forgotten here, on the subscriber's thread, before
+                // Another instance's change is forgotten here, in the subscriber's reading task, before
                 // the message waits for the actor: a hello answered from the copy meanwhile
                 // would decide on what the other instance has changed.
                 if let copies, !FleetKeys.isEvents(message.channel), let wake = FleetWake(decoding: message.payload),
