@@ -77,9 +77,11 @@ final class EpollReactor: TaskExecutor, Sendable {
     /// run on the task pool.
     static let shared = EpollReactor(name: "apsio-readiness")
 
-    /// One loop a core (at most 16), started when a server first asks for one.
+    /// One loop a core the process may run on (its affinity: a cpuset, `taskset`; at most 16),
+    /// started when a server first asks for one.
     static let loops: [EpollReactor] = {
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let usable = Int(apsio_usable_cpus())
+        let cores = usable > 0 ? usable : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return (0..<min(max(cores, 1), 16)).map { EpollReactor(name: "apsio-loop-\($0)") }
     }()
 

@@ -1,6 +1,7 @@
 @testable import ApsioPOSIX
 import ApsioTestSupport
 import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -90,8 +91,11 @@ import Testing
         #expect(ran.value.withLock { $0 } == 800)
     }
 
-    @Test func theLoopsAreTakenInTurnOneACore() async {
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    @Test func theLoopsAreTakenInTurnOneACoreTheProcessMayUse() async throws {
+        // The CPUs of this process's affinity, as the kernel shows them (what `nproc` counts).
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let mask = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed:") }?.split(separator: "\t").last)
+        let cores = mask.filter(\.isHexDigit).reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
         let loops = (0..<(2 * EpollReactor.loops.count)).map { _ in Readiness.nextLoop() }
         var names: [String] = []
         for loop in loops { names.append(await Task(executorPreference: loop) { currentThreadName() }.value) }

@@ -85,6 +85,25 @@ def load_shape(load, options):
         shape["live"] = int(count)
     return shape
 
+class pinned:
+    """With `--pin`, what is started inside inherits these CPUs: the instances on every CPU but
+    the first, Redis and the generator on the first, so that the instances' caches and cores are
+    not shared with the load that measures them. Without, nothing changes."""
+    def __init__(self, options, instances):
+        cpus = sorted(os.sched_getaffinity(0))
+        self.cpus = None
+        if options.pin and len(cpus) >= 2:
+            self.cpus = set(cpus[1:]) if instances else {cpus[0]}
+
+    def __enter__(self):
+        if self.cpus:
+            self.saved = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, self.cpus)
+
+    def __exit__(self, *_):
+        if self.cpus:
+            os.sched_setaffinity(0, self.saved)
+
 def run_one(options, features, kind, instances, load):
     shape = load_shape(load, options)
     devices = options.apps * options.devices_per_app
@@ -95,12 +114,14 @@ def run_one(options, features, kind, instances, load):
     failover = {}
     try:
         if kind == "redis":
-            server, sock = start_redis(work)
+            with pinned(options, instances=False):
+                server, sock = start_redis(work)
             processes.append(server)
             redis = Redis([server], [sock])
             seed = sock
         elif kind == "cluster":
-            nodes, node_ports = start_cluster(work)
+            with pinned(options, instances=False):
+                nodes, node_ports = start_cluster(work)
             processes += nodes.values()
             redis = Redis([nodes[port] for port in node_ports], node_ports)
             seed = f"redis://127.0.0.1:{node_ports[0]}"
@@ -120,7 +141,8 @@ def run_one(options, features, kind, instances, load):
                 command += ["--app", f"bench-{app}:bench-key-{app}"]
                 for index in range(options.devices_per_app):
                     command += ["--tester", f"t-{index}:fleet-{app}-{index}"]
-            backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{work}/backend-{number}.log", "w"))
+            with pinned(options, instances=True):
+                backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{work}/backend-{number}.log", "w"))
             processes.append(backend)
             backends.append(backend)
         for backend, port in zip(backends, ports):
@@ -134,15 +156,16 @@ def run_one(options, features, kind, instances, load):
         time.sleep(options.idle_seconds)
         idle_cpu = sum(cpu_seconds(p.pid) for p in backends) + (redis.cpu() if redis else 0) - idle_start
         load_before = open("/proc/loadavg").read().split()[0]
-        generator = subprocess.Popen(
-            [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(origins), "--apps", str(options.apps),
-             "--devices-per-app", str(options.devices_per_app), "--live", str(shape["live"]),
-             "--viewers-per-live", str(shape["viewers"]), "--user", "bench:bench-password",
-             "--interval", str(options.interval), "--seconds", str(options.seconds),
-             "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)]
-            + (["--sticky-viewers"] if options.viewers == "sticky" else [])
-            + (["--sticky-devices"] if options.devices == "sticky" else []),
-            stdout=subprocess.PIPE, text=True)
+        with pinned(options, instances=False):
+            generator = subprocess.Popen(
+                [f"{options.bin}/apsio-bench-fleet", "--backend", ",".join(origins), "--apps", str(options.apps),
+                 "--devices-per-app", str(options.devices_per_app), "--live", str(shape["live"]),
+                 "--viewers-per-live", str(shape["viewers"]), "--user", "bench:bench-password",
+                 "--interval", str(options.interval), "--seconds", str(options.seconds),
+                 "--policy-per-second", str(shape["policy"]), "--lines", str(options.lines)]
+                + (["--sticky-viewers"] if options.viewers == "sticky" else [])
+                + (["--sticky-devices"] if options.devices == "sticky" else []),
+                stdout=subprocess.PIPE, text=True)
         processes.append(generator)
         report = {}
         start = end = None
@@ -354,6 +377,7 @@ def main():
     parser.add_argument("--kill-master-at", type=float, default=0)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--profile", default="")
+    parser.add_argument("--pin", action="store_true")
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")
     for name in ["apps", "devices-per-app", "live", "viewers-per-live", "crowd-live", "seconds", "interval",

@@ -26,6 +26,9 @@
 #                                   # perf record -g of the instances over each window, one file
 #                                   # each (perf report -i /tmp/fleet-perf/redis-1-hellos.data);
 #                                   # the CPU figures then include perf's own sampling
+#   PIN=1 bench/fleet/run.sh        # the instances on every CPU but the first, Redis and the
+#                                   # generator on the first: the load does not share the
+#                                   # instances' cores and caches
 #
 # The loads, each on a fresh redis-server and fresh instances:
 #   hellos  the devices' hellos alone: what a hello costs
@@ -56,6 +59,7 @@ VIEWERS=${VIEWERS:-sticky}
 DEVICES=${DEVICES:-spread}
 ROUNDS=${ROUNDS:-1}
 PROFILE=${PROFILE:-}
+PIN=${PIN:-}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -74,5 +78,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE"
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE" ${PIN:+--pin}
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
