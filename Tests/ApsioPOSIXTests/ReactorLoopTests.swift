@@ -3,7 +3,6 @@ import ApsioTestSupport
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// A server's connection runs on one of the reactor's loops: the thread that waits for its bytes
@@ -12,11 +11,6 @@ import Testing
     actor Notes {
         private(set) var threads: [String] = []
         func note() { threads.append(currentThreadName()) }
-    }
-
-    final class Shared<Value: Sendable>: Sendable {
-        let value: Mutex<Value>
-        init(_ value: Value) { self.value = Mutex(value) }
     }
 
     @Test func aConnectionsWaitsAreSettledByItsOwnLoopWhichRunsItAndItsActors() async throws {
@@ -72,23 +66,7 @@ import Testing
     }
 
     @Test func jobsEnqueuedFromManyThreadsWhileTheLoopSleepsAllRun() async {
-        let loop = Readiness.nextLoop()
-        let ran = Shared(0)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    await withTaskGroup(of: Void.self) { inner in
-                        for _ in 0..<100 {
-                            inner.addTask(executorPreference: loop) {
-                                await Task.yield()
-                                ran.value.withLock { $0 += 1 }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        #expect(ran.value.withLock { $0 } == 800)
+        #expect(await jobsRun(on: Readiness.nextLoop(), yielding: true) == 800)
     }
 
     @Test func theLoopsAreTakenInTurnOneACoreTheProcessMayUse() async throws {

@@ -50,20 +50,7 @@ import Testing
     }
 
     @Test func jobsEnqueuedFromManyThreadsAtOnceAllRun() async {
-        let executor = ThreadExecutor(name: "apsio-test-many")
-        let ran = Shared(0)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    await withTaskGroup(of: Void.self) { inner in
-                        for _ in 0..<100 {
-                            inner.addTask(executorPreference: executor) { ran.value.withLock { $0 += 1 } }
-                        }
-                    }
-                }
-            }
-        }
-        #expect(ran.value.withLock { $0 } == 800)
+        #expect(await jobsRun(on: ThreadExecutor(name: "apsio-test-many")) == 800)
     }
 
     @Test func aLongNameIsCutToWhatLinuxKeeps() async {
