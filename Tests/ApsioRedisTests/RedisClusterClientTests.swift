@@ -156,6 +156,59 @@ import Testing
         #expect(try cluster.cli(port: source, "PUBSUB", "SHARDNUMSUB", channel).hasSuffix("0"), "nothing is left subscribed on the node that lost it")
     }
 
+    /// The node that lost a channel's slot says so before the other nodes know where it went: the
+    /// map read right after names the same node again. The channel is asked for again until the
+    /// nodes agree, then heard where it went; never left dead on a node that no longer serves it.
+    @Test func aSlotMovedBeforeTheOtherNodesKnowIsFollowedOnceTheyDo() async throws {
+        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let client = try Self.client(cluster)
+        defer { client.close() }
+        let masters = try cluster.masters().map(\.port)
+        // The client reads the map from the masters in slot order: the first is asked first, and
+        // is to answer with the old owner. So the channel lives on another master.
+        let asked = masters[0]
+        var index = 0
+        while try cluster.master(ofKey: "moving:\(index)") == asked { index += 1 }
+        let channel = "moving:\(index)"
+        let source = try cluster.master(ofKey: channel)
+        let target = try #require(masters.first { $0 != source })
+        let heard = Mutex<[String]>([])
+        let subscriber = RedisShardedSubscriber(
+            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
+        subscriber.subscribe([channel])
+        subscriber.start()
+        defer { subscriber.stop() }
+        try await poll("the channel is confirmed") { subscriber.isConfirmed(channel) }
+
+        let slot = String(RedisHashSlot.slot(of: channel))
+        let targetID = try cluster.cli(port: target, "CLUSTER", "MYID")
+        let mapsRead: @Sendable () throws -> Int = { try Self.slotMapsRead(cluster, port: asked) }
+        let before = try mapsRead()
+        // Only the source knows: it drops the channel, and the map read then names it still.
+        _ = try cluster.cli(port: source, "CLUSTER", "SETSLOT", slot, "NODE", targetID)
+        try await poll("the subscriber read the map again after the loss") { try mapsRead() > before }
+        for port in masters where port != source {
+            _ = try cluster.cli(port: port, "CLUSTER", "SETSLOT", slot, "NODE", targetID)
+        }
+        try await poll("the channel is heard on the master its slot moved to", seconds: 60) {
+            _ = try? cluster.cli(port: target, "SPUBLISH", channel, "moved")
+            return heard.withLock { $0.contains("moved") }
+        }
+        #expect(try cluster.cli(port: source, "PUBSUB", "SHARDNUMSUB", channel).hasSuffix("0"))
+    }
+
+    struct UnreadableStats: Error { let line: String }
+
+    /// How many times a node answered `CLUSTER SLOTS`.
+    static func slotMapsRead(_ cluster: RedisClusterFixture, port: Int) throws -> Int {
+        let stats = try cluster.cli(port: port, "INFO", "commandstats")
+        guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_cluster|slots:") }) else { return 0 }
+        guard let calls = line.split(separator: ",").first?.split(separator: "=").last, let count = Int(calls) else {
+            throw UnreadableStats(line: String(line))
+        }
+        return count
+    }
+
     @Test func shardedSubscriptionsHearEachMasterAndFollowAFailover() async throws {
         let cluster = try RedisClusterFixture()
         let client = try Self.client(cluster)

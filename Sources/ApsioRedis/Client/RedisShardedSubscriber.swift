@@ -11,13 +11,19 @@ import Synchronization
 /// Where a channel lives can change: a failover promotes a replica, a resharding moves a slot. A
 /// node subscriber that lost its connection, or that its node told a channel went elsewhere,
 /// makes the client read the slot map again, and every channel is placed again on the node the
-/// map names (and looked at every 2 s anyway); a node left with no channel is let go. Messages
+/// map names (and looked at every 2 s anyway); a node left with no channel is let go. The map
+/// read right after a node let a channel go may not know yet (the other nodes learn of a moved
+/// slot one at a time): a channel it places on the same node again is asked for there again, and
+/// that node serves it or answers `MOVED`, which reconnects it, with its backoff, and reads the
+/// map again, until the nodes agree. Messages
 /// published meanwhile are lost, as for any pub/sub: `onSubscribed` tells the owner each time a
 /// node's subscriptions are in place again, to read the state it may have missed.
 package final class RedisShardedSubscriber: Sendable {
     private struct State {
         var channels: Set<String> = []
         var placed: [String: RedisEndpoint] = [:]
+        /// The channels a node said it no longer serves, and that node, until placed again.
+        var moved: [String: RedisEndpoint] = [:]
         var nodes: [RedisEndpoint: RedisSubscriber] = [:]
         var interrupted = false
         var task: Task<Void, Never>?
@@ -149,6 +155,13 @@ package final class RedisShardedSubscriber: Sendable {
                 state.nodes[node]?.unsubscribe([channel])
                 state.placed[channel] = nil
             }
+            // Said moved, and placed where it was: asked for there again, never left unsubscribed.
+            for (channel, node) in state.moved {
+                state.moved[channel] = nil
+                if state.channels.contains(channel), state.placed[channel] == node, wanted[channel] == node {
+                    state.nodes[node]?.resubscribe(channel)
+                }
+            }
             for (channel, node) in wanted where state.channels.contains(channel) && state.placed[channel] != node {
                 if let old = state.placed[channel] { state.nodes[old]?.unsubscribe([channel]) }
                 let subscriber = state.nodes[node] ?? {
@@ -156,6 +169,7 @@ package final class RedisShardedSubscriber: Sendable {
                         endpoint: node, clock: clock, sharded: true, executor: executor, onMessage: onMessage,
                         onSubscribed: onSubscribed,
                         onInterrupted: { [weak self] in self?.interrupted() },
+                        onMoved: { [weak self] channel in self?.moved(channel, from: node) },
                         onConfirmed: { [weak self] _ in self?.confirmations.notify() })
                     state.nodes[node] = made
                     started.append(made)
@@ -178,6 +192,14 @@ package final class RedisShardedSubscriber: Sendable {
 
     private func interrupted() {
         state.withLock { $0.interrupted = true }
+        changed.notify()
+    }
+
+    private func moved(_ channel: String, from node: RedisEndpoint) {
+        state.withLock { state in
+            state.moved[channel] = node
+            state.interrupted = true
+        }
         changed.notify()
     }
 }

@@ -14,8 +14,8 @@ import Synchronization
 /// `sharded` subscribes with `SSUBSCRIBE` (Redis 7's sharded pub/sub, which a cluster routes by
 /// the channel's slot: what `SPUBLISH` publishes), one channel a command, since one command's
 /// channels must share a slot. A cluster node that stops serving a channel's slot says so
-/// (`sunsubscribe` unasked), and so does a connection that ends: both are `onInterrupted`, for the
-/// owner to find where the channel went (`RedisShardedSubscriber`).
+/// (`sunsubscribe` unasked: `onMoved`), and a connection that ends is `onInterrupted`: both for
+/// the owner to find where the channel went (`RedisShardedSubscriber`).
 package final class RedisSubscriber: Sendable {
     package struct Message: Sendable, Equatable {
         package let channel: String
@@ -49,6 +49,7 @@ package final class RedisSubscriber: Sendable {
     private let onMessage: @Sendable (Message) -> Void
     private let onSubscribed: @Sendable () -> Void
     private let onInterrupted: @Sendable () -> Void
+    private let onMoved: @Sendable (String) -> Void
     private let onConfirmed: @Sendable (String) -> Void
     private let sharded: Bool
     private let executor: (any TaskExecutor)?
@@ -62,8 +63,10 @@ package final class RedisSubscriber: Sendable {
         silence: Duration = .seconds(30), limits: RESPLimits = RESPLimits(maxBufferedBytes: 8 << 20, maxBulkBytes: 4 << 20),
         sharded: Bool = false, executor: (any TaskExecutor)? = nil, onMessage: @escaping @Sendable (Message) -> Void,
         onSubscribed: @escaping @Sendable () -> Void = {},
-        onInterrupted: @escaping @Sendable () -> Void = {}, onConfirmed: @escaping @Sendable (String) -> Void = { _ in }
+        onInterrupted: @escaping @Sendable () -> Void = {}, onMoved: @escaping @Sendable (String) -> Void = { _ in },
+        onConfirmed: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.onMoved = onMoved
         self.executor = executor
         self.sharded = sharded
         self.onConfirmed = onConfirmed
@@ -115,6 +118,14 @@ package final class RedisSubscriber: Sendable {
     /// Whether the node confirmed `channel` on the connection in place: what is published on it
     /// from now on reaches this subscriber.
     package func isConfirmed(_ channel: String) -> Bool { state.withLock { $0.confirmed.contains(channel) } }
+
+    /// Asks for `channel` again on the connection in place, if it is wanted and not confirmed
+    /// there: after its node said it moved, when where it went is not known yet (the node may
+    /// serve it again, or answer `MOVED`, which starts the connection again).
+    package func resubscribe(_ channel: String) {
+        let again = state.withLock { state in state.channels.contains(channel) && !state.confirmed.contains(channel) }
+        if again { for command in subscribing([channel]) { write(command) } }
+    }
 
     private func subscribing(_ channels: [String]) -> [RESPCommand] {
         guard !channels.isEmpty else { return [] }
@@ -253,7 +264,7 @@ package final class RedisSubscriber: Sendable {
                         state.confirmed.remove(channel)
                         return state.channels.contains(channel)
                     }) {
-                        onInterrupted()
+                        onMoved(channel)
                     }
                 default:
                     break  // subscribe and unsubscribe confirmations
