@@ -138,7 +138,7 @@ package final class RedisClusterFixture: Sendable {
     /// every surviving node sees it, the killed master's other replicas follow the new one, and
     /// every surviving node says `cluster_state:ok`. Returns the new master's port.
     @discardableResult
-    package func waitForFailover(of port: Int, timeout: Duration = .seconds(30)) throws -> Int {
+    package func waitForFailover(of port: Int, timeout: Duration = .seconds(60)) throws -> Int {
         guard let killed = state.withLock({ $0.killed[port] }) else {
             throw Failure(description: "\(port) was not killed by kill(port:)")
         }
@@ -146,25 +146,36 @@ package final class RedisClusterFixture: Sendable {
         let deadline = ContinuousClock.now + timeout
         // Failure detection, the FAIL flag's gossip and the election with its random delay: a few
         // seconds of the cluster's own time, polled.
+        // Why the last look was not the end, for the failure's message.
+        var notYet = ""
         while true {
             var owners: Set<Int> = []
             var ready = true
             for survivor in livePids().keys.sorted() {
-                guard let info = try? run(["-p", String(survivor), "CLUSTER", "INFO"]).output, info.contains("cluster_state:ok"),
-                    let view = try? parseNodes(run(["-p", String(survivor), "CLUSTER", "NODES"]).output),
+                // Each look bounded well within the wait: one redis-cli stuck must not use it up.
+                let look = { (arguments: [String]) in try? Self.run(["-p", String(survivor)] + arguments, deadline: .seconds(5)).output }
+                guard let info = look(["CLUSTER", "INFO"]), info.contains("cluster_state:ok") else {
+                    (ready, notYet) = (false, "\(survivor) did not say cluster_state:ok")
+                    break
+                }
+                guard let view = look(["CLUSTER", "NODES"]).flatMap({ try? parseNodes($0) }),
                     let owner = view.first(where: { $0.isMaster && !$0.failing && $0.serves(probe) }),
-                    killed.slots.allSatisfy({ range in owner.slots.contains { $0.contains(range.lowerBound) && $0.contains(range.upperBound) } }),
-                    // A sibling replica moves to the new master once it hears of its new epoch.
-                    !view.contains(where: { !$0.failing && $0.master != nil && $0.master == killed.id })
+                    killed.slots.allSatisfy({ range in owner.slots.contains { $0.contains(range.lowerBound) && $0.contains(range.upperBound) } })
                 else {
-                    ready = false
+                    (ready, notYet) = (false, "\(survivor) named no live master of every slot \(port) served")
+                    break
+                }
+                // A sibling replica moves to the new master once it hears of its new epoch.
+                guard !view.contains(where: { !$0.failing && $0.master != nil && $0.master == killed.id }) else {
+                    (ready, notYet) = (false, "\(survivor) still saw a replica of \(port)")
                     break
                 }
                 owners.insert(owner.port)
             }
             if ready, owners.count == 1, let owner = owners.first, owner != port, livePids()[owner] != nil { return owner }
+            if ready { notYet = "the survivors named different masters: \(owners.sorted())" }
             guard ContinuousClock.now < deadline else {
-                throw Failure(description: "no failover of \(port) within \(timeout):\n" + describe())
+                throw Failure(description: "no failover of \(port) within \(timeout) (last: \(notYet)):\n" + describe())
             }
             usleep(50_000)
         }

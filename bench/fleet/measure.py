@@ -55,6 +55,39 @@ def switches(pid):
             pass
     return total
 
+def threads(pid):
+    """Each kind of thread of the process (its name without the number: `apsio-loop`, the task
+    pool's, the shared reactor's): the nanoseconds it ran (`schedstat`, exact where `stat`
+    counts 10 ms ticks) and how often it was switched out, summed over the threads of the kind."""
+    kinds = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as comm:
+                kind = comm.read().strip().rstrip("0123456789").rstrip("-") or "?"
+            with open(f"/proc/{pid}/task/{task}/schedstat") as schedstat:
+                ran = int(schedstat.read().split()[0])
+            switched = 0
+            with open(f"/proc/{pid}/task/{task}/status") as status:
+                for line in status:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        switched += int(line.split()[1])
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        ran_before, switched_before = kinds.get(kind, (0, 0))
+        kinds[kind] = (ran_before + ran, switched_before + switched)
+    return kinds
+
+def threads_between(start, end):
+    """What each kind of thread did between two `threads` snapshots of every instance, summed:
+    a thread that ended in between is not counted, one started in between counted whole."""
+    kinds = {}
+    for before, after in zip(start, end):
+        for kind, (ran, switched) in after.items():
+            ran_before, switched_before = before.get(kind, (0, 0))
+            total_ran, total_switched = kinds.get(kind, (0, 0))
+            kinds[kind] = (total_ran + ran - ran_before, total_switched + switched - switched_before)
+    return kinds
+
 def rss_anon_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -172,6 +205,7 @@ def run_one(options, features, kind, instances, load):
         def snapshot():
             return {"backends": [cpu_seconds(backend.pid) for backend in backends],
                     "switches": sum(switches(backend.pid) for backend in backends),
+                    "threads": [threads(backend.pid) for backend in backends],
                     "redis": redis.cpu() if redis else 0.0, "redis_output": redis.output() if redis else 0,
                     "generator": cpu_seconds(generator.pid), "at": time.monotonic()}
         killer = None
@@ -219,7 +253,8 @@ def run_one(options, features, kind, instances, load):
     return dict(
         kind=kind, instances=instances, load=load, shape=shape, devices=devices, load_before=load_before,
         seconds=end["at"] - start["at"], report=report, idle_cpu_per_second=idle_cpu / options.idle_seconds, hellos=hellos,
-        backend_cpu=backend_cpu, backend_switches=end["switches"] - start["switches"], per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
+        backend_cpu=backend_cpu, backend_switches=end["switches"] - start["switches"],
+        backend_threads=threads_between(start["threads"], end["threads"]), per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
         redis_used=(redis_idle_used, redis_end_used), failover=failover,
@@ -262,6 +297,10 @@ def describe(result):
           f"generator CPU {r['generator_cpu']:.2f} s; backend threads switched out {r['backend_switches']:,} times "
           f"({r['backend_switches'] / max(requests(r['report']), 1):.1f} a request); with nobody there, backend and Redis spent "
           f"{r['idle_cpu_per_second'] * 1000:.1f} ms of CPU a second")
+    answered = max(requests(report), 1)
+    print("backend threads, by kind: " + "; ".join(
+        f"{kind} {ran / 1e9:.2f} s ({ran / 1e3 / answered:.0f} µs and {switched / answered:.2f} switches a request)"
+        for kind, (ran, switched) in sorted(r["backend_threads"].items(), key=lambda item: -item[1][0])))
     print(f"hellos: {r['hellos']} ({report.get('hello_failures')} failed), "
           f"{r['hellos'] / cpu if cpu else 0:.0f} per CPU-second of backend and Redis together")
     print(f"requests: {requests(report)}, {requests(report) / cpu if cpu else 0:.0f} per CPU-second; "
