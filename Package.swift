@@ -94,7 +94,7 @@ let package = Package(
         // worth a journal line (Sources/CThreadPriority/thread_priority.c).
         .target(name: "CThreadPriority"),
         .executableTarget(
-            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "CThreadPriority"],
+            name: "apsiod", dependencies: ["ApsioCore", "ApsioAgent", "ApsioControl", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "CThreadPriority"],
             swiftSettings: strict),
         .executableTarget(name: "apsioctl", dependencies: ["ApsioCtl"], swiftSettings: strict),
         // Both backends are one program in ApsioBackend (BackendMain); the binaries differ only in
@@ -139,7 +139,7 @@ let package = Package(
             name: "ApsioBackendTests",
             dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioRedisTests", dependencies: ["ApsioRedis", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
