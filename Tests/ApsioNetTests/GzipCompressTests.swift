@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// Without a compressor (the fallback when compressing fails), the body is still gzip, read
+    /// back whole by our reader and the `gzip` command, across several stored blocks too.
+    @Test(arguments: Body.allCases)
+    func storedBlocksAreGzipToo(body: Body) async throws {
+        let input = body.bytes
+        let stored = Gzip.stored(input)
+        #expect(try Gzip.decompress(stored, maxOutput: input.count) == input)
+        #expect(try await gunzipCommand(stored) == input)
+        // Five bytes a block of at most 64 KiB, and gzip's 18: nothing is compressed.
+        #expect(stored.count == input.count + 18 + 5 * max(1, (input.count + 65_534) / 65_535))
+    }
+
+    /// The live channel's compressor never stops the process: when compressing fails (here, a
+    /// level ISA-L refuses) the body goes out in stored blocks.
+    @Test func theBodyCompressorFallsBackToStoredBlocks() throws {
+        let input = logBatch(records: 200, seed: 2)
+        let failing = GzipBodyCompressor(level: 9)
+        #expect(throws: GzipError.invalidLevel(9)) { try Gzip.compress(input, level: 9) }
+        #expect(failing.compress(input) == Gzip.stored(input))
+        let packed = GzipBodyCompressor().compress(input)
+        #expect(packed.count * 4 < input.count)
+        #expect(try Gzip.decompress(packed, maxOutput: input.count) == input)
+    }
+
     @Test(arguments: [Int32(0), 3])
     func theEndsOfTheLevelRangeWork(level: Int32) throws {
         let input = logBatch(records: 2_000, seed: 1)

@@ -2,15 +2,15 @@ import ApsioCore
 
 /// gzip for the live channel's bodies (1.1 compresses ingest's the same way).
 package struct GzipBodyCompressor: BodyCompressing {
-    package init() {}
+    private let level: Int32
 
+    package init(level: Int32 = Gzip.defaultLevel) {
+        self.level = level
+    }
+
+    /// Never fails: should the compressor fail (it can only when it cannot allocate its state),
+    /// the body goes in gzip's stored blocks, larger but as valid, rather than stopping the process.
     package func compress(_ bytes: [UInt8]) -> [UInt8] {
-        // Compressing bytes in memory at the default level fails only when libdeflate cannot
-        // allocate, which nothing above could recover from either.
-        do {
-            return try Gzip.compress(bytes)
-        } catch {
-            preconditionFailure("gzip compression failed: \(error)")
-        }
+        (try? Gzip.compress(bytes, level: level)) ?? Gzip.stored(bytes)
     }
 }
