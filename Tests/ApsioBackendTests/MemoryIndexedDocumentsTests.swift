@@ -2,6 +2,7 @@ import ApsioBackend
 import ApsioCore
 import ApsioPOSIX
 import ApsioRedis
+import ApsioTestSupport
 import Testing
 
 /// What the in-process store bounds that Redis bounds by its own memory: the number of devices and

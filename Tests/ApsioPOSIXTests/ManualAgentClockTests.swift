@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPOSIX
+import ApsioTestSupport
 import Testing
 
 /// What tests of runtimes on the manual clock stand on: waiting for the code to be asleep on the

@@ -1,4 +1,4 @@
-package import ApsioPOSIX
+import ApsioPOSIX
 package import ApsioCore
 
 extension ManualAgentClock {

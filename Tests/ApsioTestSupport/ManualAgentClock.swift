@@ -1,8 +1,9 @@
 package import ApsioCore
+import ApsioPOSIX
 import Synchronization
 
 /// A clock that moves only when told: sleepers wake when `advance` passes their deadline.
-/// Used by tests and by simulations; the daemon uses `SystemAgentClock`.
+/// For tests only (no program ships it); the programs use `SystemAgentClock`.
 package final class ManualAgentClock: AgentClock, ChangeSource {
     private struct Sleeper {
         let deadline: MonotonicInstant
