@@ -10,11 +10,14 @@ import Synchronization
 /// Queued for the runtime, the write could come after the body was on the wire, and a SIGKILL
 /// between the two would let a restart spend those bytes again (16.3: the day's count survives
 /// launches); and the runtime sends the body only if the write succeeded.
-final class AppLiveHost: LiveHost, @unchecked Sendable {
+final class AppLiveHost: LiveHost, Sendable {
     let events: AsyncStream<LiveHostEvent>
     private let continuation: AsyncStream<LiveHostEvent>.Continuation
-    /// Set once, right after the runtime exists; read-only afterwards.
-    nonisolated(unsafe) weak var runtime: AppRuntime?
+    /// Weak: the runtime owns this host. Set once, right after the runtime exists (`attach`).
+    private struct RuntimeReference {
+        weak var runtime: AppRuntime?
+    }
+    private let runtimeReference = Mutex(RuntimeReference())
     private let clock: any AgentClock
     private let saveDayBytes: @Sendable (DayBytes, _ durable: Bool) -> Bool
     private let lastDurableDayBytesSave = Mutex<MonotonicInstant?>(nil)
@@ -24,6 +27,13 @@ final class AppLiveHost: LiveHost, @unchecked Sendable {
         self.saveDayBytes = saveDayBytes
         (events, continuation) = AsyncStream.makeStream(of: LiveHostEvent.self, bufferingPolicy: .unbounded)
     }
+
+    /// The runtime that answers the commands, once it exists.
+    func attach(_ runtime: AppRuntime) {
+        runtimeReference.withLock { $0.runtime = runtime }
+    }
+
+    private var runtime: AppRuntime? { runtimeReference.withLock { $0.runtime } }
 
     func live(_ event: LiveHostEvent) {
         continuation.yield(event)

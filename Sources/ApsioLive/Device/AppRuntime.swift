@@ -69,7 +69,7 @@ package actor AppRuntime {
     /// Starts following the channel's notices; the identity goes out (with no session until the
     /// unit's state is known) once the release is known.
     package func start() async {
-        host.runtime = self
+        host.attach(self)
         hostEvents = Task { [weak self, host] in
             for await event in host.events { await self?.hostEvent(event) }
         }
