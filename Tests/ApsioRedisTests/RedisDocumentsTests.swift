@@ -5,109 +5,79 @@ import ApsioTestSupport
 import Synchronization
 import Testing
 
-/// One atomic update per document, as several backend instances make them: read, compute,
-/// compare-and-set, again when another instance got there first.
+/// What every document shares in Redis: the function loaded on each connection, a change that
+/// stays contended, lifetimes kept by Redis, Redis's clock; and an upgrade beside an instance of
+/// an earlier release, whose own library (`apsio`) neither takes the other's function away.
 @Suite struct RedisDocumentsTests {
-    static func documents(_ server: RedisServerFixture, maxTries: Int = 64) throws -> (RedisClient, RedisDocuments) {
-        let client = RedisClient(
-            endpoint: try RedisEndpoint(parsing: server.endpoint), clock: SystemAgentClock(), timeout: .seconds(60),
-            prepare: RedisDocuments.prepare)
-        return (client, RedisDocuments(client: client, maxTries: maxTries))
-    }
+    typealias Indexed = RedisIndexedDocumentsTests
 
-    static func increment(_ bytes: [UInt8]?) -> (RedisDocuments.Change, Int) {
-        let next = (bytes.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0) + 1
-        return (.write(Array(String(next).utf8), lifetime: nil), next)
-    }
-
-    @Test func threeInstancesUpdatingOneDocumentLoseNoUpdate() async throws {
-        let server = try RedisServerFixture()
-        let instances = try (0..<3).map { _ in try Self.documents(server) }
-        defer { for (client, _) in instances { client.close() } }
-        let seen = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (_, documents) in instances {
-                // Ten at once on each: more than one device's requests ever are.
-                for _ in 0..<10 {
-                    group.addTask { try await documents.update("apsio:{demo:1}:device", Self.increment) }
-                }
-            }
-            var seen: [Int] = []
-            for try await value in group { seen.append(value) }
-            return seen
-        }
-        // Every update saw the one before it: each value was written once.
-        #expect(seen.sorted() == Array(1...30))
-        #expect(try await instances[0].1.read("apsio:{demo:1}:device") == Array("30".utf8))
-    }
-
-    @Test func anUpdateRacedByAnotherWriterIsComputedAgainOnWhatThatOneWrote() async throws {
-        let server = try RedisServerFixture()
-        let (client, documents) = try Self.documents(server)
-        defer { client.close() }
-        _ = try await documents.update("doc") { _ in (.write(Array("1".utf8), lifetime: nil), ()) }
-        let runs = Mutex(0)
-        let value = try await documents.update("doc") { bytes -> (RedisDocuments.Change, Int) in
-            let run = runs.withLock { $0 += 1; return $0 }
-            if run == 1 {
-                // Another instance writes between this read and this write.
-                _ = try? server.cli("HSET", "doc", "v", "someone-else", "d", "41")
-            }
-            return Self.increment(bytes)
-        }
-        #expect(runs.withLock { $0 } == 2)
-        #expect(value == 42)
-        #expect(try await documents.read("doc") == Array("42".utf8))
-    }
-
-    @Test func aDocumentStillChangedAfterEveryTryIsReportedAsContended() async throws {
-        let server = try RedisServerFixture()
-        let (client, documents) = try Self.documents(server, maxTries: 3)
-        defer { client.close() }
-        let writes = Mutex(0)
-        await #expect(throws: RedisDocuments.UpdateError.contended(key: "busy", tries: 3)) {
-            try await documents.update("busy") { bytes -> (RedisDocuments.Change, Int) in
-                let write = writes.withLock { $0 += 1; return $0 }
-                _ = try? server.cli("HSET", "busy", "v", "other-\(write)", "d", "x")
-                return Self.increment(bytes)
-            }
-        }
-    }
-
-    @Test func lifetimesAndDeletionAreRedisOwn() async throws {
-        let server = try RedisServerFixture()
-        let (client, documents) = try Self.documents(server)
-        defer { client.close() }
-        _ = try await documents.update("presence") { _ in (.write(Array("here".utf8), lifetime: .seconds(85)), ()) }
-        let ttl = try #require(Int(try server.cli("PTTL", "presence")))
-        #expect((1...85_000).contains(ttl))
-        _ = try await documents.update("presence") { _ in (.write(Array("kept".utf8), lifetime: nil), ()) }
-        #expect(try server.cli("PTTL", "presence") == "-1")
-        _ = try await documents.update("presence") { _ in (.delete, ()) }
-        #expect(try server.cli("EXISTS", "presence") == "0")
-        #expect(try await documents.read("presence") == nil)
-    }
+    /// The library an instance of an earlier release loads again on each new connection: its
+    /// name is what matters here, not its functions.
+    static let earlierReleaseLibrary = """
+        #!lua name=apsio
+        redis.register_function('apsio_cas_indexed', function(keys, args) return 0 end)
+        """
 
     /// A Redis restarted without persistence has lost the function: it is loaded again on the new
     /// connection, before any request.
     @Test func theFunctionIsLoadedAgainAfterARestartThatLostIt() async throws {
         let server = try RedisServerFixture()
-        let clock = ManualAgentClock()
-        let client = RedisClient(
-            endpoint: try RedisEndpoint(parsing: server.endpoint), clock: clock, timeout: .seconds(60), prepare: RedisDocuments.prepare)
+        let (client, documents) = try Indexed.documents(server, clock: ManualAgentClock())
         defer { client.close() }
-        let documents = RedisDocuments(client: client)
-        #expect(try await documents.update("doc", Self.increment) == 1)
+        #expect(try await documents.update("doc", member: "m", Indexed.increment) == 1)
         try server.restart()
         #expect(try server.cli("FUNCTION", "LIST").isEmpty)
         // The broken connection fails one request; the next connects again and loads the function.
-        _ = try? await documents.update("doc", Self.increment)
-        #expect(try await documents.update("doc", Self.increment) >= 1)
-        #expect(try server.cli("FUNCTION", "LIST").contains("apsio_cas"))
+        _ = try? await documents.update("doc", member: "m", Indexed.increment)
+        #expect(try await documents.update("doc", member: "m", Indexed.increment) >= 1)
+        #expect(try server.cli("FUNCTION", "LIST").contains("apsio_fleet_cas"))
+    }
+
+    /// During a rolling upgrade each release loads its own library on each new connection, and
+    /// leaves the other's in place.
+    @Test func anEarlierReleasesLibraryAndThisOnesStandSideBySide() async throws {
+        let server = try RedisServerFixture()
+        _ = try server.cli("FUNCTION", "LOAD", Self.earlierReleaseLibrary)
+        let (client, documents) = try Indexed.documents(server)
+        defer { client.close() }
+        _ = try await documents.update("doc", member: "m", Indexed.increment)
+        #expect(try server.cli("FUNCTION", "LIST").contains("apsio_cas_indexed"))
+        _ = try server.cli("FUNCTION", "LOAD", "REPLACE", Self.earlierReleaseLibrary)
+        #expect(try await documents.update("doc", member: "m", Indexed.increment) == 2)
+        let libraries = try server.cli("FUNCTION", "LIST")
+        #expect(libraries.contains("apsio_cas_indexed") && libraries.contains("apsio_fleet_cas"))
+    }
+
+    @Test func aDocumentStillChangedAfterEveryTryIsReportedAsContended() async throws {
+        let server = try RedisServerFixture()
+        let (client, documents) = try Indexed.documents(server, maxTries: 3)
+        defer { client.close() }
+        let writes = Mutex(0)
+        await #expect(throws: RedisDocuments.UpdateError.contended(key: "busy", tries: 3)) {
+            try await documents.update("busy", member: "m") { bytes, nowMs in
+                // Another instance writes between each decision and its compare-and-set.
+                let write = writes.withLock { $0 += 1; return $0 }
+                _ = try? server.cli("HSET", "busy", "v", "other-\(write)", "d", "x")
+                return Indexed.increment(bytes, nowMs)
+            }
+        }
+        #expect(writes.withLock { $0 } == 3)
+    }
+
+    @Test func lifetimesAreRedisOwn() async throws {
+        let server = try RedisServerFixture()
+        let (client, documents) = try Indexed.documents(server)
+        defer { client.close() }
+        try await documents.update("presence", member: "m") { _, nowMs in
+            (.write(Array("here".utf8), lifetime: .seconds(85), score: nowMs, publish: []), ())
+        }
+        let ttl = try #require(Int(try server.cli("PTTL", "presence")))
+        #expect((1...85_000).contains(ttl))
     }
 
     @Test func timeIsRedisClockInUnixMilliseconds() async throws {
         let server = try RedisServerFixture()
-        let (client, _) = try Self.documents(server)
+        let (client, _) = try Indexed.documents(server)
         defer { client.close() }
         let now = try await RedisTime.now(client)
         let seconds = try #require(Int64(try server.cli("TIME").split(separator: "\n").first.map(String.init) ?? ""))

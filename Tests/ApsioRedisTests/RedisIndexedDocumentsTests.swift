@@ -134,19 +134,6 @@ import Testing
         #expect(second <= redisNow + 90_000)
     }
 
-    /// During a rolling upgrade an instance of the previous release loads `apsio` again on each
-    /// new connection: the function this release writes with is in a library of its own.
-    @Test func thePreviousReleasesLibraryLoadedAgainLeavesThisOnesFunction() async throws {
-        let server = try RedisServerFixture()
-        let (client, documents) = try Self.documents(server)
-        defer { client.close() }
-        _ = try await documents.update("doc", member: "m", Self.increment)
-        _ = try server.cli("FUNCTION", "LOAD", "REPLACE", RedisDocumentLibrary.source)
-        #expect(try await documents.update("doc", member: "m", Self.increment) == 2)
-        let libraries = try server.cli("FUNCTION", "LIST")
-        #expect(libraries.contains("apsio_cas_indexed") && libraries.contains("apsio_fleet_cas"))
-    }
-
     @Test func theCopiesKeptStayWithinTheirBytes() {
         let cache = RedisDocumentCache(maxBytes: 4096)
         for number in 0..<100 {

@@ -10,58 +10,28 @@
 /// Versions are random tokens chosen by the writer, not counters: a document deleted (or expired)
 /// and made again cannot come back at a version a slow writer read before (no ABA).
 enum RedisDocumentLibrary {
-    static let name = "apsio"
-    static let compareAndSet = "apsio_cas"
-    static let compareAndSetIndexed = "apsio_cas_indexed"
-    /// A library of its own, so that an instance of the previous release, which loads `apsio`
-    /// again (`REPLACE`) on each new connection, never takes it away mid-upgrade.
-    static let fleetName = "apsio_fleet"
+    /// In a library of its own name (`apsio_fleet`), so that an instance of an earlier release,
+    /// which loads its `apsio` library again (`REPLACE`) on each new connection, never takes it
+    /// away mid-upgrade; and this release leaves `apsio` alone for the same reason.
     static let compareAndSetOrRead = "apsio_fleet_cas"
 
-    /// keys: the document. args: the version read ("" when absent), the new version ("" to
-    /// delete), the new bytes, the lifetime in milliseconds (0: none). Returns 1 when written, 0
-    /// when the version had moved.
-///
-/// `apsio_cas_indexed` does the same and, in the same step, keeps the document's member in an
-/// index (a sorted set scored by when the document next needs attention) and publishes the
-/// messages the change produced: a change and what it tells the other instances happen together
-/// or not at all, so no instance hears of a change that lost its compare-and-set. The messages go
-/// on sharded channels (`SPUBLISH`): on a cluster they must share the document's slot, and the
-/// index and the log too.
-/// keys: the document, the index. args: as above, then the member, its score, the number of
-/// messages and, for each, its channel, the message, and where it is also kept (a list of the
-/// channel's latest messages, or '' for nowhere), what is kept ('' for the message itself), how
-/// many the list keeps, its lifetime in milliseconds, and '1' to empty the list first; and optionally a log to append to in the
-/// same step (a sorted set by time): its key, the oldest score kept, the most entries kept, its
-/// lifetime in milliseconds, and pairs of score and entry. The lists and the log, like the
-/// channels, share the document's slot.
-    static let source = """
-        #!lua name=apsio
-        \(writeIndexed)
-        redis.register_function('apsio_cas', function(keys, args)
-          local current = redis.call('HGET', keys[1], 'v') or ''
-          if current ~= args[1] then return 0 end
-          if args[2] == '' then
-            redis.call('DEL', keys[1])
-            return 1
-          end
-          redis.call('HSET', keys[1], 'v', args[2], 'd', args[3])
-          local ttl = tonumber(args[4])
-          if ttl > 0 then redis.call('PEXPIRE', keys[1], ttl) else redis.call('PERSIST', keys[1]) end
-          return 1
-        end)
-        redis.register_function('apsio_cas_indexed', function(keys, args)
-          local current = redis.call('HGET', keys[1], 'v') or ''
-          if current ~= args[1] then return 0 end
-          write_indexed(keys, args)
-          return 1
-        end)
-        """
-
-    /// `apsio_fleet_cas`: `apsio_cas_indexed` for a writer that may have guessed the version (from
-    /// what it read or wrote last): when the version has moved, the answer carries the document as
-    /// it is, `{0, version, bytes}` (both nil when there is none), so trying again needs no read of
-    /// its own; `{1}` when written.
+    /// `apsio_fleet_cas`: compares the document's version with the one its writer read or wrote
+    /// last, and writes only if it has not moved: a hash of a version and the bytes (the key),
+    /// the document's member in an index (a sorted set scored by when the document next needs
+    /// attention), and the messages the change produced, published in the same step, so that no
+    /// instance hears of a change that lost its compare-and-set. When the version has moved, the
+    /// answer carries the document as it is, `{0, version, bytes}` (both nil when there is none),
+    /// so trying again needs no read of its own; `{1}` when written.
+    ///
+    /// The messages go on sharded channels (`SPUBLISH`): on a cluster they must share the
+    /// document's slot, and the index and the log too. keys: the document, the index. args: the
+    /// version read ("" when absent), the new version ("" to delete), the new bytes, the lifetime
+    /// in milliseconds (0: none), the member, its score, the number of messages and, for each,
+    /// its channel, the message, and where it is also kept (a list of the channel's latest
+    /// messages, or '' for nowhere), what is kept ('' for the message itself), how many the list
+    /// keeps, its lifetime in milliseconds, and '1' to empty the list first; and optionally a log
+    /// to append to in the same step (a sorted set by time): its key, the oldest score kept, the
+    /// most entries kept, its lifetime in milliseconds, and pairs of score and entry.
     static let fleetSource = """
         #!lua name=apsio_fleet
         \(writeIndexed)
@@ -73,7 +43,7 @@ enum RedisDocumentLibrary {
         end)
         """
 
-    /// The write of both indexed functions, once their version check passed.
+    /// The write, once the version check passed.
     private static let writeIndexed = """
         local function write_indexed(keys, args)
           if args[2] == '' then

@@ -2,9 +2,9 @@ import ApsioCore
 package import ApsioPOSIX
 
 /// Documents listed in an index and changed together with what the change announces: the
-/// fleet hub's devices. Like `RedisDocuments.update`, the change is computed in Swift on what was
-/// read and written by compare-and-set; here Redis's clock comes with the document, and the write
-/// keeps the index and publishes in the same atomic step (`apsio_fleet_cas`).
+/// fleet hub's devices. The change is computed in Swift on what was read, and written by
+/// compare-and-set; Redis's clock comes with the document, and the write keeps the index and
+/// publishes in the same atomic step (`apsio_fleet_cas`).
 package struct RedisIndexedDocuments: IndexedDocumentStore {
     package typealias Publication = IndexedDocuments.Publication
     package typealias Kept = IndexedDocuments.Kept
