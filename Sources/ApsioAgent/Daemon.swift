@@ -228,7 +228,7 @@ package actor Daemon {
         let name = app.name
         do {
             let served = try await ServedApp.start(
-                app, daemon: self, options: options, edges: edges, appState: appState, layout: layout,
+                app, options: options, edges: edges, appState: appState, layout: layout,
                 stateLock: stateLock, client: client,
                 facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue,
                 liveMemory: liveMemory)

@@ -34,7 +34,7 @@ struct ServedApp: Sendable {
     let liveRedaction: LiveRedaction
 
     static func start(
-        _ app: AppConfiguration, daemon: Daemon, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
+        _ app: AppConfiguration, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
         layout: StateLayout, stateLock: StateDirectoryLock, client: HTTPClient, facts: ResourceFacts,
         liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds,
         liveMemory: LiveChannelMemory? = nil
