@@ -122,8 +122,7 @@ package actor Daemon {
     @discardableResult
     package func reloadConfiguration() async -> [ConfigurationProblem] {
         guard !stopped else { return [] }
-        let (seconds, attoseconds) = edges.clock.now().mono.sinceOrigin.components
-        edges.notifier.reloading(monotonicMicroseconds: UInt64(max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)))
+        edges.notifier.reloading(monotonicMicroseconds: UInt64(max(0, edges.clock.now().mono.sinceOrigin.wholeMicroseconds)))
         loadSettings()
         let loaded = loadConfiguration()
         await apply(loaded)

@@ -333,7 +333,7 @@ extension LiveHub {
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        duration.wholeMilliseconds
     }
 
     static let unknownAppKey = HubReply.error(401, "app_key", "unknown app key")

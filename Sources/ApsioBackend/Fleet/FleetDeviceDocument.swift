@@ -167,7 +167,7 @@ struct FleetDeviceDocument: Sendable {
     static func ms(_ instant: MonotonicInstant) -> Int64 { ms(instant.sinceOrigin) }
 
     static func ms(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        duration.wholeMilliseconds
     }
 
     private static func int(_ value: JSONValue?) -> Int64? {

@@ -33,7 +33,6 @@ package struct LiveNow: Sendable, Equatable {
     package var utcDay: Int64 { wallUnixMs >= 0 ? wallUnixMs / 86_400_000 : (wallUnixMs - 86_399_999) / 86_400_000 }
 
     package func advanced(by duration: Duration) -> LiveNow {
-        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return LiveNow(mono: mono + duration, wallUnixMs: wallUnixMs + ms)
+        LiveNow(mono: mono + duration, wallUnixMs: wallUnixMs + duration.wholeMilliseconds)
     }
 }

@@ -267,8 +267,7 @@ package final class SystemBus: Sendable {
     }
 
     private static func microseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+        UInt64(max(0, duration.wholeMicroseconds))
     }
 
     private static func failure(_ call: String, _ result: Int32) -> BusError {

@@ -134,6 +134,6 @@ package enum IndexedDocuments {
 
     /// A lifetime as the stores count it: whole milliseconds, at least one.
     package static func milliseconds(_ duration: Duration) -> Int64 {
-        max(1, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        max(1, duration.wholeMilliseconds)
     }
 }

@@ -19,8 +19,7 @@ package final class RedisDocumentCache: Sendable {
         /// Redis's clock at `now`: what it read then, and the time passed here since. Behind
         /// Redis by at most the time its answer took to arrive, never ahead of it.
         package func redisMs(at now: MonotonicInstant) -> Int64 {
-            let passed = max(now - at, .zero).components
-            return redisMs + passed.seconds * 1000 + passed.attoseconds / 1_000_000_000_000_000
+            redisMs + max(now - at, .zero).wholeMilliseconds
         }
 
         var cost: Int { version.utf8.count + (bytes?.count ?? 0) + 96 }

@@ -28,8 +28,5 @@ package struct QueueBounds: Sendable, Equatable {
         max(0, min(maxEntryBytes, effectiveSegmentBytes - QueueEntryFormat.headerSize, QueueEntryFormat.maxPayloadBytes))
     }
 
-    var maxAgeMilliseconds: Int64 {
-        let (seconds, attoseconds) = maxAge.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
+    var maxAgeMilliseconds: Int64 { maxAge.wholeMilliseconds }
 }
