@@ -53,6 +53,58 @@ import ApsioState
         #expect((json["apps"] as? [String: [String: Any]])?["nginx"]?["allow_live"] as? Bool == true)
     }
 
+    /// One member a line, as an operator opening the file expects; and a file written by an
+    /// earlier release (Foundation's pretty form, `"key" : value`) reads the same.
+    @Test func theFileIsOneMemberALineAndAnEarlierReleasesReadsTheSame() throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        try SettingsStore(layout: layout).update {
+            $0.setAllowsLive(true, for: nginx)
+            $0.setConsentOverride(.granted, for: cron)
+        }
+        let written = try String(contentsOfFile: layout.settingsFile, encoding: .utf8)
+        #expect(written == """
+            {
+              "apps": {
+                "cron": {
+                  "allow_live": false,
+                  "consent": "granted"
+                },
+                "nginx": {
+                  "allow_live": true
+                }
+              },
+              "data_saver": false,
+              "version": 1
+            }
+
+            """)
+        let earlier = "{\n  \"apps\" : {\n    \"nginx\" : {\n      \"allow_live\" : true\n    }\n  },\n  \"data_saver\" : true,\n  \"version\" : 1\n}\n"
+        try Data(earlier.utf8).write(to: URL(fileURLWithPath: layout.settingsFile))
+        let read = try SettingsStore(layout: layout).load()
+        #expect(read.allowsLive(nginx) && read.dataSaver && read.consentOverride(cron) == nil)
+    }
+
+    /// Read as strictly as any body a peer sends: a field written twice, a value of the wrong
+    /// kind or a consent that is neither word is not guessed at, and the file is left as it is.
+    @Test(arguments: [
+        #"{"version":1,"apps":{"nginx":{"allow_live":false,"allow_live":true}}}"#,
+        #"{"version":1,"data_saver":"yes"}"#,
+        #"{"version":1,"apps":{"nginx":{"consent":"maybe"}}}"#,
+        #"{"version":1,"apps":{"nginx":true}}"#,
+        #"{"version":2}"#,
+        #"[1]"#,
+    ])
+    func whatCouldBeReadTwoWaysIsRefused(text: String) throws {
+        let dir = try TestDirectory()
+        let layout = StateLayout(root: dir.path)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: layout.settingsFile))
+        let store = SettingsStore(layout: layout)
+        #expect(throws: StateStoreError.self) { try store.load() }
+        #expect(throws: StateStoreError.self) { try store.update { $0.dataSaver = true } }
+        #expect(try String(contentsOfFile: layout.settingsFile, encoding: .utf8) == text)
+    }
+
     @Test func unknownFieldsAndBadNamesInTheFileAreIgnored() throws {
         let dir = try TestDirectory()
         let layout = StateLayout(root: dir.path)

@@ -58,3 +58,18 @@ extension String {
         self = "\\u00" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
     }
 }
+
+/// The form a person reads: every value the parser reads back the same, nested and empty ones too.
+@Suite struct JSONPrettyPrintingTests {
+    @Test func prettyPrintedReadsBackAsTheSameValue() throws {
+        let value: JSONValue = .object([
+            "b": .array([.number(1), .string("two \"quoted\""), .null, .array([]), .object([:])]),
+            "a": .object(["nested": .object(["deep": .bool(true)])]),
+        ])
+        let text = String(decoding: value.prettyPrinted, as: UTF8.self)
+        #expect(try JSONParser().parse(value.prettyPrinted) == value)
+        #expect(text.hasPrefix("{\n  \"a\": {\n    \"nested\": {\n      \"deep\": true\n    }\n  },\n  \"b\": [\n    1,\n"))
+        #expect(text.hasSuffix("    [],\n    {}\n  ]\n}\n"))
+        #expect(JSONValue.number(3).prettyPrinted == Array("3\n".utf8))
+    }
+}

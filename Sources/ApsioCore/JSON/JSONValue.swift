@@ -25,6 +25,11 @@ package enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    package var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
     package var boolValue: Bool? {
         if case .bool(let flag) = self { return flag }
         return nil

@@ -1,6 +1,6 @@
 /// The bytes of `frames` and `results` bodies sent in one UTC calendar day (16.3): kept on disk
 /// across launches, so a restart is no way around the day's cap.
-package struct DayBytes: Sendable, Equatable, Codable {
+package struct DayBytes: Sendable, Equatable {
     /// Days since 1970-01-01, UTC.
     package var day: Int64
     package var bytes: Int

@@ -6,17 +6,14 @@ package enum JSONValueEncoding {
     package static func encode(_ value: some Encodable) -> JSONValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value),
-            let decoded = try? JSONDecoder().decode(JSONValue.self, from: data)
-        else { return .null }
+        guard let data = try? encoder.encode(value), let decoded = decode(Array(data)) else { return .null }
         return decoded
     }
 
-    /// Parses JSON as Foundation reads it, leniently (the first of two equal keys wins); nil for
-    /// anything that is not JSON. For bodies of our own making: a peer's body goes through
-    /// `JSONParser` (`LiveAnswerBody`, `PolicyParser`), which refuses what this would guess at.
+    /// Parses JSON with the one strict parser (`JSONParser`), without a size limit: for bodies
+    /// of our own making; nil for anything that is not JSON.
     package static func decode(_ bytes: [UInt8]) -> JSONValue? {
         guard !bytes.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        return try? JSONParser(maxBytes: .max, maxDepth: 64).parse(bytes)
     }
 }

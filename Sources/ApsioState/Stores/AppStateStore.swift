@@ -3,7 +3,6 @@ internal import Glibc
 #endif
 package import ApsioCore
 internal import ApsioPOSIX
-internal import FoundationEssentials
 
 /// The daemon's own state for each app under `apps/NAME/`: the installation id, the day's live
 /// bytes and the last good policy. Files are mode 0640 in directories of mode 0750, so members of
@@ -42,25 +41,23 @@ package struct AppStateStore: Sendable {
     package func dayBytes(for app: AppName) throws(StateStoreError) -> DayBytes? {
         let path = layout.dayBytesFile(app)
         guard let bytes = try read(path, maxBytes: 4096) else { return nil }
-        do {
-            return try JSONDecoder().decode(DayBytes.self, from: Data(bytes))
-        } catch {
-            throw .unreadable(path: path, reason: "not a day's byte count: \(error)")
-        }
+        // `{"bytes":N,"day":D}`, both whole numbers, read strictly.
+        guard case .object(let members)? = try? JSONParser(maxBytes: 4096, maxDepth: 2).parse(bytes),
+            let count = members["bytes"]?.numberValue.flatMap({ Int(exactly: $0) }),
+            let day = members["day"]?.numberValue.flatMap({ Int64(exactly: $0) })
+        else { throw .unreadable(path: path, reason: "not a day's byte count") }
+        return DayBytes(day: day, bytes: count)
     }
 
     /// Written as each live body is counted; `durable` syncs it too (a power cut can lose what was
     /// counted since the last durable write, a crash of apsiod nothing).
     package func saveDayBytes(_ dayBytes: DayBytes, for app: AppName, durable: Bool = true) throws(StateStoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try encoder.encode(dayBytes)) + [0x0A]
-        } catch {
-            preconditionFailure("a day's bytes always encode: \(error)")
-        }
-        try write(bytes, to: layout.dayBytesFile(app), for: app, durable: durable)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("bytes"); writer.int(Int64(dayBytes.bytes))
+        writer.key("day"); writer.int(dayBytes.day)
+        writer.endObject()
+        try write(writer.bytes + [0x0A], to: layout.dayBytesFile(app), for: app, durable: durable)
     }
 
     // MARK: The last good policy (LINUX-PROFILE §12)

@@ -39,58 +39,65 @@ package struct OperatorSettings: Sendable, Equatable {
         apps[app] = settings.isDefault ? nil : settings
     }
 
-    struct AppSettings: Codable, Equatable, Sendable {
+    struct AppSettings: Equatable, Sendable {
         var allowLive = false
         var consent: ConsentOverride?
 
         var isDefault: Bool { !allowLive && consent == nil }
-
-        enum CodingKeys: String, CodingKey {
-            case allowLive = "allow_live"
-            case consent
-        }
-
-        init() {}
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            allowLive = try container.decodeIfPresent(Bool.self, forKey: .allowLive) ?? false
-            consent = try container.decodeIfPresent(ConsentOverride.self, forKey: .consent)
-        }
     }
 }
 
-extension OperatorSettings: Codable {
+/// `settings.json`, read with the strict parser every file and body goes through (`JSONParser`:
+/// a key written twice is refused, not guessed at) and written for a person to read.
+extension OperatorSettings {
     /// Bumped only for a change an older reader would misread; fields it does not know it ignores.
     static let formatVersion = 1
 
-    enum CodingKeys: String, CodingKey {
-        case version
-        case dataSaver = "data_saver"
-        case apps
+    package struct FormatError: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let version = try container.decodeIfPresent(Int.self, forKey: .version) ?? Self.formatVersion
-        guard version <= Self.formatVersion else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .version, in: container, debugDescription: "format version \(version) is newer than this apsio's")
+    package init(json: JSONValue) throws(FormatError) {
+        guard case .object(let members) = json else { throw FormatError(description: "not a JSON object") }
+        if let version = try Self.member(members, "version", as: \.numberValue, "a number") {
+            guard version <= Double(Self.formatVersion) else {
+                throw FormatError(description: "format version \(version) is newer than this apsio's")
+            }
         }
-        dataSaver = try container.decodeIfPresent(Bool.self, forKey: .dataSaver) ?? false
-        let named = try container.decodeIfPresent([String: AppSettings].self, forKey: .apps) ?? [:]
-        apps = [:]
-        for (name, settings) in named {
+        self.init(dataSaver: try Self.member(members, "data_saver", as: \.boolValue, "true or false") ?? false)
+        for (name, value) in try Self.member(members, "apps", as: \.objectValue, "an object") ?? [:] {
+            guard case .object(let fields) = value else { throw FormatError(description: "apps.\(name) is not an object") }
+            var settings = AppSettings()
+            settings.allowLive = try Self.member(fields, "allow_live", as: \.boolValue, "true or false", in: "apps.\(name).") ?? false
+            if let consent = try Self.member(fields, "consent", as: \.stringValue, "a string", in: "apps.\(name).") {
+                guard let override = ConsentOverride(rawValue: consent) else {
+                    throw FormatError(description: "apps.\(name).consent is \(consent), not granted or denied")
+                }
+                settings.consent = override
+            }
             // A name that could not be an app is nobody's setting.
             guard let app = try? AppName(name), !settings.isDefault else { continue }
             apps[app] = settings
         }
     }
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.formatVersion, forKey: .version)
-        try container.encode(dataSaver, forKey: .dataSaver)
-        try container.encode(Dictionary(uniqueKeysWithValues: apps.map { ($0.key.rawValue, $0.value) }), forKey: .apps)
+    /// What `settings.json` holds: every field, the defaults too, so an operator reading it sees them.
+    package var json: JSONValue {
+        var named: [String: JSONValue] = [:]
+        for (app, settings) in apps {
+            var fields: [String: JSONValue] = ["allow_live": .bool(settings.allowLive)]
+            if let consent = settings.consent { fields["consent"] = .string(consent.rawValue) }
+            named[app.rawValue] = .object(fields)
+        }
+        return .object(["version": .number(Double(Self.formatVersion)), "data_saver": .bool(dataSaver), "apps": .object(named)])
+    }
+
+    /// A member of the kind `read` takes out, nil when absent or null; another kind is an error.
+    private static func member<Value>(
+        _ members: [String: JSONValue], _ name: String, as read: (JSONValue) -> Value?, _ kind: String, in path: String = ""
+    ) throws(FormatError) -> Value? {
+        guard let value = members[name], value != .null else { return nil }
+        guard let read = read(value) else { throw FormatError(description: "\(path)\(name) is not \(kind)") }
+        return read
     }
 }

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
+import ApsioCore
 internal import ApsioPOSIX
-internal import FoundationEssentials
 
 /// `settings.json` under the state directory, shared by the daemon and `apsioctl`, which may write
 /// it while the daemon is not running.
@@ -27,7 +27,7 @@ package struct SettingsStore: Sendable {
         guard let bytes = try StateStoreError.io({ () throws(SystemError) in try AtomicFile.read(path, maxBytes: 1 << 20) })
         else { return OperatorSettings() }
         do {
-            return try JSONDecoder().decode(OperatorSettings.self, from: Data(bytes))
+            return try OperatorSettings(json: JSONParser(maxBytes: 1 << 20, maxDepth: 8).parse(bytes))
         } catch {
             throw .unreadable(path: path, reason: "not the settings JSON: \(error)")
         }
@@ -44,14 +44,7 @@ package struct SettingsStore: Sendable {
         defer { lock.release() }
         var settings = try load()
         change(&settings)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try encoder.encode(settings)) + [0x0A]
-        } catch {
-            preconditionFailure("settings always encode: \(error)")
-        }
+        let bytes = settings.json.prettyPrinted
         try StateStoreError.io { () throws(SystemError) in
             try AtomicFile.write(bytes, to: layout.settingsFile, mode: 0o660, owner: owner)
         }
