@@ -181,7 +181,7 @@ package actor Daemon {
             motdFile: new.daemon.motdFile, announceTerminals: new.daemon.announceTerminals, utmpPath: edges.utmpPath)
         for name in changes.removed + changes.changed {
             liveMemories[name] = await stopServing(name)
-            await indicator.forget(name.rawValue)
+            await indicator.forget(name)
         }
         forgetRemovedApps(present: new.appFiles)
         let serving = (changes.added + changes.changed).compactMap { new.app(named: $0) }
@@ -471,7 +471,8 @@ package actor Daemon {
     // MARK: - The indicator
 
     private func liveEvent(_ event: AppLiveEvent) async {
-        guard let name = try? AppName(event.app), let served = apps[name] else { return }
+        let name = event.app
+        guard let served = apps[name] else { return }
         switch event.event {
         case .logLevel(let until):
             await served.exporter.releaseDebug(untilUnixMs: until)
@@ -489,17 +490,17 @@ package actor Daemon {
         case .sessionEnded(let end):
             apps[name]?.viewers = 0
             apps[name]?.viewingSinceUnixMs = nil
-            broadcast(.ended(app: event.app, end), app: event.app)
+            broadcast(.ended(app: name.rawValue, end), app: name.rawValue)
             if served.viewers != 0 { publishStatus(of: name) }
         case .notice(let command):
             let now = edges.clock.now().wallUnixMs
             let until = command == .raiseLogLevel ? apps[name]?.logLevelRaisedUntilUnixMs : nil
-            broadcast(.notice(app: event.app, command: command, atUnixMs: now, untilUnixMs: until), app: event.app)
+            broadcast(.notice(app: name.rawValue, command: command, atUnixMs: now, untilUnixMs: until), app: name.rawValue)
         case .held(let until):
             apps[name]?.liveHeldUntilUnixMs = until
             if let until {
                 let seconds = max(0, until - edges.clock.now().wallUnixMs + 999) / 1000
-                log.log(.info, .live, "the live backend asked for nothing for \(seconds) s", app: event.app)
+                log.log(.info, .live, "the live backend asked for nothing for \(seconds) s", app: name.rawValue)
             }
             publishStatus(of: name)
         case .sessionStarted:

@@ -49,7 +49,7 @@ actor DaemonIndicator {
         carryOut(changes)
     }
 
-    func forget(_ app: String) {
+    func forget(_ app: AppName) {
         carryOut(board.forget(app))
     }
 
@@ -65,17 +65,17 @@ actor DaemonIndicator {
             switch change {
             case .viewingStarted(let app, let viewers):
                 boardChanged = true
-                let text = IndicatorText.viewing(app: app, viewers: viewers, since: nil)
-                log.log(.notice, .indicator, text, app: app)
+                let text = IndicatorText.viewing(app: app.rawValue, viewers: viewers, since: nil)
+                log.log(.notice, .indicator, text, app: app.rawValue)
                 announce(text)
             case .viewersChanged:
                 boardChanged = true
             case .viewingEnded(let app):
                 boardChanged = true
-                log.log(.notice, .indicator, IndicatorText.viewingEnded(app: app), app: app)
+                log.log(.notice, .indicator, IndicatorText.viewingEnded(app: app.rawValue), app: app.rawValue)
             case .command(let app, let command):
-                let text = IndicatorText.notice(command, app: app)
-                log.log(.notice, .indicator, text, app: app)
+                let text = IndicatorText.notice(command, app: app.rawValue)
+                log.log(.notice, .indicator, text, app: app.rawValue)
                 announce(text)
                 notifier.status(text)
             }
@@ -88,7 +88,7 @@ actor DaemonIndicator {
 
     private var viewings: [IndicatorViewing] {
         board.watched.map { app, watch in
-            IndicatorViewing(app: app, viewers: watch.viewers, since: ClockTime.local(unixMs: watch.sinceUnixMs))
+            IndicatorViewing(app: app.rawValue, viewers: watch.viewers, since: ClockTime.local(unixMs: watch.sinceUnixMs))
         }
     }
 

@@ -64,7 +64,7 @@ struct ServedApp: Sendable {
         // and facts made some other way fall back as os-release(5) would.
         let os = "\(facts.osName ?? OSRelease.defaultName) \(facts.osVersion ?? OSRelease.unknownVersion)"
         let description = AppDescription(
-            name: name.rawValue, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
+            name: name, unit: app.unit, installationID: installationID ?? "", serviceName: app.serviceName,
             model: facts.deviceModelIdentifier ?? "unknown", os: os, release: nil,
             families: app.families, roots: roots)
         let dayCount = DayCountKeeper(store: appState, app: name, log: edges.log.logger(.state, app: name.rawValue))

@@ -7,39 +7,42 @@ import Testing
 @testable import ApsioLive
 
 @Suite struct IndicatorBoardTests {
+    let web = try! AppName("web")
+    let db = try! AppName("db")
+
     @Test func viewingStartsOnceThenCountsChangeThenEnds() {
         var board = IndicatorBoard()
-        #expect(board.apply(AppLiveEvent(app: "web", event: .viewers(1)), nowUnixMs: 1000) == [
-            .viewingStarted(app: "web", viewers: 1)
+        #expect(board.apply(AppLiveEvent(app: web, event: .viewers(1)), nowUnixMs: 1000) == [
+            .viewingStarted(app: web, viewers: 1)
         ])
-        #expect(board.apply(AppLiveEvent(app: "web", event: .viewers(1)), nowUnixMs: 2000) == [])
-        #expect(board.apply(AppLiveEvent(app: "web", event: .viewers(2)), nowUnixMs: 3000) == [
-            .viewersChanged(app: "web", viewers: 2)
+        #expect(board.apply(AppLiveEvent(app: web, event: .viewers(1)), nowUnixMs: 2000) == [])
+        #expect(board.apply(AppLiveEvent(app: web, event: .viewers(2)), nowUnixMs: 3000) == [
+            .viewersChanged(app: web, viewers: 2)
         ])
-        #expect(board.watched["web"]?.sinceUnixMs == 1000, "since when viewing started, not the last change")
-        #expect(board.apply(AppLiveEvent(app: "web", event: .viewers(0)), nowUnixMs: 4000) == [.viewingEnded(app: "web")])
+        #expect(board.watched[web]?.sinceUnixMs == 1000, "since when viewing started, not the last change")
+        #expect(board.apply(AppLiveEvent(app: web, event: .viewers(0)), nowUnixMs: 4000) == [.viewingEnded(app: web)])
         #expect(board.watchedApps.isEmpty)
     }
 
     @Test func aSessionEndingEndsViewingWhateverTheLastCountWas() {
         var board = IndicatorBoard()
-        _ = board.apply(AppLiveEvent(app: "web", event: .viewers(3)), nowUnixMs: 0)
-        #expect(board.apply(AppLiveEvent(app: "web", event: .sessionEnded(.tokenLost)), nowUnixMs: 1) == [
-            .viewingEnded(app: "web")
+        _ = board.apply(AppLiveEvent(app: web, event: .viewers(3)), nowUnixMs: 0)
+        #expect(board.apply(AppLiveEvent(app: web, event: .sessionEnded(.tokenLost)), nowUnixMs: 1) == [
+            .viewingEnded(app: web)
         ])
-        #expect(board.apply(AppLiveEvent(app: "web", event: .sessionEnded(.tokenLost)), nowUnixMs: 2) == [])
+        #expect(board.apply(AppLiveEvent(app: web, event: .sessionEnded(.tokenLost)), nowUnixMs: 2) == [])
     }
 
     @Test func commandsAreNoticedAndAppsAreKeptApart() {
         var board = IndicatorBoard()
-        _ = board.apply(AppLiveEvent(app: "db", event: .viewers(1)), nowUnixMs: 0)
-        _ = board.apply(AppLiveEvent(app: "web", event: .viewers(1)), nowUnixMs: 0)
-        #expect(board.apply(AppLiveEvent(app: "db", event: .notice(.screenshot)), nowUnixMs: 5) == [
-            .command(app: "db", .screenshot)
+        _ = board.apply(AppLiveEvent(app: db, event: .viewers(1)), nowUnixMs: 0)
+        _ = board.apply(AppLiveEvent(app: web, event: .viewers(1)), nowUnixMs: 0)
+        #expect(board.apply(AppLiveEvent(app: db, event: .notice(.screenshot)), nowUnixMs: 5) == [
+            .command(app: db, .screenshot)
         ])
-        #expect(board.watchedApps == ["db", "web"])
-        #expect(board.forget("db") == [.viewingEnded(app: "db")])
-        #expect(board.watchedApps == ["web"])
+        #expect(board.watchedApps == [db, web])
+        #expect(board.forget(db) == [.viewingEnded(app: db)])
+        #expect(board.watchedApps == [web])
     }
 }
 

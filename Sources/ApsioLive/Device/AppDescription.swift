@@ -4,7 +4,7 @@ package import ApsioPlatform
 /// What the agent knows of one configured app when it starts serving it.
 package struct AppDescription: Sendable, Equatable {
     /// The app file's name, without `.conf`: how the operator names the app.
-    package var name: String
+    package var name: AppName
     /// The systemd unit, for example `nginx.service`.
     package var unit: String
     package var installationID: String
@@ -25,7 +25,7 @@ package struct AppDescription: Sendable, Equatable {
     package var storage: StorageReader
 
     package init(
-        name: String, unit: String, installationID: String, serviceName: String, model: String, os: String,
+        name: AppName, unit: String, installationID: String, serviceName: String, model: String, os: String,
         release: String?, families: Set<CaptureFamily> = Set(CaptureFamily.allCases), roots: SysfsRoots = .system,
         storage: StorageReader = StorageReader()
     ) {

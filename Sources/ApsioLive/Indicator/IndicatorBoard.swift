@@ -11,18 +11,18 @@ package struct IndicatorBoard: Sendable, Equatable {
     }
 
     package enum Change: Sendable, Equatable {
-        case viewingStarted(app: String, viewers: Int)
-        case viewersChanged(app: String, viewers: Int)
-        case viewingEnded(app: String)
-        case command(app: String, LiveCommandName)
+        case viewingStarted(app: AppName, viewers: Int)
+        case viewersChanged(app: AppName, viewers: Int)
+        case viewingEnded(app: AppName)
+        case command(app: AppName, LiveCommandName)
     }
 
-    package private(set) var watched: [String: Watch] = [:]
+    package private(set) var watched: [AppName: Watch] = [:]
 
     package init() {}
 
     /// The apps being viewed, by name, for the motd file and `STATUS=`.
-    package var watchedApps: [String] { watched.keys.sorted() }
+    package var watchedApps: [AppName] { watched.keys.sorted() }
 
     package mutating func apply(_ event: AppLiveEvent, nowUnixMs: Int64) -> [Change] {
         let app = event.app
@@ -47,7 +47,7 @@ package struct IndicatorBoard: Sendable, Equatable {
     }
 
     /// An app removed from the configuration is no longer watched.
-    package mutating func forget(_ app: String) -> [Change] {
+    package mutating func forget(_ app: AppName) -> [Change] {
         watched.removeValue(forKey: app) == nil ? [] : [.viewingEnded(app: app)]
     }
 }
