@@ -295,9 +295,11 @@ import Testing
         // Whatever was already on the wire has arrived once the server holds no connection.
         try await host.settle()
         let count = host.backend.seen.count
+        let sleeping = host.clock.sleeperCount
         host.clock.advance(by: .seconds(3600))
-        // Not a synchronisation: a grace period in which a wrong runtime would have connected.
-        try await Task.sleep(for: .milliseconds(100))
+        // Every task the hour woke has done what it does and is asleep again: a runtime that
+        // wrongly connected would have sent its request before that, or still have it in flight.
+        try await host.until("every task the hour woke asleep again") { host.clock.sleeperCount >= sleeping }
         #expect(try await host.live.requestsInFlight == 0)
         #expect(host.backend.seen.count == count)
         }

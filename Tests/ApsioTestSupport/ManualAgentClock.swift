@@ -84,8 +84,7 @@ package final class ManualAgentClock: AgentClock, ChangeSource {
     /// Moves the wall clock alone, as an operator or an NTP step does: no sleeper wakes, since
     /// sleepers wait on the monotonic clock.
     package func setWallClock(by offset: Duration) {
-        let (seconds, attoseconds) = offset.components
-        state.withLock { $0.now.wallUnixMs += seconds * 1000 + attoseconds / 1_000_000_000_000_000 }
+        state.withLock { $0.now.wallUnixMs += offset.wholeMilliseconds }
     }
 
     package func sleep(until deadline: MonotonicInstant) async throws {
