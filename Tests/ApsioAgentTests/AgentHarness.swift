@@ -122,7 +122,7 @@ final class AgentHarness: @unchecked Sendable {
     func kill() async throws {
         guard let daemon else { return }
         Glibc.kill(daemon.process.processIdentifier, SIGKILL)
-        try await within(30, "apsiod gone after SIGKILL") { !daemon.isRunning }
+        try await poll("apsiod gone after SIGKILL", seconds: 30, every: .milliseconds(100)) { !daemon.isRunning }
     }
 
     /// SIGTERM; the exit status.
@@ -164,7 +164,7 @@ final class AgentHarness: @unchecked Sendable {
     /// Until apsiod answers on its socket and serves the app (the daemon alone knows the version
     /// it serves it as).
     func waitServing() async throws {
-        try await within(60, "apsiod serving \(Self.app)") {
+        try await poll("apsiod serving \(Self.app)", seconds: 60, every: .milliseconds(100)) {
             guard let run = try? await self.ctl(["--json", "apps"]), run.status == 0,
                 let value = JSONValueEncoding.decode(Array(run.stdout.utf8))
             else { return false }
@@ -234,7 +234,7 @@ final class AgentHarness: @unchecked Sendable {
         let allow = try await ctl(["allow-live", "on", Self.app])
         #expect(allow.status == 0, "\(allow.stderr)")
         try await activateUnit()
-        try await within(60, "the live session started, next held") {
+        try await poll("the live session started, next held", seconds: 60, every: .milliseconds(100)) {
             self.framesBodies.contains { $0["state"] == .string("live") } && self.live.heldNextCount == 1
         }
     }
@@ -255,9 +255,9 @@ final class AgentHarness: @unchecked Sendable {
 
     /// Runs one command through `next` and waits for its result.
     func run(command name: String, id: String) async throws -> JSONValue {
-        try await within(30, "next held") { self.live.heldNextCount == 1 }
+        try await poll("next held", seconds: 30, every: .milliseconds(100)) { self.live.heldNextCount == 1 }
         live.releaseNext(Self.next(commands: [(id, name)]))
-        try await within(60, "the result of \(name)") { self.resultsBodies.contains { $0["id"] == .string(id) } }
+        try await poll("the result of \(name)", seconds: 60, every: .milliseconds(100)) { self.resultsBodies.contains { $0["id"] == .string(id) } }
         return try #require(resultsBodies.first { $0["id"] == .string(id) })
     }
 

@@ -114,17 +114,6 @@ final class RunningChild: @unchecked Sendable {
     }
 }
 
-/// Waits for `condition`, checking every 100 ms, for at most `seconds`: for things a child process
-/// does on its own clock.
-func within(_ seconds: Double, _ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    let start = ContinuousClock.now
-    while ContinuousClock.now - start < .seconds(seconds) {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw DaemonTestError("timed out waiting for \(what)")
-}
-
 /// A loopback TCP port free right now, for a server whose own address must be in its configuration
 /// before it starts (the development backend publishes its live origin). The kernel does not hand
 /// a just-released ephemeral port out again at once, so the race is one a test can live with.

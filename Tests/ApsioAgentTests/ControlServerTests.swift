@@ -76,7 +76,7 @@ import ApsioControl
             let answer = try #require(try await client.readLine(timeout: .seconds(30)))
             #expect(try JSONParser().parse(answer)["error"] == .string("too_large"))
             #expect(try await client.readLine(timeout: .seconds(30)) == nil)
-            try await waitFor("the connection to close") { fixture.server.connectionCount == 0 }
+            try await poll("the connection to close") { fixture.server.connectionCount == 0 }
         }
     }
 
@@ -120,7 +120,7 @@ import ApsioControl
             #expect(try await third.send(.version) == .version(ApsioVersion.current))
             #expect(try await first.readLine(timeout: .seconds(30)) == nil, "the oldest was let go")
             #expect(try await second.send(.version) == .version(ApsioVersion.current))
-            try await waitFor("the one let go to close") { fixture.server.connectionCount == 2 }
+            try await poll("the one let go to close") { fixture.server.connectionCount == 2 }
         }
     }
 
@@ -136,7 +136,7 @@ import ApsioControl
             defer { first.close(); second.close() }
             async let firstAnswer = first.send(.reload)
             async let secondAnswer = second.send(.reload)
-            try await waitFor("both reloads in progress") { fixture.handler.reloadGate.waitingCount == 2 }
+            try await poll("both reloads in progress") { fixture.handler.reloadGate.waitingCount == 2 }
             let third = try fixture.client()
             defer { third.close() }
             let answer = try #require(try await third.readLine(timeout: .seconds(30)))
@@ -280,8 +280,8 @@ import ApsioControl
             #expect(try await watcher.nextEvent() == .dataSaver(true))
 
             watcher.close()
-            try await waitFor("the server to let the watcher go") { fixture.handler.snapshot.watchersEnded == 1 }
-            try await waitFor("the connection to close") { fixture.server.connectionCount == 1 }
+            try await poll("the server to let the watcher go") { fixture.handler.snapshot.watchersEnded == 1 }
+            try await poll("the connection to close") { fixture.server.connectionCount == 1 }
         }
     }
 
@@ -298,11 +298,11 @@ import ApsioControl
             for index in 0..<5000 {
                 fixture.handler.emit(.ended(app: "nginx", reason: "\(long)\(index)"))
             }
-            try await waitFor("the slow watcher to be dropped") { fixture.handler.snapshot.watchersEnded == 1 }
+            try await poll("the slow watcher to be dropped") { fixture.handler.snapshot.watchersEnded == 1 }
             let other = try fixture.client()
             defer { other.close() }
             #expect(try await other.send(.version) == .version(ApsioVersion.current))
-            try await waitFor("the slow watcher's connection to close") { fixture.server.connectionCount == 1 }
+            try await poll("the slow watcher's connection to close") { fixture.server.connectionCount == 1 }
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
                 asNobody[0], Array(asNobody.dropFirst()) + ["/usr/bin/python3", "-c", Self.halfLineHolder, h.runtime + "/control.sock", "30"],
                 environment: [:], directory: h.root.path, name: "half-lines")
             let started = watches
-            try await within(120, "every watch following or ended, and the half lines sent") {
+            try await poll("every watch following or ended, and the half lines sent", seconds: 120, every: .milliseconds(100)) {
                 started.allSatisfy { !$0.isRunning || $0.stdout.contains("\"ok\":true") } && halfLines.stdout.contains("sent")
             }
             #expect(halfLines.isRunning, "the half lines are still held: \(halfLines.stderr)")

@@ -2,16 +2,6 @@ import ApsioCore
 import Foundation
 import ApsioTestSupport
 
-/// Polls `condition` until it holds, failing after a generous deadline (a loaded 2-core machine).
-func waitFor(_ what: String, within seconds: Double = 30, _ condition: () async -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    throw WaitTimedOut(what: what)
-}
-
 /// The apsioctl binary of this build, run as a separate process the way an operator runs it.
 enum Apsioctl {
     struct Result {

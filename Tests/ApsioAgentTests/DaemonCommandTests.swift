@@ -35,7 +35,7 @@ import Testing
             ], on: SystemdMock.serviceInterface)
             // The main process's executable read: its build-id is the Resource's from then on.
             let buildID = try #require(ResourceFactsReader().executable(path: "/bin/sleep", dpkg: nil).gnuBuildID)
-            try await within(60, "the main executable read") {
+            try await poll("the main executable read", seconds: 60, every: .milliseconds(100)) {
                 let apps = try? await h.ctl(["--json", "apps"])
                 return apps?.stdout.contains(buildID) ?? false
             }
@@ -43,7 +43,7 @@ import Testing
 
             let answer = try await h.run(command: "diagnostics", id: "diag-1")
             #expect(answer["outcome"] == .string("done"))
-            try await within(60, "the diagnostics record at /v1/logs") {
+            try await poll("the diagnostics record at /v1/logs", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body == "apsio.diagnostics" }
             }
             let record = try #require(h.backend.records.first { $0.body == "apsio.diagnostics" })
@@ -83,13 +83,13 @@ import Testing
             // A screenshot whose result the backend is slow to answer.
             h.live.holdResults()
             h.live.releaseNext(AgentHarness.next(commands: [("shot-1", "screenshot")]))
-            try await within(60, "the result held, the next next held") { h.live.heldResultsCount == 1 && h.live.heldNextCount == 1 }
+            try await poll("the result held, the next next held", seconds: 60, every: .milliseconds(100)) { h.live.heldResultsCount == 1 && h.live.heldNextCount == 1 }
 
             // The token is refused on `next`: the device says hello at once and gets another.
             h.live.answerHellos(AgentHarness.hello(viewers: 1, token: AgentHarness.otherToken))
             h.live.releaseNext(.status(401, body: nil, retryAfter: nil))
             let other = DeviceToken(.string(AgentHarness.otherToken))
-            try await within(60, "a session on the new token, next held") {
+            try await poll("a session on the new token, next held", seconds: 60, every: .milliseconds(100)) {
                 h.live.requests(to: "/v1/live/frames").contains { $0.request.token == other && $0.body?["state"] == .string("live") }
                     && h.live.heldNextCount == 1
             }
@@ -112,17 +112,17 @@ import Testing
             h.live.answerHellos(AgentHarness.hello(viewers: 0, token: nil, interval: 15))
             #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
             try await h.activateUnit()
-            try await within(60, "the first hello answered") { h.hellos.count == 1 }
+            try await poll("the first hello answered", seconds: 60, every: .milliseconds(100)) { h.hellos.count == 1 }
 
             // The policy changes its interval; the next hello fails.
             h.backend.setPolicy(try h.policy(interval: 100))
             let policies = h.backend.policyRequests
             #expect(try await h.ctl(["reload"]).status == 0)
-            try await within(30, "the policy fetched again") { h.backend.policyRequests > policies }
+            try await poll("the policy fetched again", seconds: 30, every: .milliseconds(100)) { h.backend.policyRequests > policies }
             h.live.answerNextHellos([.status(503, body: nil, retryAfter: nil)])
-            try await within(60, "the second hello, 15 s after the first") { h.hellos.count == 2 }
+            try await poll("the second hello, 15 s after the first", seconds: 60, every: .milliseconds(100)) { h.hellos.count == 2 }
             // The backoff starts from the answer's 15 s, not the policy's 100 s.
-            try await within(45, "the third hello, 15 s after the failed one") { h.hellos.count == 3 }
+            try await poll("the third hello, 15 s after the failed one", seconds: 45, every: .milliseconds(100)) { h.hellos.count == 3 }
         }
     }
 }

@@ -17,7 +17,7 @@ import Testing
         try await AgentHarness.with { h in
             try await h.serve(try h.policy(live: false))
             try await Self.write(h, ["before the denial"])
-            try await within(60, "the first line at the sink") { h.backend.records.contains { $0.body == "before the denial" } }
+            try await poll("the first line at the sink", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "before the denial" } }
 
             let deny = try await h.ctl(["consent", "deny", AgentHarness.app])
             #expect(deny.status == 0, "\(deny.stderr)")
@@ -30,7 +30,7 @@ import Testing
             try h.start()
             try await h.waitServing()
             try await Self.write(h, ["after the grant"])
-            try await within(60, "the line written after the grant at the sink") {
+            try await poll("the line written after the grant at the sink", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body == "after the grant" }
             }
             let leaked = h.backend.records.map(\.body).filter { $0.hasPrefix("withheld") }
@@ -46,7 +46,7 @@ import Testing
         try await AgentHarness.with { h in
             try await h.serve(try h.policy(live: false))
             try await Self.write(h, ["before the denial"])
-            try await within(60, "the first line at the sink") { h.backend.records.contains { $0.body == "before the denial" } }
+            try await poll("the first line at the sink", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "before the denial" } }
             for change in ["deny", "grant"] {
                 let run = try await h.ctl(["consent", change, AgentHarness.app])
                 #expect(run.status == 0, "\(run.stderr)")
@@ -55,7 +55,7 @@ import Testing
             try await h.kill()
             try h.start()
             try await h.waitServing()
-            try await within(60, "the line written with consent granted at the sink") {
+            try await poll("the line written with consent granted at the sink", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body == "written with consent granted" }
             }
         }

@@ -25,7 +25,7 @@ import Testing
                     .replacing("_PID", with: .text("5151")),
                 h.journal.coredump(unit: AgentHarness.unit, pid: 4242),
             ])
-            try await within(60, "the crash at /v1/logs") {
+            try await poll("the crash at /v1/logs", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body.hasPrefix("Process 4242 (demo)") }
             }
             let crash = try #require(h.backend.records.first { $0.body.hasPrefix("Process 4242 (demo)") })

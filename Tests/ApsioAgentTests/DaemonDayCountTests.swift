@@ -44,7 +44,7 @@ import Testing
             try await Self.offerASession(h)
             // The second hello comes an interval after the first was answered with a viewer: by
             // then a session that was going to start has sent its first `frames`.
-            try await within(60, "two hellos") { h.hellos.count >= 2 }
+            try await poll("two hellos", seconds: 60, every: .milliseconds(100)) { h.hellos.count >= 2 }
             #expect(h.hellos.allSatisfy { $0.body?["reason"] == .string("capped") }, "\(h.hellos.map(\.body))")
             #expect(h.framesBodies.count == 0, "a session started on a day whose count is unknown")
             #expect(h.log.contains(Self.dayCountFile(h)), "\(h.log)")
@@ -64,13 +64,13 @@ import Testing
             try FileManager.default.createDirectory(atPath: Self.dayCountFile(h), withIntermediateDirectories: false)
             try await h.serve(policy)
             try await Self.offerASession(h)
-            try await within(60, "two hellos") { h.hellos.count >= 2 }
+            try await poll("two hellos", seconds: 60, every: .milliseconds(100)) { h.hellos.count >= 2 }
             #expect(h.hellos.allSatisfy { $0.body?["reason"] == .string("capped") }, "\(h.hellos.map(\.body))")
             #expect(h.framesBodies.count == 0, "a session started on a day whose count cannot be kept")
             #expect(h.log.contains(Self.dayCountFile(h)), "\(h.log)")
 
             try FileManager.default.removeItem(atPath: Self.dayCountFile(h))
-            try await within(60, "the count written once it can be") { Self.savedCount(h) != nil }
+            try await poll("the count written once it can be", seconds: 60, every: .milliseconds(100)) { Self.savedCount(h) != nil }
             let saved = try #require(Self.savedCount(h))
             #expect(saved.day == Self.today)
             #expect(saved.bytes >= Self.cap)
@@ -91,7 +91,7 @@ import Testing
             // Moved aside, and a directory put in its place: a write between the two makes the
             // file again, and the next turn moves that one aside, so `kept` ends up holding the
             // last count apsiod wrote.
-            try await within(30, "a directory in place of the count") {
+            try await poll("a directory in place of the count", seconds: 30, every: .milliseconds(100)) {
                 _ = rename(file, kept)
                 return mkdir(file, 0o755) == 0
             }
@@ -103,7 +103,7 @@ import Testing
                     .reduce(0) { $0 + $1.bytes }
             }
             let hellosBefore = h.hellos.count
-            try await within(90, "a capped hello") {
+            try await poll("a capped hello", seconds: 90, every: .milliseconds(100)) {
                 try? await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "busy \(h.framesBodies.count)")])
                 return h.hellos.dropFirst(hellosBefore).contains { $0.body?["reason"] == .string("capped") }
             }
@@ -112,7 +112,7 @@ import Testing
             #expect(h.log.contains(file), "\(h.log)")
             let framesWhileCapped = h.framesBodies.count
             let cappedHellos = h.hellos.count
-            try await within(60, "another capped hello") {
+            try await poll("another capped hello", seconds: 60, every: .milliseconds(100)) {
                 try? await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "still busy")])
                 return h.hellos.count > cappedHellos
             }
@@ -122,7 +122,7 @@ import Testing
 
             // The file can be written again: the count is kept, the next hello is free to start a session.
             _ = rmdir(file)
-            try await within(90, "a new session") {
+            try await poll("a new session", seconds: 90, every: .milliseconds(100)) {
                 h.framesBodies.dropFirst(framesWhileCapped).contains { $0["state"] == .string("live") }
             }
             let saved = try #require(Self.savedCount(h))

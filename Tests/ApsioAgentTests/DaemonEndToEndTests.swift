@@ -89,25 +89,25 @@ import ApsioState
         }
 
         do {
-            try await within(60, "apsiod answering on its socket") { (try? await ctl(["status"]))?.status == 0 }
-            try await within(30, "READY=1 once the socket answers") { notify.messages.contains { $0.contains("READY=1") } }
-            try await within(30, "the watchdog's keep-alives") { notify.messages.filter { $0 == "WATCHDOG=1" }.count >= 2 }
+            try await poll("apsiod answering on its socket", seconds: 60, every: .milliseconds(100)) { (try? await ctl(["status"]))?.status == 0 }
+            try await poll("READY=1 once the socket answers", seconds: 30, every: .milliseconds(100)) { notify.messages.contains { $0.contains("READY=1") } }
+            try await poll("the watchdog's keep-alives", seconds: 30, every: .milliseconds(100)) { notify.messages.filter { $0 == "WATCHDOG=1" }.count >= 2 }
 
             // The device says hello; a person signs in and watches it.
             let login = try await api("POST", "/api/login", nil, .object(["user": .string("ann"), "password": .string("ann-password")]))
             let ann = try #require(login.1["token"]?.stringValue)
-            try await within(60, "the device present at the backend") {
+            try await poll("the device present at the backend", seconds: 60, every: .milliseconds(100)) {
                 let devices = try? await api("GET", "/api/devices", ann)
                 return devices?.1["devices"]?.arrayValue?.contains { $0["install"]?.stringValue == install } ?? false
             }
             #expect(try await api("POST", "/api/devices/\(install)/watch", ann).0 == 200)
 
             // The next hello (at most interval_s later) finds the viewer: the machine says so.
-            try await within(90, "apsioctl status showing the viewer") {
+            try await poll("apsioctl status showing the viewer", seconds: 90, every: .milliseconds(100)) {
                 let status = try? await ctl(["status"])
                 return status?.stdout.contains("Your team is viewing demo live") ?? false
             }
-            try await within(30, "systemctl status saying it") {
+            try await poll("systemctl status saying it", seconds: 30, every: .milliseconds(100)) {
                 notify.messages.contains { $0.contains("STATUS=Your team is viewing demo live") }
             }
             #expect(FileManager.default.fileExists(atPath: motd), "the motd file names the watched app")
@@ -116,12 +116,12 @@ import ApsioState
             let watch = try RunningChild(
                 BuiltBinaries.apsioctl, directories + ["--json", "watch", "demo"], environment: [:], directory: root.path,
                 name: "watch")
-            try await within(30, "apsioctl watch following") { watch.stdout.contains("\"status\"") }
+            try await poll("apsioctl watch following", seconds: 30, every: .milliseconds(100)) { watch.stdout.contains("\"status\"") }
 
             // The unit writes; the person's stream shows the line.
             try await journal.write([journal.entry(unit: Self.unit, message: "order 1234 shipped")])
             let stream = ViewerStream(viewer, install: install, bearer: ann)
-            try await within(60, "the line in the viewer's stream") {
+            try await poll("the line in the viewer's stream", seconds: 60, every: .milliseconds(100)) {
                 await stream.contains { event in
                     (event["frames"]?["lines"]?.arrayValue ?? event["lines"]?.arrayValue ?? [])
                         .contains { $0["body"] == .string("order 1234 shipped") }
@@ -131,10 +131,10 @@ import ApsioState
             // A screenshot: the result reaches the viewer, the notice reaches `apsioctl watch`.
             let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
             #expect((200..<300).contains(command.0))
-            try await within(60, "the screenshot's result in the stream") {
+            try await poll("the screenshot's result in the stream", seconds: 60, every: .milliseconds(100)) {
                 await stream.contains { $0["type"] == .string("result") }
             }
-            try await within(30, "the notice in apsioctl watch") {
+            try await poll("the notice in apsioctl watch", seconds: 30, every: .milliseconds(100)) {
                 watch.stdout.contains("\"notice\"") && watch.stdout.contains("\"screenshot\"")
             }
 
@@ -147,11 +147,11 @@ import ApsioState
 
             // The viewer leaves: the indicator goes everywhere.
             #expect(try await api("DELETE", "/api/devices/\(install)/watch", ann).0 == 200)
-            try await within(90, "apsioctl status without the viewer") {
+            try await poll("apsioctl status without the viewer", seconds: 90, every: .milliseconds(100)) {
                 let status = try? await ctl(["status"])
                 return status.map { $0.status == 0 && !$0.stdout.contains("Your team is viewing demo live") } ?? false
             }
-            try await within(30, "the motd file removed") { !FileManager.default.fileExists(atPath: motd) }
+            try await poll("the motd file removed", seconds: 30, every: .milliseconds(100)) { !FileManager.default.fileExists(atPath: motd) }
             _ = await watch.terminate()
 
             #expect(await daemon.terminate() == 0, "SIGTERM is a clean stop")

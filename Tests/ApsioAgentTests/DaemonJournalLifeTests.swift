@@ -21,7 +21,7 @@ import ApsioLive
     /// Waits until the sink has every one of `expected`.
     static func waitFor(_ expected: [String], at h: AgentHarness, seconds: Double = 120) async throws {
         let wanted = Set(expected)
-        try await within(seconds, "\(expected.count) lines at the sink") { wanted.isSubset(of: Set(bodies(h))) }
+        try await poll("\(expected.count) lines at the sink", seconds: seconds, every: .milliseconds(100)) { wanted.isSubset(of: Set(bodies(h))) }
     }
 
     /// Waits until the daemon took in the answer that accepted the entry `body`: its saved cursor
@@ -31,7 +31,7 @@ import ApsioLive
         let uid = try #require(h.backend.records.last { $0.body == body }?.uid)
         let encoder = OTLPLogsEncoder(hashing: OpenSSLSHA256())
         let install = try h.installationID()
-        try await within(60, "the position of \(body) saved") {
+        try await poll("the position of \(body) saved", seconds: 60, every: .milliseconds(100)) {
             guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))?.cursor
             else { return false }
             let saved = LogRecord(timeUnixNano: 0, severityNumber: 9, severityText: "INFO", family: .logs, body: "", journalCursor: cursor)
@@ -70,7 +70,7 @@ import ApsioLive
             // The backend goes away: apsiod falls behind, then stops.
             h.backend.answerLogs(Array(repeating: 503, count: 1000))
             try await h.journal.write(Self.lines("behind", 0..<50).map { h.journal.entry(unit: Self.unit, message: $0) })
-            try await within(60, "a batch of them refused") { h.backend.records.contains { $0.body == "behind 0" } }
+            try await poll("a batch of them refused", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "behind 0" } }
             #expect(await h.stop() == 0)
 
             // journald rotates, and the file the cursor is in is vacuumed.

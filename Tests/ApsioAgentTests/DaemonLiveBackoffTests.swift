@@ -42,7 +42,7 @@ import Testing
                 let before = h.live.requests(to: "/v1/live/frames").count
                 h.live.answerNextFrames([Self.unavailable])
                 try await Self.write(h, "answered 503")
-                try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+                try await poll("the frames body answered 503", seconds: 30, every: .milliseconds(100)) { h.live.requests(to: "/v1/live/frames").count > before }
                 told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt
             case .next:
                 told503 = .now
@@ -51,12 +51,12 @@ import Testing
                 h.live.answerNextResults([Self.unavailable])
                 // Replay is off: the screenshot is refused at once, and its result goes.
                 h.live.releaseNext(AgentHarness.next(commands: [("shot-1", "screenshot")]))
-                try await within(30, "the result answered 503") { !h.resultsBodies.isEmpty }
+                try await poll("the result answered 503", seconds: 30, every: .milliseconds(100)) { !h.resultsBodies.isEmpty }
                 told503 = try #require(h.live.requests(to: "/v1/live/results").first).arrivedAt
             case .hello:
                 let before = h.hellos.count
                 h.live.answerNextHellos([Self.unavailable])
-                try await within(30, "the hello of the session's renewal, answered 503") { h.hellos.count > before }
+                try await poll("the hello of the session's renewal, answered 503", seconds: 30, every: .milliseconds(100)) { h.hellos.count > before }
                 told503 = h.hellos[before].arrivedAt
             }
             let (windowStart, end) = try await Self.window(h, after: told503)
@@ -67,20 +67,20 @@ import Testing
             let command = h.live.heldNextCount == 1
             if command { h.live.releaseNext(AgentHarness.next(commands: [("shot-2", "screenshot")])) }
 
-            try await within(60, "the line streamed after the hold") { h.streamedLines.contains("written during the hold") }
+            try await poll("the line streamed after the hold", seconds: 60, every: .milliseconds(100)) { h.streamedLines.contains("written during the hold") }
             if command {
-                try await within(30, "the result sent after the hold") {
+                try await poll("the result sent after the hold", seconds: 30, every: .milliseconds(100)) {
                     h.resultsBodies.contains { $0["id"] == .string("shot-2") }
                 }
             }
             if told == .results {
                 // Sent once more, after the backoff.
-                try await within(30, "the result sent again") {
+                try await poll("the result sent again", seconds: 30, every: .milliseconds(100)) {
                     h.resultsBodies.filter { $0["id"] == .string("shot-1") }.count == 2
                 }
             }
             if told != .hello {
-                try await within(30, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
+                try await poll("a hello after the hold", seconds: 30, every: .milliseconds(100)) { h.hellos.contains { $0.arrivedAt >= end } }
             }
             let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
             #expect(during.isEmpty, "requests during the Retry-After told to \(told): \(during)")
@@ -96,7 +96,7 @@ import Testing
         _ h: AgentHarness, after told503: ContinuousClock.Instant
     ) async throws -> (ContinuousClock.Instant, ContinuousClock.Instant) {
         let toldWallMs = Int64(Date().timeIntervalSince1970 * 1000) - milliseconds(ContinuousClock.now - told503)
-        try await within(30, "apsioctl status saying until when the backend asked for nothing") {
+        try await poll("apsioctl status saying until when the backend asked for nothing", seconds: 30, every: .milliseconds(100)) {
             (try? await h.liveHeldUntil()) != nil
         }
         let shown = ContinuousClock.now
@@ -123,18 +123,18 @@ import Testing
             let before = h.live.requests(to: "/v1/live/frames").count
             h.live.answerNextFrames([Self.unavailable])
             try await Self.write(h, "answered 503")
-            try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+            try await poll("the frames body answered 503", seconds: 30, every: .milliseconds(100)) { h.live.requests(to: "/v1/live/frames").count > before }
             let (windowStart, end) = try await Self.window(h, after: h.live.requests(to: "/v1/live/frames")[before].arrivedAt)
 
             h.live.answerHellos(AgentHarness.hello(viewers: 0, interval: 15))
             let stop: JSONValue = .object(["commands": .array([]), "stop": .string("viewers_left")])
             h.live.releaseNext(.status(200, body: stop, retryAfter: nil))
-            try await within(30, "the session ended") {
+            try await poll("the session ended", seconds: 30, every: .milliseconds(100)) {
                 let run = try? await h.ctl(["--json", "status", AgentHarness.app])
                 let app = run.flatMap { JSONValueEncoding.decode(Array($0.stdout.utf8))?["apps"]?.arrayValue?.first }
                 return app?["viewers"] == .number(0)
             }
-            try await within(60, "a hello after the session") { h.hellos.contains { $0.arrivedAt >= windowStart } }
+            try await poll("a hello after the session", seconds: 60, every: .milliseconds(100)) { h.hellos.contains { $0.arrivedAt >= windowStart } }
             let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
             #expect(during.isEmpty, "requests during the Retry-After: \(during)")
         }
@@ -148,7 +148,7 @@ import Testing
             try await Self.watched(h)
             let before = h.hellos.count
             h.live.answerNextHellos([Self.unavailable])
-            try await within(30, "the renewal hello, answered 503") { h.hellos.count > before }
+            try await poll("the renewal hello, answered 503", seconds: 30, every: .milliseconds(100)) { h.hellos.count > before }
             let (windowStart, end) = try await Self.window(h, after: h.hellos[before].arrivedAt)
 
             for live in [false, true] {
@@ -156,12 +156,12 @@ import Testing
                 h.backend.setPolicy(try h.policy(live: live))
                 let reload = try await h.ctl(["reload"])
                 #expect(reload.status == 0, "\(reload.stderr)")
-                try await within(30, "the policy \(live ? "with" : "without") live read") {
+                try await poll("the policy \(live ? "with" : "without") live read", seconds: 30, every: .milliseconds(100)) {
                     h.log.components(separatedBy: "a new policy from the backend").count > seen
                 }
             }
             #expect(ContinuousClock.now < end, "the test itself came too late to see the hold")
-            try await within(60, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
+            try await poll("a hello after the hold", seconds: 60, every: .milliseconds(100)) { h.hellos.contains { $0.arrivedAt >= end } }
             let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
             #expect(during.isEmpty, "requests during the Retry-After: \(during)")
         }

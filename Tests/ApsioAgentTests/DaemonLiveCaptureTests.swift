@@ -33,7 +33,7 @@ import Testing
     /// Writes a line now and then until `condition` holds: uploads go only when there is
     /// something new (16.5), and a line is what makes one.
     static func writingLines(_ h: AgentHarness, until what: String, _ condition: @escaping @Sendable () -> Bool) async throws {
-        try await within(60, what) {
+        try await poll(what, seconds: 60, every: .milliseconds(100)) {
             if condition() { return true }
             try? await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "tick \(h.framesBodies.count)")])
             return condition()
@@ -93,7 +93,7 @@ import Testing
                 h.journal.entry(unit: AgentHarness.unit, message: "an info line", priority: 6),
                 h.journal.entry(unit: AgentHarness.unit, message: "a warning", priority: 4),
             ])
-            try await within(60, "the warning streamed and sent") {
+            try await poll("the warning streamed and sent", seconds: 60, every: .milliseconds(100)) {
                 h.streamedLines.contains("a warning") && h.backend.records.contains { $0.body == "a warning" }
             }
             #expect(!h.streamedLines.contains("an info line"))
@@ -117,7 +117,7 @@ import Testing
                 h.journal.entry(unit: AgentHarness.unit, message: "an info line", priority: 6),
                 h.journal.entry(unit: AgentHarness.unit, message: "a warning", priority: 4),
             ])
-            try await within(60, "the warning streamed and sent") {
+            try await poll("the warning streamed and sent", seconds: 60, every: .milliseconds(100)) {
                 h.streamedLines.contains("a warning") && h.backend.records.contains { $0.body == "a warning" }
             }
             #expect(h.streamedLines.contains("an info line"), "the raise lowers the policy's floor")

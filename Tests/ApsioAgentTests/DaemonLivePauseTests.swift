@@ -24,7 +24,7 @@ import Testing
             let before = h.live.requests(to: "/v1/live/frames").count
             h.live.answerNextFrames([.status(503, body: nil, retryAfter: retryAfter)])
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "answered 503")])
-            try await within(30, "the frames body answered 503") { h.live.requests(to: "/v1/live/frames").count > before }
+            try await poll("the frames body answered 503", seconds: 30, every: .milliseconds(100)) { h.live.requests(to: "/v1/live/frames").count > before }
             let told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt
             let end = told503 + retryAfter
 
@@ -32,14 +32,14 @@ import Testing
             // pause comes once `apsioctl status` says it holds, so it comes during the hold. (A
             // pause before the device has read the 503 is no pause during a Retry-After: on a
             // loaded machine that read can come a second or more after the answer was written.)
-            try await within(30, "the device saying it holds") {
+            try await poll("the device saying it holds", seconds: 30, every: .milliseconds(100)) {
                 (try? await h.ctl(["status"]))?.stdout.contains("asked for nothing") ?? false
             }
             let pausedAt = ContinuousClock.now
             try await h.setUnit([["ActiveState", "s", "reloading"]])
             #expect(ContinuousClock.now < end, "the test itself came too late to pause during the hold")
 
-            try await within(90, "a paused or ended body") {
+            try await poll("a paused or ended body", seconds: 90, every: .milliseconds(100)) {
                 h.framesBodies.dropFirst(before + 1).contains { $0["state"] != .string("live") }
             }
             let told = try #require(h.framesBodies.dropFirst(before + 1).first { $0["state"] != .string("live") })
@@ -73,7 +73,7 @@ import Testing
 
             try await set(mode, on: true, h)
             @Sendable func isPaused(_ seen: ScriptedLiveBackend.Seen) -> Bool { seen.body?["state"] == .string("paused") }
-            try await within(30, "the paused body") { h.live.requests(to: "/v1/live/frames").contains(where: isPaused) }
+            try await poll("the paused body", seconds: 30, every: .milliseconds(100)) { h.live.requests(to: "/v1/live/frames").contains(where: isPaused) }
             let paused = try #require(h.live.requests(to: "/v1/live/frames").first(where: isPaused))
             #expect(paused.body?["reason"] == .string(mode.rawValue))
             let pausedArrival = paused.arrivedAt
@@ -83,7 +83,7 @@ import Testing
             try await Task.sleep(until: sessionStart + .seconds(20), clock: .continuous)
             let resumedAt = ContinuousClock.now
             try await set(mode, on: false, h)
-            try await within(30, "the live body and a next after the pause") {
+            try await poll("the live body and a next after the pause", seconds: 30, every: .milliseconds(100)) {
                 h.framesBodies.dropFirst(before).contains { $0["state"] == .string("live") } && h.live.heldNextCount == 1
             }
             let during = h.liveArrivals(from: pausedArrival + .nanoseconds(1), before: resumedAt).map(\.request.path)

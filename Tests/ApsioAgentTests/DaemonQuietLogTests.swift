@@ -33,7 +33,7 @@ import Testing
             // Work on every path that starts tasks and threads: ingest, the control socket, a
             // live session and a command.
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
-            try await within(60, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
+            try await poll("the line at the sink", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "a line" } }
             try await h.startLiveSession()
             _ = try await h.run(command: "diagnostics", id: "c1")
             #expect(await h.stop() == 0)
@@ -63,12 +63,12 @@ import Testing
             // A backend answering 503 twice: a transient failure, retried, then sent.
             h.backend.answerLogs([503, 503])
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
-            try await within(120, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
+            try await poll("the line at the sink", seconds: 120, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "a line" } }
             // A reload fetches the same policy again: nothing changed.
             let reload = try await h.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.stderr)")
             // The line is written once the answer is read, after the backend counted the request.
-            try await within(60, "the policy fetched again, and its line written") {
+            try await poll("the policy fetched again, and its line written", seconds: 60, every: .milliseconds(100)) {
                 h.log.contains("policy is unchanged") || h.log.contains("policy is not modified")
             }
             #expect(await h.stop() == 0)

@@ -46,7 +46,7 @@ import Testing
             try await h.journal.write(entries)
 
             let bodies = expected.map(\.redacted)
-            try await within(60, "every line at /v1/logs and streamed") {
+            try await poll("every line at /v1/logs and streamed", seconds: 60, every: .milliseconds(100)) {
                 let sent = Set(h.backend.records.map(\.body))
                 let streamed = Set(h.streamedLines)
                 return bodies.allSatisfy { sent.contains($0) && streamed.contains($0) }
@@ -80,7 +80,7 @@ import Testing
                 h.journal.entry(unit: AgentHarness.unit, message: "public key id AKIAIOSFODNN7EXAMPLE in use"),
                 h.journal.entry(unit: AgentHarness.unit, message: "mail to ann@example.com from 10.1.2.3"),
             ])
-            try await within(60, "both lines at /v1/logs") { h.backend.records.count >= 2 }
+            try await poll("both lines at /v1/logs", seconds: 60, every: .milliseconds(100)) { h.backend.records.count >= 2 }
             let bodies = h.backend.records.map(\.body)
             #expect(bodies.contains("public key id AKIAIOSFODNN7EXAMPLE in use"))
             #expect(bodies.contains("mail to [REDACTED:email] from [REDACTED:ipv4]"))
@@ -94,7 +94,7 @@ import Testing
             try h.writeApp("RedactRules=-gihub-token")
             h.backend.setPolicy(try h.policy(live: false))
             try h.start()
-            try await within(60, "the problem in the log") { h.log.contains("demo.conf:8: RedactRules=-gihub-token") }
+            try await poll("the problem in the log", seconds: 60, every: .milliseconds(100)) { h.log.contains("demo.conf:8: RedactRules=-gihub-token") }
             #expect(h.log.contains("did you mean github-token?"))
         }
     }

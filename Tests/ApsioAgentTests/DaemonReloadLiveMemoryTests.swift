@@ -28,7 +28,7 @@ import Testing
             try await h.startLiveSession(interval: 15)
             let before = h.hellos.count
             h.live.answerNextHellos([.status(503, body: nil, retryAfter: Self.retryAfter)])
-            try await within(30, "the renewal hello, answered 503") { h.hellos.count > before }
+            try await poll("the renewal hello, answered 503", seconds: 30, every: .milliseconds(100)) { h.hellos.count > before }
             let told503 = h.hellos[before].arrivedAt
             // The device reads the answer before the reload stops the app: a request the reload
             // cancels on its way tells the new app only that it went (the cadence), not what its
@@ -40,7 +40,7 @@ import Testing
             let windowStart = told503 + .seconds(1)
             let end = told503 + Self.retryAfter
             #expect(ContinuousClock.now < end, "the test itself came too late to see the hold")
-            try await within(90, "a hello after the hold") { h.hellos.contains { $0.arrivedAt >= end } }
+            try await poll("a hello after the hold", seconds: 90, every: .milliseconds(100)) { h.hellos.contains { $0.arrivedAt >= end } }
             let during = h.liveArrivals(from: windowStart, before: end).map(\.request.path)
             #expect(during.isEmpty, "requests during the Retry-After, across the reload: \(during)")
             #expect(h.log.contains("configuration read again"))
@@ -60,15 +60,15 @@ import Testing
             let lastHello = try #require(h.hellos.last).arrivedAt
             let reloadedAt = ContinuousClock.now
             try await Self.reload(h)
-            try await within(60, "a hello and a live session again after the reload") {
+            try await poll("a hello and a live session again after the reload", seconds: 60, every: .milliseconds(100)) {
                 DaemonReloadTests.helloThenLive(h, after: seen)
             }
             let early = h.hellos.filter { $0.arrivedAt >= reloadedAt && $0.arrivedAt < lastHello + .seconds(14) }
             #expect(early.isEmpty, "a hello \(early.map { $0.arrivedAt - lastHello }) after the last one, with 15 s to wait")
 
-            try await within(30, "next held") { h.live.heldNextCount == 1 }
+            try await poll("next held", seconds: 30, every: .milliseconds(100)) { h.live.heldNextCount == 1 }
             h.live.releaseNext(AgentHarness.next(commands: [("diag-1", "diagnostics")]))
-            try await within(60, "the result sent again") {
+            try await poll("the result sent again", seconds: 60, every: .milliseconds(100)) {
                 h.resultsBodies.filter { $0["id"] == .string("diag-1") }.count == 2
             }
             let again = try #require(h.resultsBodies.last { $0["id"] == .string("diag-1") })

@@ -41,7 +41,7 @@ import ApsioLive
             BuiltBinaries.apsiod, directories + ["--journal-dir", journal.path],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(root.path)/no-bus"], directory: root.path, name: "apsiod")
         do {
-            try await within(60, "apsiod serving web") { (try? await appNames()) == ["web"] }
+            try await poll("apsiod serving web", seconds: 60, every: .milliseconds(100)) { (try? await appNames()) == ["web"] }
 
             // A new app, a broken one and one naming apsiod itself; `apsioctl reload` reports the two.
             try root.write("etc/apps.d/db.conf", Self.appFile(unit: "db.service"))
@@ -52,12 +52,12 @@ import ApsioLive
             #expect(reload.stdout.contains("apps.d/broken.conf:3:"), "\(reload.stdout)")
             #expect(reload.stdout.contains("did you mean `Families`"))
             #expect(reload.stdout.contains("apps.d/self.conf"))
-            try await within(30, "db served beside web") { (try? await appNames()) == ["db", "web"] }
+            try await poll("db served beside web", seconds: 30, every: .milliseconds(100)) { (try? await appNames()) == ["db", "web"] }
 
             // SIGHUP does the same: web's file removed, web no longer served; db untouched.
             try FileManager.default.removeItem(atPath: config + "/apps.d/web.conf")
             kill(daemon.process.processIdentifier, SIGHUP)
-            try await within(30, "web gone after SIGHUP") { (try? await appNames()) == ["db"] }
+            try await poll("web gone after SIGHUP", seconds: 30, every: .milliseconds(100)) { (try? await appNames()) == ["db"] }
             #expect(daemon.isRunning)
             #expect(daemon.stderr.contains("apps.d/broken.conf:3:"), "problems go to the log too")
             #expect(await daemon.terminate() == 0)
@@ -91,20 +91,20 @@ import ApsioLive
             try await h.setUnit(
                 [["ControlGroup", "s", SysfsFixture.unit], ["MainPID", "u", "100"]], on: SystemdMock.serviceInterface)
             try await h.startLiveSession()
-            try await within(60, "the main executable read") { (try? await h.servedResource().buildID) == sleepBuildID }
+            try await poll("the main executable read", seconds: 60, every: .milliseconds(100)) { (try? await h.servedResource().buildID) == sleepBuildID }
 
             for (step, edit) in ["Redact=order=[0-9]+", "Redact=order=[0-9]+\nMinPriority=info"].enumerated() {
                 let seen = h.live.seen.count
                 try h.writeApp(edit)
                 let reload = try await h.ctl(["reload"])
                 #expect(reload.status == 0, "\(reload.stderr)")
-                try await within(60, "a hello and a live session again after reload \(step + 1)") {
+                try await poll("a hello and a live session again after reload \(step + 1)", seconds: 60, every: .milliseconds(100)) {
                     Self.helloThenLive(h, after: seen)
                 }
                 #expect(try await h.servedResource().buildID == sleepBuildID)
                 let line = "written after reload \(step + 1)"
                 try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: line)])
-                try await within(60, "\(line) at the sink") { h.backend.records.contains { $0.body == line } }
+                try await poll("\(line) at the sink", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == line } }
                 let record = try #require(h.backend.records.first { $0.body == line })
                 #expect(record.resource["app.build_id"] == sleepBuildID)
                 #expect(record.resource["service.version"] == "2.0.1")
@@ -130,7 +130,7 @@ import ApsioLive
             ).replacingOccurrences(of: "Unit=\(AgentHarness.unit)", with: "Unit=\(other)"))
             let reload = try await h.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.stderr)")
-            try await within(60, "a hello and a live session on the new unit") { Self.helloThenLive(h, after: seen) }
+            try await poll("a hello and a live session on the new unit", seconds: 60, every: .milliseconds(100)) { Self.helloThenLive(h, after: seen) }
             let status = try await h.ctl(["--json", "status", AgentHarness.app])
             #expect(status.stdout.contains(other), "\(status.stdout)")
         }
@@ -157,8 +157,8 @@ import ApsioLive
                 """)
             let reload = try await h.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.stderr)")
-            try await within(60, "demo in the background") { (try? await h.foreground()) == "background" }
-            try await within(60, "the session's next let go") { h.live.heldNextCount == 0 && h.live.cancelledNext >= 1 }
+            try await poll("demo in the background", seconds: 60, every: .milliseconds(100)) { (try? await h.foreground()) == "background" }
+            try await poll("the session's next let go", seconds: 60, every: .milliseconds(100)) { h.live.heldNextCount == 0 && h.live.cancelledNext >= 1 }
         }
     }
 }

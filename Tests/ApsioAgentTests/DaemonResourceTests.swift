@@ -36,7 +36,7 @@ import ApsioLive
             let file = try h.root.write("os-release", release.text).path
             try await h.serve(try h.policy(), wrapper: Self.withFiles([(file, ["/etc/os-release", "/usr/lib/os-release"])]))
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "a line")])
-            try await within(60, "the line at the sink") { h.backend.records.contains { $0.body == "a line" } }
+            try await poll("the line at the sink", seconds: 60, every: .milliseconds(100)) { h.backend.records.contains { $0.body == "a line" } }
             let record = try #require(h.backend.records.first { $0.body == "a line" })
             #expect(record.resource["os.name"] == release.name)
             #expect(record.resource["os.version"] == release.version)
@@ -62,7 +62,7 @@ import ApsioLive
                 """)
             h.backend.setPolicy(try h.policy())
             try h.start(wrapper: Self.withFiles([(hosts, ["/etc/hosts"])]))
-            try await within(60, "the refusal in the log") {
+            try await poll("the refusal in the log", seconds: 60, every: .milliseconds(100)) {
                 h.log.contains("localhost resolves to 192.0.2.1, which is not a loopback address")
             }
             #expect(h.backend.policyRequests == 0)
@@ -88,7 +88,7 @@ import ApsioLive
             try await h.waitServing()
             #expect(try await h.ctl(["allow-live", "on", AgentHarness.app]).status == 0)
             try await h.activateUnit()
-            try await within(60, "the refused hello in the log") {
+            try await poll("the refused hello in the log", seconds: 60, every: .milliseconds(100)) {
                 h.log.contains("/v1/live/hello to http://localhost:\(h.backend.port) got no answer: localhost resolves to 192.0.2.1")
             }
             #expect(h.hellos.isEmpty)
@@ -152,7 +152,7 @@ import ApsioLive
             kill(systemd, SIGSTOP)
             do {
                 try h.start(AgentHarness.reading(machine))
-                try await within(60, "the backlog waiting, or sent") {
+                try await poll("the backlog waiting, or sent", seconds: 60, every: .milliseconds(100)) {
                     h.log.contains("ingest and the hello wait for its unit's main executable") || !h.backend.records.isEmpty
                 }
             } catch {
@@ -161,12 +161,12 @@ import ApsioLive
             }
             kill(systemd, SIGCONT)
 
-            try await within(60, "the backlog at the sink") {
+            try await poll("the backlog at the sink", seconds: 60, every: .milliseconds(100)) {
                 Set(h.backend.records.map(\.body).filter { $0.hasPrefix("backlog ") }).count == backlog.count
             }
             let resources = Set(h.backend.records.map { [$0.resource["service.version"], $0.resource["app.build_id"]] })
             #expect(resources == [[version, buildID]], "every record with the executable's version and build-id")
-            try await within(60, "a hello") { !h.hellos.isEmpty }
+            try await poll("a hello", seconds: 60, every: .milliseconds(100)) { !h.hellos.isEmpty }
             #expect(h.hellos.allSatisfy { $0.body?["release"] == .string(version) }, "the hello's release is service.version")
             #expect(!h.log.contains("was not read within"), "released by the read, not by the bound on the wait")
         }

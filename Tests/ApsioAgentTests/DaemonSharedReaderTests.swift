@@ -47,7 +47,7 @@ import ApsioLive
 
     private func waitServingBoth(_ harness: AgentHarness) async throws {
         try await harness.waitServing()
-        try await within(60, "apsiod serving stuck") {
+        try await poll("apsiod serving stuck", seconds: 60, every: .milliseconds(100)) {
             guard let run = try? await harness.ctl(["--json", "apps"]), run.status == 0,
                 let value = JSONValueEncoding.decode(Array(run.stdout.utf8))
             else { return false }
@@ -77,7 +77,7 @@ import ApsioLive
         try await withBothServed(live: true) { harness, stuck in
 
             let backlog = try await writeBacklog(harness)
-            try await within(60, "the stuck app's backend refusing its batches") { stuck.backend.sink.requests.count >= 2 }
+            try await poll("the stuck app's backend refusing its batches", seconds: 60, every: .milliseconds(100)) { stuck.backend.sink.requests.count >= 2 }
             let refusingSince = ContinuousClock.now
             try await harness.startLiveSession()
 
@@ -87,10 +87,10 @@ import ApsioLive
             repeat {
                 let lines = (0..<20).map { "demo line \($0) of round \(round) while stuck refuses" }
                 try await harness.journal.write(lines.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) })
-                try await within(60, "demo's records of round \(round) at its sink") {
+                try await poll("demo's records of round \(round) at its sink", seconds: 60, every: .milliseconds(100)) {
                     Set(harness.backend.records.map(\.body)).isSuperset(of: lines)
                 }
-                try await within(60, "demo's lines of round \(round) in its live stream") {
+                try await poll("demo's lines of round \(round) in its live stream", seconds: 60, every: .milliseconds(100)) {
                     Set(harness.streamedLines).isSuperset(of: lines)
                 }
                 round += 1
@@ -103,7 +103,7 @@ import ApsioLive
             // The backend takes again: the stuck app sends every entry of its backlog.
             stuck.backend.clearLogsScript()
             let refused = stuck.backend.sink.requests.count
-            try await within(120, "the stuck app's backlog accepted") {
+            try await poll("the stuck app's backlog accepted", seconds: 120, every: .milliseconds(100)) {
                 stuck.acceptedBodies(from: refused).isSuperset(of: backlog)
             }
             let accepted = stuck.backend.sink.requests.dropFirst(refused).flatMap { $0 }
@@ -111,7 +111,7 @@ import ApsioLive
             // It was far behind: the tail went on without it, and it came back through the catch-up
             // reader, which closed once no app was behind.
             #expect(harness.log.contains("ingest of stuck cannot take more: the tail reader goes on without it"))
-            try await within(30, "the stuck app back at the tail") {
+            try await poll("the stuck app back at the tail", seconds: 30, every: .milliseconds(100)) {
                 harness.log.components(separatedBy: "ingest of stuck caught up: back at the tail reader").count > 2
             }
             #expect(harness.log.contains("the catch-up reader closed: no app is behind"))
@@ -131,13 +131,13 @@ import ApsioLive
             try await harness.journal.write(
                 demoLines.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) }
                     + stuckLines.map { harness.journal.entry(unit: Self.stuckUnit, message: $0) })
-            try await within(60, "both backends refusing") {
+            try await poll("both backends refusing", seconds: 60, every: .milliseconds(100)) {
                 harness.backend.sink.requests.count >= 2 && stuck.backend.sink.requests.count >= 2
             }
             let demoRefused = harness.backend.clearLogsScript()
             let stuckRefused = stuck.backend.clearLogsScript()
 
-            try await within(180, "both backlogs accepted") {
+            try await poll("both backlogs accepted", seconds: 180, every: .milliseconds(100)) {
                 stuck.acceptedBodies(from: stuckRefused).isSuperset(of: stuckLines)
                     && Set(harness.backend.sink.requests.dropFirst(demoRefused).flatMap { $0.map(\.body) })
                         .isSuperset(of: demoLines)
@@ -157,10 +157,10 @@ import ApsioLive
         try await withBothServed(live: false) { harness, stuck in
 
             let backlog = try await writeBacklog(harness)
-            try await within(60, "the stuck app's backend refusing its batches") { stuck.backend.sink.requests.count >= 2 }
+            try await poll("the stuck app's backend refusing its batches", seconds: 60, every: .milliseconds(100)) { stuck.backend.sink.requests.count >= 2 }
             let before = (0..<20).map { "demo line \($0) before the kill" }
             try await harness.journal.write(before.map { harness.journal.entry(unit: AgentHarness.unit, message: $0) })
-            try await within(60, "demo at the tail, its records accepted") {
+            try await poll("demo at the tail, its records accepted", seconds: 60, every: .milliseconds(100)) {
                 Set(harness.backend.records.map(\.body)).isSuperset(of: before)
             }
             try await harness.kill()
@@ -172,10 +172,10 @@ import ApsioLive
             let refused = stuck.backend.sink.requests.count
             try harness.start()
             try await waitServingBoth(harness)
-            try await within(120, "the stuck app's backlog accepted after the restart") {
+            try await poll("the stuck app's backlog accepted after the restart", seconds: 120, every: .milliseconds(100)) {
                 stuck.acceptedBodies(from: refused).isSuperset(of: backlog)
             }
-            try await within(60, "demo's lines written while apsiod was down") {
+            try await poll("demo's lines written while apsiod was down", seconds: 60, every: .milliseconds(100)) {
                 Set(harness.backend.records.map(\.body)).isSuperset(of: after)
             }
             // demo's cursor had moved past what was accepted before the kill: at most the batch in

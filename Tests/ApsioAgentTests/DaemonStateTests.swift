@@ -16,7 +16,7 @@ import ApsioLive
             try await h.serve(try h.policy())
             try await h.startLiveSession()
             // Lines keep the bodies coming, one a second at most.
-            try await within(60, "four frames bodies") {
+            try await poll("four frames bodies", seconds: 60, every: .milliseconds(100)) {
                 if h.framesBodies.count >= 4 { return true }
                 try? await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "busy \(h.framesBodies.count)")])
                 return h.framesBodies.count >= 4
@@ -74,7 +74,7 @@ import ApsioLive
             #expect(await h.stop() == 0)
             try FileManager.default.removeItem(atPath: appFile)
             try h.start()
-            try await within(60, "the state of the removed app gone") {
+            try await poll("the state of the removed app gone", seconds: 60, every: .milliseconds(100)) {
                 !FileManager.default.fileExists(atPath: h.appStateDirectory)
             }
             try h.writeApp()
@@ -106,7 +106,7 @@ import ApsioLive
             #expect(!FileManager.default.fileExists(atPath: h.appStateDirectory + "/queue/lock"), "no lock per queue")
 
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "after the second daemon")])
-            try await within(60, "the first daemon's line at the sink") {
+            try await poll("the first daemon's line at the sink", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body == "after the second daemon" }
             }
             #expect(await h.stop() == 0)

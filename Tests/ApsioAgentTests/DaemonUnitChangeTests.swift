@@ -53,7 +53,7 @@ import ApsioState
         h.backend.setPolicy(try h.policy(live: false))
         try h.start()
         try await h.waitServing()
-        try await within(120, "the old unit's entries accepted") {
+        try await poll("the old unit's entries accepted", seconds: 120, every: .milliseconds(100)) {
             let ingest = try? await h.ingestStatus()
             return ingest?["sent_records"]?.numberValue == Double(bodies.count) && ingest?["queued_records"]?.numberValue == 0
         }
@@ -66,7 +66,7 @@ import ApsioState
         _ h: AgentHarness, history: [String], sentBefore: Int, alsoSent: [String] = []
     ) async throws {
         try await h.journal.write([h.journal.entry(unit: Self.new, message: "bar later")])
-        try await within(120, "the new unit's entry written after the edit") {
+        try await poll("the new unit's entry written after the edit", seconds: 120, every: .milliseconds(100)) {
             h.backend.records.contains { $0.body == "bar later" }
         }
         // Read in journal order: once the last one is there, every one before it that was going
@@ -74,7 +74,7 @@ import ApsioState
         let sent = Array(h.backend.records.dropFirst(sentBefore).map(\.body))
         #expect(sent.filter { $0.hasPrefix("bar ") } == history + ["bar later"], "the new unit's whole history, once, in order")
         #expect(Set(sent) == Set(history + ["bar later"] + alsoSent), "nothing else: \(Set(sent).symmetricDifference(history + ["bar later"] + alsoSent))")
-        try await within(60, "every record accepted") {
+        try await poll("every record accepted", seconds: 60, every: .milliseconds(100)) {
             let ingest = try? await h.ingestStatus()
             return ingest?["sent_records"]?.numberValue == Double(sent.count) && ingest?["queued_records"]?.numberValue == 0
         }
@@ -121,7 +121,7 @@ import ApsioState
             try Self.writeApp(h, unit: Self.new)
             let reload = try await h.ctl(["reload"])
             #expect(reload.status == 0, "\(reload.stderr)")
-            try await within(60, "the new unit served") {
+            try await poll("the new unit served", seconds: 60, every: .milliseconds(100)) {
                 let run = try? await h.ctl(["--json", "apps"])
                 return run?.stdout.contains("\"\(Self.new)\"") == true
             }

@@ -42,19 +42,19 @@ import ApsioState
             pid.store(try #require(h.daemon).process.processIdentifier, ordering: .relaxed)
             try await h.waitServing()
             // The newly served app's start is on disk before it reads anything.
-            try await within(30, "the start position saved") { h.stateFile("cursor") != nil }
+            try await poll("the start position saved", seconds: 30, every: .milliseconds(100)) { h.stateFile("cursor") != nil }
             try await h.journal.write((0..<Self.entries).map {
                 h.journal.entry(unit: AgentHarness.unit, message: Self.body($0))
             })
 
             for runNumber in 2...(killAt.count + 1) {
                 let killed = try #require(h.daemon)
-                try await within(120, "run \(runNumber - 1) killed") { !killed.isRunning }
+                try await poll("run \(runNumber - 1) killed", seconds: 120, every: .milliseconds(100)) { !killed.isRunning }
                 run.store(runNumber, ordering: .relaxed)
                 try h.start()
                 pid.store(try #require(h.daemon).process.processIdentifier, ordering: .relaxed)
             }
-            try await within(180, "every entry at the sink") { h.backend.uniqueUIDs.count >= Self.entries }
+            try await poll("every entry at the sink", seconds: 180, every: .milliseconds(100)) { h.backend.uniqueUIDs.count >= Self.entries }
 
             // Once everything was accepted, a kill repeats nothing: what comes after the restart
             // is only what was written after it. Accepted means the daemon took the answer in: its
@@ -62,7 +62,7 @@ import ApsioState
             let lastUID = try #require(h.backend.records.first { $0.body == Self.body(Self.entries - 1) }?.uid)
             let encoder = OTLPLogsEncoder(hashing: OpenSSLSHA256())
             let install = try h.installationID()
-            try await within(60, "the last entry's position saved") {
+            try await poll("the last entry's position saved", seconds: 60, every: .milliseconds(100)) {
                 guard let cursor = try? CursorStore(layout: StateLayout(root: h.state)).cursor(for: AppName(AgentHarness.app))?.cursor
                 else { return false }
                 let saved = LogRecord(
@@ -73,7 +73,7 @@ import ApsioState
             run.store(killAt.count + 2, ordering: .relaxed)
             try h.start()
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "after the last kill")])
-            try await within(60, "the line written after the last restart") {
+            try await poll("the line written after the last restart", seconds: 60, every: .milliseconds(100)) {
                 h.backend.records.contains { $0.body == "after the last kill" }
             }
             #expect(await h.stop() == 0)
@@ -134,14 +134,14 @@ import ApsioState
             }
             func writeMarkers(_ text: String, sentBefore: [String: Int] = [:]) async throws {
                 try await h.journal.write(apps.map { h.journal.entry(unit: $0.1, message: "\($0.0): \(text)") })
-                try await within(60, "every app's \(text)") {
+                try await poll("every app's \(text)", seconds: 60, every: .milliseconds(100)) {
                     apps.allSatisfy { app in bodies(of: app.0).contains("\(app.0): \(text)") }
                 }
                 // The daemon has the backend's answer too, so its position is past them: a stop
                 // now cancels no request in flight (which would rightly send its records again).
                 // `sent_records` counts this run's.
                 for (name, _, _) in apps {
-                    try await within(60, "\(name)'s records acknowledged") {
+                    try await poll("\(name)'s records acknowledged", seconds: 60, every: .milliseconds(100)) {
                         let ingest = try? await h.ingestStatus(of: name)
                         return ingest?["sent_records"]?.numberValue == Double(bodies(of: name).count - (sentBefore[name] ?? 0))
                             && ingest?["queued_records"]?.numberValue == 0
@@ -151,7 +151,7 @@ import ApsioState
 
             try h.start()
             for (name, _, _) in apps {
-                try await within(60, "\(name)'s start saved") {
+                try await poll("\(name)'s start saved", seconds: 60, every: .milliseconds(100)) {
                     FileManager.default.fileExists(atPath: h.state + "/apps/\(name)/cursor")
                 }
             }

@@ -1,6 +1,7 @@
 @testable import ApsioAgent
 import ApsioCore
 import ApsioNet
+import ApsioTestSupport
 import Synchronization
 import Testing
 @testable import ApsioLive
@@ -124,10 +125,10 @@ import Testing
         defer { Task { await server.stop() } }
         let live = try transport(port: port)
         let task = Task { try await live.send(LiveHTTPRequest(method: .get, path: "/v1/live/next?install=x", gzipBody: nil, token: nil)) }
-        try await waitUntil("the server holding next") { server.connectionCount == 1 }
+        try await poll("the server holding next") { server.connectionCount == 1 }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        try await waitUntil("the connection closed") { server.connectionCount == 0 }
+        try await poll("the connection closed") { server.connectionCount == 0 }
     }
 
     @Test func theAppKeyNeverPrints() {

@@ -116,18 +116,18 @@ import Testing
             return process
         }
         func waitForExit(_ process: Process) async throws {
-            try await waitUntil("pid \(process.processIdentifier) gone", seconds: 60) { !process.isRunning }
+            try await poll("pid \(process.processIdentifier) gone", seconds: 60) { !process.isRunning }
         }
 
         let killPoints = [15_000, 40_000, 65_000]
         for point in killPoints {
             let child = try launch()
-            try await waitUntil("\(point) uids at the sink", seconds: 300) { sink.unique >= point }
+            try await poll("\(point) uids at the sink", seconds: 300) { sink.unique >= point }
             kill(child.processIdentifier, SIGKILL)
             try await waitForExit(child)
         }
         let last = try launch()
-        try await waitUntil("every uid at the sink", seconds: 300) { sink.unique >= Self.entries }
+        try await poll("every uid at the sink", seconds: 300) { sink.unique >= Self.entries }
         kill(last.processIdentifier, SIGTERM)
         try await waitForExit(last)
         await sink.server.stop()

@@ -118,8 +118,3 @@ final class LogLines: LogSink {
     }
 }
 
-/// Polls `condition` until it holds, for at most `seconds` of wall time: for what a real journal, a
-/// real socket or another process do in their own time.
-func waitUntil(_ what: String, seconds: Double = 120, _ condition: @Sendable () async throws -> Bool) async throws {
-    try await poll(what, seconds: seconds, condition)
-}

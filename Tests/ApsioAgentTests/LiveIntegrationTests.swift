@@ -173,7 +173,7 @@ import Testing
             let client = await daemon.client
             // A request answered after one sweep parks its connection in the pool: sweep until the
             // server sees none, not once. The sockets close in the kernel's time: polled.
-            try await waitUntil("every connection closed") {
+            try await poll("every connection closed") {
                 client.closeIdleConnections()
                 return self.server.server.connectionCount == 0
             }

@@ -32,7 +32,7 @@ import Testing
         let child = try RunningChild(
             BuiltBinaries.directory + "/apsio-backend", ["--config", config] + (redis.map { ["--redis", $0] } ?? []),
             environment: [:], directory: directory, name: "instance-\(index)")
-        try await within(120, "instance \(index) listening") { child.stdout.contains("\n") || !child.isRunning }
+        try await poll("instance \(index) listening", seconds: 120, every: .milliseconds(100)) { child.stdout.contains("\n") || !child.isRunning }
         guard let port = Self.listeningPort(child.stdout) else {
             throw DaemonTestError("instance \(index) did not start: \(child.stdout)\(child.stderr)")
         }
@@ -97,7 +97,7 @@ import Testing
                 "--app", "demo:\(Self.appKey)", "--accounts", accounts,
             ],
             environment: [:], directory: root.path, name: "collector")
-        try await within(120, "the collector listening") { collector.stdout.contains("listening on") || !collector.isRunning }
+        try await poll("the collector listening", seconds: 120, every: .milliseconds(100)) { collector.stdout.contains("listening on") || !collector.isRunning }
 
         let nginx = try NginxFixture(
             port: front, instances: instances.map(\.port), collectors: [collectorPort],
@@ -163,21 +163,21 @@ import Testing
             #expect(cookie.hasPrefix("apsio_session=") && cookie.contains("; Secure"), "Set-Cookie: \(cookie)")
             let ann = try #require(JSONValueEncoding.decode(login.body)?["token"]?.stringValue)
 
-            try await within(90, "the device present at the backend") {
+            try await poll("the device present at the backend", seconds: 90, every: .milliseconds(100)) {
                 let devices = try? await api("GET", "/api/devices", ann)
                 return devices?.1["devices"]?.arrayValue?.contains { $0["install"]?.stringValue == install } ?? false
             }
             #expect(try await api("POST", "/api/devices/\(install)/watch", ann).0 == 200)
 
             // The next hello finds the viewer: the session starts, and the machine says so.
-            try await within(90, "apsioctl status showing the viewer") {
+            try await poll("apsioctl status showing the viewer", seconds: 90, every: .milliseconds(100)) {
                 (try? await ctl(["status"]))?.stdout.contains("Your team is viewing demo live") ?? false
             }
 
             // The unit writes; the person's stream shows the line.
             try await journal.write([journal.entry(unit: Self.unit, message: "order 1234 shipped")])
             let stream = ViewerStream(viewer, install: install, bearer: ann)
-            try await within(90, "the line in the viewer's stream") {
+            try await poll("the line in the viewer's stream", seconds: 90, every: .milliseconds(100)) {
                 await stream.contains { event in
                     (event["frames"]?["lines"]?.arrayValue ?? []).contains { $0["body"] == .string("order 1234 shipped") }
                 }
@@ -191,7 +191,7 @@ import Testing
             if let stopped {
                 #expect(await stopped.child.terminate() == 0)
                 try await journal.write([journal.entry(unit: Self.unit, message: "order 1235 shipped")])
-                try await within(90, "a line written after an instance stopped") {
+                try await poll("a line written after an instance stopped", seconds: 90, every: .milliseconds(100)) {
                     await stream.contains { event in
                         (event["frames"]?["lines"]?.arrayValue ?? []).contains { $0["body"] == .string("order 1235 shipped") }
                     }
@@ -201,13 +201,13 @@ import Testing
             // A screenshot: the command goes out on a held `next`, its result comes back.
             let command = try await api("POST", "/api/devices/\(install)/commands", ann, .object(["name": .string("screenshot")]))
             #expect(command.0 == 202)
-            try await within(90, "the screenshot's result in the stream") {
+            try await poll("the screenshot's result in the stream", seconds: 90, every: .milliseconds(100)) {
                 await stream.contains { $0["type"] == .string("result") && $0["result"]?["name"] == .string("screenshot") }
             }
 
             // The viewer leaves: the session ends, and the machine stops saying it is watched.
             #expect(try await api("DELETE", "/api/devices/\(install)/watch", ann).0 == 200)
-            try await within(90, "apsioctl status without the viewer") {
+            try await poll("apsioctl status without the viewer", seconds: 90, every: .milliseconds(100)) {
                 let status = try? await ctl(["status"])
                 return status.map { $0.status == 0 && !$0.stdout.contains("Your team is viewing demo live") } ?? false
             }
@@ -215,7 +215,7 @@ import Testing
             // The journal's lines went to the collector, through nginx, and to no instance.
             let collectorAPI = try ViewerAPI(port: collectorPort)
             let collectorToken = try await signIn(collectorAPI)
-            try await within(90, "the line at the collector") {
+            try await poll("the line at the collector", seconds: 90, every: .milliseconds(100)) {
                 let ingest = try? await collectorAPI.call("GET", "/api/ingest", collectorToken)
                 return ingest?.1["requests"]?.arrayValue?.contains {
                     JSONWriter.encode($0["body"] ?? .null).containsText("order 1234 shipped")
@@ -240,11 +240,11 @@ import Testing
             let under = try await frames(bytes: 1 << 20)
             #expect(under != 413 && (400..<500).contains(under), "a 1-MiB body that is no frames: \(under)")
             // nginx writes its access log once the answer has gone: wait for its line.
-            try await within(60, "the 1-MiB body in nginx's log, from an instance") {
+            try await poll("the 1-MiB body in nginx's log, from an instance", seconds: 60, every: .milliseconds(100)) {
                 nginx.forwarded.contains { $0.path == "/v1/live/frames" && $0.status == under && instancesServed($0) }
             }
             #expect(try await frames(bytes: (1 << 20) + 1) == 413)
-            try await within(60, "the larger body in nginx's log, answered by nginx") {
+            try await poll("the larger body in nginx's log, answered by nginx", seconds: 60, every: .milliseconds(100)) {
                 nginx.forwarded.contains(.init(method: "POST", path: "/v1/live/frames", status: 413, upstream: "-"))
             }
             #expect(!nginx.errorLog.contains("buffered to a temporary file"), "\(nginx.errorLog)")

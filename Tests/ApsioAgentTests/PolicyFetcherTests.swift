@@ -444,7 +444,7 @@ import ApsioTestSupport
         await harness.fetcher.start()
         try await harness.until("the request held") { backend.heldCount == 1 }
         await harness.fetcher.stop()
-        try await waitUntil("the connection closed") { backend.server.connectionCount == 0 }
+        try await poll("the connection closed") { backend.server.connectionCount == 0 }
         await harness.follower.value
         #expect(harness.recorder.finished)
         #expect(harness.recorder.events.isEmpty)

@@ -1,4 +1,5 @@
 import ApsioNet
+import ApsioTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -77,7 +78,7 @@ import Testing
             }
             #expect(server.connectionCount == 1, "three requests, one connection")
             client.closeIdleConnections()
-            #expect(await eventually { server.connectionCount == 0 }, "closing the pool closes the connection")
+            try await poll("closing the pool closes the connection") { server.connectionCount == 0 }
         }
     }
 
@@ -94,7 +95,7 @@ import Testing
             // Once the server has closed it: before that, the connection looks alive, and a POST
             // written into it as it closes is reset, which is a different case (not retried, as a
             // POST may have had its effect).
-            #expect(await eventually { raw.closedCount == 1 })
+            try await poll("the connection closed") { raw.closedCount == 1 }
             #expect(try await client.send(.postJSON("/", json: []), to: endpoint).body == Array("ok".utf8))
             #expect(raw.acceptedCount == 2)
         }
@@ -249,12 +250,12 @@ import Testing
         }
         try await withServer(router) { server, port in
             let client = try testClient()
-            let poll = Task { try await client.send(.get("/v1/live/next?install=abc", timeout: .seconds(60)), to: loopback(port)) }
-            #expect(await eventually { recorder.contains("held") })
-            poll.cancel()
-            await #expect(throws: CancellationError.self) { try await poll.value }
-            #expect(await eventually { recorder.contains("handler cancelled") }, "the server saw the client go")
-            #expect(await eventually { server.connectionCount == 0 })
+            let held = Task { try await client.send(.get("/v1/live/next?install=abc", timeout: .seconds(60)), to: loopback(port)) }
+            try await poll("the request held") { recorder.contains("held") }
+            held.cancel()
+            await #expect(throws: CancellationError.self) { try await held.value }
+            try await poll("the server saw the client go") { recorder.contains("handler cancelled") }
+            try await poll("every connection closed") { server.connectionCount == 0 }
         }
     }
 }

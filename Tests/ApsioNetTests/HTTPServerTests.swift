@@ -1,4 +1,5 @@
 import ApsioNet
+import ApsioTestSupport
 import Foundation
 import Testing
 
@@ -70,10 +71,10 @@ import Testing
         try await withServer(router) { server, port in
             let client = try RawClient(port: port)
             client.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(await eventually { recorder.contains("started") })
+            try await poll("the handler started") { recorder.contains("started") }
             client.close()
-            #expect(await eventually { recorder.contains("cancelled") })
-            #expect(await eventually { server.connectionCount == 0 })
+            try await poll("the handler cancelled") { recorder.contains("cancelled") }
+            try await poll("every connection closed") { server.connectionCount == 0 }
         }
     }
 
@@ -136,7 +137,7 @@ import Testing
             client.send("GET /q HTTP/1.1\r\nHost: x\r\n\r\n")
             let answer = await client.readToEnd()
             #expect(answer.hasPrefix("HTTP/1.1 200 "), "answered, then closed when idle")
-            #expect(await eventually { server.connectionCount == 0 })
+            try await poll("every connection closed") { server.connectionCount == 0 }
         }
     }
 
@@ -150,7 +151,7 @@ import Testing
                 first.close()
                 second.close()
             }
-            #expect(await eventually { server.connectionCount == 2 })
+            try await poll("two connections served") { server.connectionCount == 2 }
             let third = try RawClient(port: port)
             defer { third.close() }
             #expect(await third.readToEnd().hasPrefix("HTTP/1.1 503 "))

@@ -159,12 +159,3 @@ struct RawClient {
     }
 }
 
-/// Waits for a condition that another thread makes true, polling with a generous deadline.
-func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

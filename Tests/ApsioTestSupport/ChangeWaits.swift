@@ -49,14 +49,18 @@ package func until(
     }
 }
 
-/// Checks `condition` every few milliseconds until it holds, for at most `seconds`: only for what
-/// another process or the kernel does in its own time (a server's state, a socket closed), which
-/// no change source can signal.
-package func poll(_ what: String, seconds: Double = 120, _ condition: @Sendable () async throws -> Bool) async throws {
+/// Checks `condition` `every` few milliseconds until it holds, for at most `seconds`: only for
+/// what another process or the kernel does in its own time (a server's state, a socket closed),
+/// which no change source can signal. A condition that runs a process itself (`apsioctl status`)
+/// is checked every 100 ms rather than every 5.
+package func poll(
+    _ what: String, seconds: Double = 120, every interval: Duration = .milliseconds(5),
+    _ condition: @Sendable () async throws -> Bool
+) async throws {
     let deadline = waitDeadline(seconds: seconds)
     while ContinuousClock.now < deadline {
         if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(5))
+        try await Task.sleep(for: interval)
     }
     if try await condition() { return }
     throw WaitTimedOut(what: what)
