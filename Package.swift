@@ -36,7 +36,8 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // Pure rules and state machines: no C, no I/O, no clock reads.
-        .target(name: "ApsioCore", swiftSettings: strict),
+        .target(name: "ApsioJSON", swiftSettings: strict),
+        .target(name: "ApsioCore", dependencies: ["ApsioJSON"], swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
         .target(name: "ApsioPOSIX", dependencies: ["ApsioCore", "CLinux"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
@@ -46,7 +47,7 @@ let package = Package(
 
         // The daemon's files under /var/lib/apsio: layout, the cursor, the record queue and its codec,
         // settings and the per-app state; each written so that a crash leaves the last good copy.
-        .target(name: "ApsioState", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        .target(name: "ApsioState", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX"], swiftSettings: strict),
         // What the operator wrote: app files, apsiod.conf, their schemas and the problems found.
         .target(
             name: "ApsioConfiguration", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioState"],
@@ -58,7 +59,7 @@ let package = Package(
         .target(name: "ApsioRedis", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet"], swiftSettings: strict),
         // apsioctl's commands, with its streams, caller and clock passed in: the binary is main.swift
         // alone, and the tests run every command in their own process.
-        .target(name: "ApsioCtl", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
+        .target(name: "ApsioCtl", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX", "ApsioControl", "ApsioState"], swiftSettings: strict),
         // One app's records from the journal to POST /v1/logs, through the record queue.
         .target(
             name: "ApsioIngest",
@@ -70,7 +71,7 @@ let package = Package(
             swiftSettings: strict),
         // The live channel's runtime, the device feeds it reports, and the indicator on the machine.
         .target(
-            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
             swiftSettings: strict),
         // The daemon assembled: one served app per app file, the control handler, logging, signals.
         .target(
@@ -85,7 +86,7 @@ let package = Package(
         // viewer's pages: plain files in Sources/ApsioBackend/Viewer, compiled into the binary by
         // the EmbedViewerAssets plugin so that `apsio-devbackend` alone serves them.
         .target(
-            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration", "ApsioRedis"], exclude: ["Viewer"],
+            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration", "ApsioRedis"], exclude: ["Viewer"],
             swiftSettings: strict, plugins: ["EmbedViewerAssets"]),
         .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
@@ -113,31 +114,31 @@ let package = Package(
 
         // bench/fleet/run.sh: devices, live sessions, viewers and policy fetches against a backend.
         .executableTarget(
-            name: "apsio-bench-fleet", dependencies: ["ApsioCore", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
+            name: "apsio-bench-fleet", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX"], swiftSettings: strict),
 
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
         // control server with a fake daemon behind it.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
+            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
             path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioNet", "ApsioTestSupport"],
+            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioIngest", "ApsioLive",
+                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioIngest", "ApsioLive",
                 "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioCtlTests",
-            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
+            dependencies: ["ApsioCtl", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests",
-            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
+            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(

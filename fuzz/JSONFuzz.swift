@@ -7,6 +7,7 @@
 // equal value, and writing that gives the same bytes; a policy body is a policy whose canonical
 // JSON reads back to the same policy, or a typed error; hello and `next` answers keep their bounds.
 import ApsioCore
+import ApsioJSON
 
 /// Small limits so that short inputs reach every check. The policy's byte limit is large enough
 /// for the canonical JSON of any policy the other limits allow (4 testers of at most 8-byte ids,

@@ -28,10 +28,10 @@ entry_of() {
 modules_of() {
     case "$1" in
         response | request | resp) echo "" ;;
-        json | control | redact | pattern) echo "ApsioCore" ;;
-        gzip) echo "ApsioCore ApsioNet" ;;
-        config) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
-        queue | cursor) echo "ApsioCore ApsioPOSIX ApsioState" ;;
+        json | control | redact | pattern) echo "ApsioJSON ApsioCore" ;;
+        gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;
+        config) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
+        queue | cursor) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioState" ;;
     esac
 }
 
@@ -75,10 +75,11 @@ quiet() { grep -v "Cannot export local symbol '__asan" >&2 || true; }
 # The modules each module imports: built first, and a change to one rebuilds those that import it.
 imports_of() {
     case "$1" in
-        ApsioCore) echo "" ;;
-        ApsioPOSIX | ApsioNet) echo "ApsioCore" ;;
-        ApsioState) echo "ApsioCore ApsioPOSIX" ;;
-        ApsioConfiguration) echo "ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;
+        ApsioJSON) echo "" ;;
+        ApsioCore) echo "ApsioJSON" ;;
+        ApsioPOSIX | ApsioNet) echo "ApsioJSON ApsioCore" ;;
+        ApsioState) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
+        ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;
     esac
 }
 

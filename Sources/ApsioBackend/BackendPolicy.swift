@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 
 /// The policy `GET /v1/policy` serves an app (LINUX-PROFILE §12) with its `live` object: the
 /// origin, the interval and the unexpired tester entries, which carry matches, never proofs.

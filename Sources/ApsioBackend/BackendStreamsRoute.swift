@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 
 /// `POST /api/streams`: the streams of several devices in one held request. A browser holds at

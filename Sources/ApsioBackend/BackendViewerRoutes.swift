@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 
 /// The viewers' JSON API under `/api/`. Only people signed in with a password reach the hub

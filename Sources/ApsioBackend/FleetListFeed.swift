@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// The device list as the fleet pages of one instance follow it: one look at the hub's list a
 /// second, however many pages are open, and to each page what moved since. A page that falls

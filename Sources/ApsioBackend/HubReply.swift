@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// What the hub answers a request with: a status and, usually, a JSON body. The HTTP layer turns
 /// it into a response; the hub itself knows nothing of sockets.

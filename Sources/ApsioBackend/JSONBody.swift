@@ -1,4 +1,4 @@
-package import ApsioCore
+package import ApsioJSON
 
 /// Reads a request body, or a document or message another instance wrote, as JSON: with the strict
 /// parser that reads every body a peer sends (`JSONParser`: no duplicate keys, no invalid UTF-8),

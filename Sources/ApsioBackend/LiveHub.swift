@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 
 /// The backend side of spec 16.4 and 16.7, one value for every app: requests in, answers out,
 /// no I/O and no clock. The caller passes the time with each request, calls `tick(now:)` at

@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 
 /// The device's four requests (16.4): hello, next, frames and results.
 extension LiveHub {

@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 
 /// What signed-in people do: list present devices, join and leave a device's live view, renew
 /// its session, send commands, and poll their stream. The HTTP layer has already checked that

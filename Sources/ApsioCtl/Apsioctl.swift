@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 
 internal import ApsioCore
+import ApsioJSON
 internal import ApsioPOSIX
 internal import ApsioControl
 internal import ApsioState

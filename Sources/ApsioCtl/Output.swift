@@ -1,4 +1,5 @@
 internal import ApsioCore
+import ApsioJSON
 
 /// apsioctl's lines on its two streams, whatever they are (see `CtlOutput`).
 struct Output {

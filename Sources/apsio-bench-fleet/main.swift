@@ -24,6 +24,7 @@
 // Prints key=value figures on stdout: `measuring=1` when the measured window opens, `ended=1`
 // when it closes (the caller reads the backends' CPU at both), then the figures.
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import ApsioPOSIX
 import Dispatch

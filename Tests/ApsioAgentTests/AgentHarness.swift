@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import Foundation
 import Glibc

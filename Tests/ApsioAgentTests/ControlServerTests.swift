@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioJSON
 import Foundation
 import Testing
 import ApsioControl

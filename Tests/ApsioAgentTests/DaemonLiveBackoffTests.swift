@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioJSON
 import ApsioLive
 import Foundation
 @testable import ApsioTestSupport

@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioJSON
 import Foundation
 @testable import ApsioTestSupport
 import Testing

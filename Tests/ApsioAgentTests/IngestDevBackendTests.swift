@@ -1,6 +1,7 @@
 import ApsioAgent
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import ApsioPOSIX
 import ApsioPlatform

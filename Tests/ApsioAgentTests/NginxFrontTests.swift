@@ -1,5 +1,6 @@
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import ApsioLive
 import ApsioNet
 import ApsioState

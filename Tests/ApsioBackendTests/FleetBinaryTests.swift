@@ -1,5 +1,6 @@
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import ApsioTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import ApsioTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import ApsioPOSIX
 import ApsioRedis
 import ApsioTestSupport

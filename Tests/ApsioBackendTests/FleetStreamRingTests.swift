@@ -1,5 +1,6 @@
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// The events one fleet instance keeps of a device for the viewer polls that land on it: what a

@@ -1,5 +1,6 @@
 import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// 16.4 `next` and `results`, 16.6 commands and 16.7 who may send them.

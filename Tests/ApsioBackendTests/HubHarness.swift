@@ -1,5 +1,6 @@
 @testable import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import Foundation
 import Testing

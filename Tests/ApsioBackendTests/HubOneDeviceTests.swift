@@ -1,5 +1,6 @@
 @testable import ApsioBackend
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// The rules on one device at a time, as the fleet runs them: a device comes out of a step as its

@@ -1,22 +1,29 @@
 import Foundation
 import Testing
 
-/// The core module is pure: its rules take time, files and the network as parameters. This reads
-/// its sources so that a clock read or an `import Glibc` slipped in fails a test, not a review.
+/// The pure modules are pure: the core's rules take time, files and the network as parameters,
+/// and JSON is bytes in and out. This reads their sources so that a clock read or an
+/// `import Glibc` slipped in fails a test, not a review.
 @Suite struct CorePurityTests {
-    static let coreDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/ApsioCore")
+    /// Each pure module and what it may import: the core the JSON module, the JSON module nothing.
+    static let pure: [(module: String, allowed: Set<String>)] = [
+        ("ApsioCore", ["Synchronization", "ApsioJSON"]),
+        ("ApsioJSON", []),
+    ]
 
-    static func sources() throws -> [(name: String, text: String)] {
+    static func sources(of module: String) throws -> [(name: String, text: String)] {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/\(module)")
         // The folders too: the module groups its files by concern.
-        let names = (FileManager.default.subpaths(atPath: coreDirectory.path) ?? [])
+        let names = (FileManager.default.subpaths(atPath: directory.path) ?? [])
             .filter { $0.hasSuffix(".swift") }.sorted()
-        return try names.map { ($0, try String(contentsOf: coreDirectory.appendingPathComponent($0), encoding: .utf8)) }
+        return try names.map { ($0, try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    @Test func importsNothingThatDoesIO() throws {
-        let allowed: Set<String> = ["Synchronization"]
-        let sources = try Self.sources()
+    @Test(arguments: pure.map(\.module))
+    func importsNothingThatDoesIO(module: String) throws {
+        let allowed = Self.pure.first { $0.module == module }?.allowed ?? []
+        let sources = try Self.sources(of: module)
         #expect(!sources.isEmpty)
         for (name, text) in sources {
             for line in text.split(separator: "\n") {
@@ -30,10 +37,11 @@ import Testing
         }
     }
 
-    @Test func readsNoClock() throws {
+    @Test(arguments: pure.map(\.module))
+    func readsNoClock(module: String) throws {
         let forbidden = ["ContinuousClock", "SuspendingClock", "Date()", "Date.now", ".now()", "clock_gettime",
                          "gettimeofday", "time(nil)"]
-        for (name, text) in try Self.sources() {
+        for (name, text) in try Self.sources(of: module) {
             for word in forbidden {
                 #expect(!text.contains(word), "\(name) mentions \(word)")
             }

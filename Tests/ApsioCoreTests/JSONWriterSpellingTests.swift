@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// How `JSONWriter` spells strings and numbers, against the plainest spelling of the same rules:

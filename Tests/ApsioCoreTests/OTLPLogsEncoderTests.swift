@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// The encoder's output read back with the core's JSON reader. The protobuf schema's own reading

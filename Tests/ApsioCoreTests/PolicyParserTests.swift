@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Testing
 
 @Suite struct PolicyParserTests {

@@ -1,5 +1,6 @@
 import ApsioControl
 import ApsioCore
+import ApsioJSON
 import ApsioCtl
 #if canImport(Glibc)
 import Glibc

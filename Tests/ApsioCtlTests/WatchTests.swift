@@ -1,5 +1,6 @@
 import ApsioControl
 import ApsioCore
+import ApsioJSON
 import Foundation
 import Testing
 @testable import ApsioTestSupport

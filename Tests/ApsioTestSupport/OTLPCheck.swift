@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Foundation
 
 /// The one check that the wire is OTLP: `Tests/ApsioCoreTests/Fixtures/otlp/otlp_check.py` parses a

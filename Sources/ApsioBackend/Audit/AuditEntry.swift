@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// One line of the audit (who watched what): a person joining or leaving a device's viewers, a
 /// session's start and end, a renewal, a command and its outcome. Never a line body, a metric, a

@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// One device's state as the fleet keeps it in Redis: what `HubDevice` holds, less what lives in
 /// an instance (the held `next`, viewers' held polls and queues), plus the device's own counters.

@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// A viewer event as it travels between instances on the device's `apsio:events` channel: a
 /// header line (the device, the event's number, whether it is a session's live data, and the

@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 package import ApsioPOSIX
 package import ApsioRedis
 import ApsioNet

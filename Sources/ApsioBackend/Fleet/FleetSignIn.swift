@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 
 /// A sign-in as Redis keeps it, under the SHA-256 of its secret token (`FleetKeys.signIn`): the
 /// person, their role, their password's stamp (`PasswordHash.stamp`), the public id their viewer

@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioJSON
 
 /// One device's recent viewer events as one instance heard them on the device's `apsio:events`
 /// channel, which it subscribes to while its viewers poll here: what a viewer's stream poll on

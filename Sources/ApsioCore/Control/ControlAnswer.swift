@@ -1,3 +1,4 @@
+import ApsioJSON
 /// One answer of the control protocol, a JSON object on one line with `"ok"` (docs/control.md).
 package enum ControlAnswer: Sendable, Equatable {
     case status(ControlStatus)

@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// What `apps` says of one configured app: what the team needs to recognise the install and to
 /// list the machine as a tester (LINUX-PROFILE §R).
 package struct ControlAppInfo: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import ApsioJSON
 /// One line of a `watch` stream after its `{"ok":true}`: something the indicator shows changed.
 package enum ControlEvent: Sendable, Equatable {
     /// An app's status, whole: first one for each watched app, then one whenever any of it changes.

@@ -1,3 +1,4 @@
+import ApsioJSON
 /// Reads the members of an answer or an event, refusing a missing or mistyped one as
 /// `bad_answer`. Unknown members are ignored: a newer daemon may say more than this client reads.
 struct ControlFieldReader {

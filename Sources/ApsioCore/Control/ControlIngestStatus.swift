@@ -1,3 +1,4 @@
+import ApsioJSON
 /// What an app's ingest has done since `apsiod` started, as `apsioctl status` shows it: what waits,
 /// what went, what was lost (`apsio.queue.dropped`) and why the last batch did not go.
 package struct ControlIngestStatus: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import ApsioJSON
 /// One request of the control protocol: a JSON object on one line (docs/control.md).
 ///
 /// `apps` lists app names; empty means every configured app. Names are passed on as sent: the

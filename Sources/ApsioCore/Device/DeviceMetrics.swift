@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// One metrics sample (7.6–7.10, 16.5 `metrics`): each attribute by the spec's name and unit, and
 /// absent when it could not be read. Encodes as the live channel's `metrics` object, `t` included.
 package struct DeviceMetrics: Sendable, Equatable, Codable {

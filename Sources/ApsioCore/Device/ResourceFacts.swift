@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// What the Resource (2.2, LINUX-PROFILE §2) says about the machine. Nothing here identifies the
 /// machine: never `/etc/machine-id`, the DMI product UUID or serial, or a MAC address.
 package struct ResourceFacts: Sendable, Equatable, Codable {

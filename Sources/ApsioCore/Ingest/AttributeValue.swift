@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// An attribute's value as OpenTelemetry carries it on a log record, and as a live line's
 /// `attributes` allows it (16.5: string, number or boolean).
 package enum AttributeValue: Sendable, Equatable, Hashable {

@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// The device token of a hello answer (16.4): 64 lowercase hex characters, or none at all.
 ///
 /// It is a secret like the tester proof: kept in memory while the channel is not closed, sent only

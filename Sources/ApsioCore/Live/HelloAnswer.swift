@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// A 2xx answer to a hello (16.4), read defensively: whatever the body, it yields a viewer count,
 /// an interval within bounds and a token of the right shape or none.
 package struct HelloAnswer: Sendable, Equatable {

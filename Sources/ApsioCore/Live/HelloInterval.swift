@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// `interval_s` of a hello answer (16.4): 30 seconds when absent or not a number, otherwise kept
 /// within 15 to 120. A fraction is dropped (whole seconds are what the backend means).
 package enum HelloInterval {

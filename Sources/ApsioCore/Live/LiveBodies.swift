@@ -1,3 +1,4 @@
+import ApsioJSON
 /// The JSON bodies the device sends on the live channel (16.4), written field by field.
 package enum LiveBodies {
     package enum HelloReason: String, Sendable, Equatable {

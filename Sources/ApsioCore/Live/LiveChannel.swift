@@ -1,3 +1,4 @@
+import ApsioJSON
 /// The device side of spec 16, one value per app: events in, actions out, no I/O and no clock.
 ///
 /// The runtime tells it what changed (`handle(_:now:)`), carries out the actions it returns, and

@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// The three commands a viewer can send (16.6).
 package enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
     case screenshot

@@ -1,3 +1,4 @@
+import ApsioJSON
 /// A log line as `frames` carries it (16.5): a copy of a `logs` or `errors` record, after redaction,
 /// its body cut to 4096 bytes.
 package struct LiveLine: Sendable, Equatable {

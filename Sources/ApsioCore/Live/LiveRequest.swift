@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// Names one request the channel asked the runtime to make, so that an answer that arrives after
 /// the channel moved on (a cancelled `next`, a hello from before a 401) is recognised and ignored.
 package struct LiveRequestID: Sendable, Hashable, CustomStringConvertible {

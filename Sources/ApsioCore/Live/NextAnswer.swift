@@ -1,3 +1,4 @@
+package import ApsioJSON
 /// A 2xx answer to `next` (16.4), read defensively.
 package struct NextAnswer: Sendable, Equatable {
     package let commands: [LiveCommand]

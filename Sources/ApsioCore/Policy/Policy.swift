@@ -1,3 +1,4 @@
+import ApsioJSON
 /// What the backend's `GET /v1/policy` says an app may capture and send (LINUX-PROFILE §12).
 ///
 /// There is no default policy to send with: until the first one ever arrives, records are held

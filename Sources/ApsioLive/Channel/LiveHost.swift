@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioJSON
 
 /// What the live runtime tells the rest of the daemon: the indicator, notices, the raised log
 /// level.

@@ -1,5 +1,6 @@
 package import ApsioPOSIX
 package import ApsioCore
+import ApsioJSON
 import ApsioNet
 
 /// Carries out one app's live channel: feeds the pure `LiveChannel` its events, performs the

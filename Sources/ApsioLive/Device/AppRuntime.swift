@@ -1,5 +1,6 @@
 package import ApsioPOSIX
 package import ApsioCore
+import ApsioJSON
 import ApsioPlatform
 
 /// One configured app, served: it turns what the device layer reports (unit state, saving modes,

@@ -1,4 +1,4 @@
-package import ApsioCore
+package import ApsioJSON
 import FoundationEssentials
 
 /// Codable values as `JSONValue`, for bodies the live channel carries (process frames, metrics).

@@ -2,6 +2,7 @@
 internal import Glibc
 #endif
 package import ApsioCore
+import ApsioJSON
 internal import ApsioPOSIX
 
 /// The daemon's own state for each app under `apps/NAME/`: the installation id, the day's live

@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioJSON
 
 /// What the operator set with `apsioctl` (LINUX-PROFILE §13): kept in `settings.json`, read by the
 /// daemon at start and on every change, written by either program.

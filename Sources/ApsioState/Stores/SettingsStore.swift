@@ -2,6 +2,7 @@
 internal import Glibc
 #endif
 import ApsioCore
+import ApsioJSON
 internal import ApsioPOSIX
 
 /// `settings.json` under the state directory, shared by the daemon and `apsioctl`, which may write

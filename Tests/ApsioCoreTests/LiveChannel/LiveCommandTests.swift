@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// 16.4 and 16.6: commands and their results.

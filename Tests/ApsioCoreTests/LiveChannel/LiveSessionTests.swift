@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioJSON
 import Testing
 
 /// 16.3: start, pause, resume and the ends of a live session.

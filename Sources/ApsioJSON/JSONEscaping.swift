@@ -1,15 +1,15 @@
 /// How a string is spelled inside JSON quotes: `"` and `\` escaped, control characters and DEL as
 /// `\n`, `\r`, `\t` or `\u00XX`, everything else (all of UTF-8 above them) as it is. One
 /// implementation for `JSONWriter` and `JSONScratch`.
-enum JSONEscaping {
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+package enum JSONEscaping {
+    package static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Bytes `writeQuoted` may write for `count` bytes of UTF-8: six for each (`\u00XX`) and the quotes.
-    static func quotedBound(utf8Count count: Int) -> Int { count * 6 + 2 }
+    package static func quotedBound(utf8Count count: Int) -> Int { count * 6 + 2 }
 
     /// Writes `utf8` quoted and escaped at `output`, which has room for `quotedBound`; returns the
     /// bytes written. Runs that need no escaping are copied whole.
-    static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Int {
         var written = 0
         output[written] = UInt8(ascii: "\"")
         written += 1
@@ -70,7 +70,7 @@ enum JSONEscaping {
     /// (which byte is not needed): a byte below 0x20 is found by subtracting 0x20 from each byte,
     /// the others as zero bytes after an exclusive or.
     @inline(__always)
-    static func needsEscaping(_ word: UInt64) -> Bool {
+    package static func needsEscaping(_ word: UInt64) -> Bool {
         func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
         let control = (word &- ones &* 0x20) & ~word & highs != 0
         return control || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))

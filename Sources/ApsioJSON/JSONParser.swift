@@ -32,14 +32,15 @@ package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertib
         case .tooLarge(let limit): what = "body is larger than \(limit) bytes"
         case .tooDeep(let limit): what = "arrays and objects nest deeper than \(limit)"
         case .unexpectedEnd: what = "body ends in the middle of a value"
-        case .unexpectedByte(let byte): what = "unexpected byte 0x\(Hex.lowercase([byte]))"
+        case .unexpectedByte(let byte): what = "unexpected byte 0x\(byte < 16 ? "0" : "")\(String(byte, radix: 16))"
         case .invalidNumber: what = "malformed number"
         case .numberOutOfRange: what = "number out of the range of a double"
         case .invalidEscape: what = "malformed escape in a string"
         case .loneSurrogate: what = "\\u escape of a lone surrogate"
         case .controlCharacterInString: what = "unescaped control character in a string"
         case .invalidUTF8: what = "invalid UTF-8"
-        case .duplicateKey(let key): what = "key \"\(UTF8Cut.cut(key, maxBytes: 64))\" appears twice in one object"
+        // Cut at a character, so the message stays valid UTF-8; a key can be as long as the body.
+        case .duplicateKey(let key): what = "key \"\(key.prefix(64))\" appears twice in one object"
         case .trailingData: what = "data after the JSON value"
         }
         return "not JSON at byte \(offset): \(what)"

@@ -4,22 +4,22 @@
 ///
 /// `reset(reserving:)` takes an upper bound of what follows; every `put` checks that it stays within
 /// the memory, so a bound computed wrong stops the process rather than writing past it.
-struct JSONScratch: ~Copyable {
+package struct JSONScratch: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
 
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
     deinit { base.deallocate() }
 
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    package var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// Empties it, with room for at least `bound` bytes.
-    mutating func reset(reserving bound: Int) {
+    package mutating func reset(reserving bound: Int) {
         count = 0
         guard bound > capacity else { return }
         base.deallocate()
@@ -31,17 +31,17 @@ struct JSONScratch: ~Copyable {
         precondition(count + more <= capacity, "a JSON fragment outgrew the bound it was sized for")
     }
 
-    mutating func put(_ byte: UInt8) {
+    package mutating func put(_ byte: UInt8) {
         ensure(1)
         base[count] = byte
         count += 1
     }
 
-    mutating func put(_ fragment: [UInt8]) {
+    package mutating func put(_ fragment: [UInt8]) {
         fragment.withUnsafeBufferPointer { put($0) }
     }
 
-    mutating func put(_ fragment: UnsafeBufferPointer<UInt8>) {
+    package mutating func put(_ fragment: UnsafeBufferPointer<UInt8>) {
         guard let source = fragment.baseAddress, !fragment.isEmpty else { return }
         ensure(fragment.count)
         (base + count).update(from: source, count: fragment.count)
@@ -49,7 +49,7 @@ struct JSONScratch: ~Copyable {
     }
 
     /// Digits of `value`, made right to left in a small buffer and copied in one go.
-    mutating func putDecimal(_ value: UInt64) {
+    package mutating func putDecimal(_ value: UInt64) {
         ensure(20)
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let written = withUnsafeMutableBytes(of: &digits) { buffer in
@@ -61,7 +61,7 @@ struct JSONScratch: ~Copyable {
     }
 
     /// Lowercase hex of the first `count` bytes of `digest`.
-    mutating func putHex(_ digest: UnsafeRawBufferPointer, count bytes: Int) {
+    package mutating func putHex(_ digest: UnsafeRawBufferPointer, count bytes: Int) {
         let bytes = min(bytes, digest.count)
         ensure(bytes * 2)
         JSONEscaping.hexDigits.withUnsafeBufferPointer { hex in
@@ -74,7 +74,7 @@ struct JSONScratch: ~Copyable {
     }
 
     /// `text` in quotes, escaped: at most `JSONEscaping.quotedBound` bytes.
-    mutating func putQuoted(_ text: String) {
+    package mutating func putQuoted(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
             ensure(JSONEscaping.quotedBound(utf8Count: utf8.count))
