@@ -38,6 +38,8 @@ let package = Package(
         // Pure rules and state machines: no C, no I/O, no clock reads.
         .target(name: "ApsioJSON", swiftSettings: strict),
         .target(name: "ApsioCore", dependencies: ["ApsioJSON"], swiftSettings: strict),
+        // The secrets and personal data taken out of a record before it leaves the box.
+        .target(name: "ApsioRedaction", dependencies: ["ApsioCore"], swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
         .target(name: "ApsioPOSIX", dependencies: ["ApsioCore", "CLinux"], swiftSettings: strict),
         // SHA-256, gzip, HTTP/1.1 and TLS.
@@ -50,7 +52,7 @@ let package = Package(
         .target(name: "ApsioState", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX"], swiftSettings: strict),
         // What the operator wrote: app files, apsiod.conf, their schemas and the problems found.
         .target(
-            name: "ApsioConfiguration", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioState"],
+            name: "ApsioConfiguration", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioPOSIX", "ApsioNet", "ApsioState"],
             swiftSettings: strict),
         // The control socket's server and client: peer credentials, framing, limits.
         .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
@@ -63,7 +65,7 @@ let package = Package(
         // One app's records from the journal to POST /v1/logs, through the record queue.
         .target(
             name: "ApsioIngest",
-            dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState"],
+            dependencies: ["ApsioCore", "ApsioRedaction", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
         // The policy of each app: fetched, kept on disk, the last good one kept on a bad answer.
         .target(
@@ -71,7 +73,7 @@ let package = Package(
             swiftSettings: strict),
         // The live channel's runtime, the device feeds it reports, and the indicator on the machine.
         .target(
-            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
             swiftSettings: strict),
         // The daemon assembled: one served app per app file, the control handler, logging, signals.
         .target(
@@ -105,11 +107,11 @@ let package = Package(
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
-        .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioNet"], swiftSettings: strict),
+        .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioNet"], swiftSettings: strict),
         // bench/ingest/run.sh and the crash test: one app's ingest pipeline, and a sink that keeps nothing.
         .executableTarget(
             name: "apsio-bench-ingest",
-            dependencies: ["ApsioCore", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
+            dependencies: ["ApsioCore", "ApsioRedaction", "ApsioIngest", "ApsioNet", "ApsioPOSIX", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
 
         // bench/fleet/run.sh: devices, live sessions, viewers and policy fetches against a backend.
@@ -126,9 +128,12 @@ let package = Package(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
+            name: "ApsioRedactionTests", dependencies: ["ApsioRedaction", "ApsioCore", "ApsioTestSupport"],
+            exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioIngest", "ApsioLive",
+                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
                 "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),

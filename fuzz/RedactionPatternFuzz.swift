@@ -12,6 +12,7 @@
 // quantifiers takes time exponential in the text's length, which is the operator's to avoid (see
 // docs/redaction.md) and not what this target looks for.
 @testable import ApsioCore
+@testable import ApsioRedaction
 
 let maxPatternBytes = 48
 let maxTextBytes = 24

@@ -12,6 +12,7 @@
 // The input: a byte picking the rules (the standard set, all, none, or one rule group alone), a
 // flag byte (bit 0: a private key block is open from an earlier entry), then the text.
 @testable import ApsioCore
+@testable import ApsioRedaction
 
 let ruleSets: [RedactionRuleSet] =
     [.standard, .all, .none] + RedactionRuleGroup.allCases.map { RedactionRuleSet($0.rules) }

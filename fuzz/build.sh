@@ -28,7 +28,8 @@ entry_of() {
 modules_of() {
     case "$1" in
         response | request | resp) echo "" ;;
-        json | control | redact | pattern) echo "ApsioJSON ApsioCore" ;;
+        json | control) echo "ApsioJSON ApsioCore" ;;
+        redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
         gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;
         config) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
         queue | cursor) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioState" ;;
@@ -77,6 +78,7 @@ imports_of() {
     case "$1" in
         ApsioJSON) echo "" ;;
         ApsioCore) echo "ApsioJSON" ;;
+        ApsioRedaction) echo "ApsioJSON ApsioCore" ;;
         ApsioPOSIX | ApsioNet) echo "ApsioJSON ApsioCore" ;;
         ApsioState) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
         ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;

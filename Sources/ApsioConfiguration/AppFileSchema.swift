@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioRedaction
 import ApsioNet
 
 /// Reads one app file's `[App]` section. Any problem leaves the app out: an app half-configured

@@ -1,4 +1,5 @@
-package import ApsioCore
+import ApsioCore
+package import ApsioRedaction
 
 /// The app file's `Redact=` patterns, compiled, and the built-in rules its `RedactRules=` leaves on.
 /// Two are equal when their patterns and rules are: the compiled form follows from them, so a

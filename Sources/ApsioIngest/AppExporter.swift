@@ -1,5 +1,6 @@
 package import ApsioPOSIX
 package import ApsioCore
+import ApsioRedaction
 import ApsioPlatform
 import ApsioNet
 package import ApsioState

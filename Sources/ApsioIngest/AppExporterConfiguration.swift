@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioRedaction
 package import ApsioPlatform
 import ApsioNet
 

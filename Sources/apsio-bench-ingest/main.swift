@@ -11,6 +11,7 @@
 //   apsio-bench-ingest sink [--port N]
 //       A loopback /v1/logs that accepts every request and keeps nothing; prints port=N.
 import ApsioCore
+import ApsioRedaction
 import ApsioIngest
 import ApsioNet
 import ApsioPOSIX

@@ -3,6 +3,7 @@
 // same built-in rules written as regular expressions (what the byte scan saves), and of writing
 // OTLP JSON. bench/redaction/run.sh builds and runs it; docs/performance.md has results.
 import ApsioCore
+import ApsioRedaction
 import ApsioNet
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioRedaction
 import Foundation
 @testable import ApsioTestSupport
 import Testing

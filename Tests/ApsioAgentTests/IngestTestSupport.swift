@@ -1,5 +1,6 @@
 import ApsioAgent
 import ApsioCore
+import ApsioRedaction
 import ApsioJSON
 import ApsioNet
 import ApsioPOSIX

@@ -12,7 +12,7 @@
 #   READER_BEFORE="before=path/to/an/earlier/apsio-bench-journal" UNITS=4 bench/ingest/run.sh
 #                                              # an earlier one reader of every unit, in the same rounds
 #   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
-#   MESSAGES=Tests/ApsioCoreTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
+#   MESSAGES=Tests/ApsioRedactionTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioRedaction
 import Synchronization
 
 /// The redaction of one app's live lines, kept across batches so a private key split over entries

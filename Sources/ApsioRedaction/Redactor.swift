@@ -1,3 +1,4 @@
+package import ApsioCore
 /// An app's redaction (LINUX-PROFILE §11): the built-in rules it leaves on and the app file's
 /// `Redact=` patterns, applied to a record's body and string attributes before it is queued or
 /// copied to the live channel. A value a built-in rule finds becomes `[REDACTED:rule-name]`, so a

@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioRedaction
 import Testing
 
 @Suite struct RedactorTests {

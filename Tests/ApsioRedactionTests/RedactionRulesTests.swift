@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioRedaction
 import Testing
 
 /// The built-in rules' edges: which syntax counts, what a value is, which rule names it, and

@@ -1,3 +1,4 @@
+package import ApsioCore
 /// Redaction of one app's records in the order they were written, which catches what one
 /// record alone cannot: a private key printed to stdout reaches the journal one line an entry,
 /// so after an entry that opens `-----BEGIN … PRIVATE KEY-----`, each following body is key
