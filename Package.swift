@@ -55,7 +55,7 @@ let package = Package(
             name: "ApsioConfiguration", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioPOSIX", "ApsioNet", "ApsioState"],
             swiftSettings: strict),
         // The control socket's server and client: peer credentials, framing, limits.
-        .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioPOSIX"], swiftSettings: strict),
+        .target(name: "ApsioControl", dependencies: ["ApsioCore", "ApsioJSON", "ApsioPOSIX"], swiftSettings: strict),
         // The backend's Redis client: RESP, one pipelined connection with deadlines, reconnects,
         // and a connection of its own for pub/sub.
         .target(name: "ApsioRedis", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet"], swiftSettings: strict),
@@ -127,6 +127,9 @@ let package = Package(
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioControlTests", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ApsioRedactionTests", dependencies: ["ApsioRedaction", "ApsioCore", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),

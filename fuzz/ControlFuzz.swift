@@ -7,6 +7,7 @@
 // refused as too long; a request read, written back as the client writes it, is one line that
 // reads as the same request; a refusal is a ControlError with one of the codes a script branches on.
 import ApsioCore
+import ApsioControl
 
 /// A small line limit, so that short inputs reach it (the protocol's is 4096 bytes).
 let fuzzLineBytes = 96

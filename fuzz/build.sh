@@ -28,7 +28,8 @@ entry_of() {
 modules_of() {
     case "$1" in
         response | request | resp) echo "" ;;
-        json | control) echo "ApsioJSON ApsioCore" ;;
+        json) echo "ApsioJSON ApsioCore" ;;
+        control) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioControl" ;;
         redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
         gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;
         config) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
@@ -80,7 +81,7 @@ imports_of() {
         ApsioCore) echo "ApsioJSON" ;;
         ApsioRedaction) echo "ApsioJSON ApsioCore" ;;
         ApsioPOSIX | ApsioNet) echo "ApsioJSON ApsioCore" ;;
-        ApsioState) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
+        ApsioState | ApsioControl) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
         ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;
     esac
 }

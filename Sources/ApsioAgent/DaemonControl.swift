@@ -1,5 +1,5 @@
 package import ApsioCore
-import ApsioControl
+package import ApsioControl
 import ApsioState
 
 /// One `apsioctl watch` client: the apps it asked about (all when empty) and where its events go.

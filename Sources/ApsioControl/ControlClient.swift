@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-package import ApsioCore
 internal import ApsioPOSIX
 
 /// The client side of the control protocol: what `apsioctl` speaks, and what tests drive the

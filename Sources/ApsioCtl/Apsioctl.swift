@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 
 internal import ApsioCore
+import ApsioControl
 import ApsioJSON
 internal import ApsioPOSIX
 internal import ApsioControl

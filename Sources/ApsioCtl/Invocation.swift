@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioControl
 
 /// apsioctl's command line, read strictly: a mistake is exit code 2 with one line saying which.
 struct Invocation {

@@ -1,6 +1,7 @@
 import ApsioPOSIX
 @testable import ApsioAgent
 import ApsioCore
+import ApsioControl
 import ApsioNet
 import ApsioPlatform
 import Foundation

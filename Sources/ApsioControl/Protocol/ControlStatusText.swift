@@ -1,3 +1,4 @@
+package import ApsioCore
 /// How `apsioctl status` and `watch` put an app's status into words; the indicator's own
 /// sentences come from `IndicatorText`. `localTime` turns a Unix ms into the machine's time of day.
 package enum ControlStatusText {

@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioControl
 import Testing
 
 /// The control protocol's framing, without a socket: lines as they arrive in reads of any size.

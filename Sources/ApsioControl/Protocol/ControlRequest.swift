@@ -1,3 +1,4 @@
+import ApsioCore
 import ApsioJSON
 /// One request of the control protocol: a JSON object on one line (docs/control.md).
 ///

@@ -1,3 +1,4 @@
+package import ApsioCore
 import ApsioJSON
 /// What `status` and `watch` say of one configured app: the indicator (16.2) and what decides it.
 package struct ControlAppStatus: Sendable, Equatable {

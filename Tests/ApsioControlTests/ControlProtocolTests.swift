@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioControl
 import ApsioJSON
 import Testing
 

@@ -1,3 +1,4 @@
+package import ApsioCore
 /// The indicator's words (16.2), in one place, so that `apsioctl status` and `watch`, the motd
 /// file, the terminal lines and the daemon's `STATUS=` say exactly the same thing. They name the
 /// app's team, never a person: the machine does not know who views it.

@@ -1,3 +1,4 @@
+package import ApsioCore
 import ApsioJSON
 /// One line of a `watch` stream after its `{"ok":true}`: something the indicator shows changed.
 package enum ControlEvent: Sendable, Equatable {
