@@ -1,5 +1,5 @@
-package import ApsioCore
-import ApsioConfiguration
+import ApsioCore
+package import ApsioConfiguration
 
 /// Reads one `apps.d/NAME.conf`: the app's name, its app key and its tester entries. Any problem
 /// leaves the whole app out, as the daemon does with its app files: an app served with a key or a

@@ -1,5 +1,5 @@
-package import ApsioCore
-import ApsioConfiguration
+import ApsioCore
+package import ApsioConfiguration
 import ApsioRedis
 
 /// Reads `backend.conf`'s `[Backend]` section with the daemon's schema checks (unknown sections and

@@ -1,4 +1,4 @@
-package import ApsioCore
+import ApsioCore
 
 /// The sections and keys a configuration file may hold, and the first pass over a parsed file:
 /// every entry is checked against them, so an unknown section, an unknown or misplaced key and a

@@ -2,7 +2,7 @@
 internal import Glibc
 #endif
 package import ApsioPOSIX
-package import ApsioCore
+import ApsioCore
 
 /// Reads a configuration or key file: a regular file only (a FIFO or a device in its place would
 /// block or never end), at most `limit` bytes, and its mode, checked on the opened file itself.

@@ -1,4 +1,4 @@
-package import ApsioCore
+import ApsioCore
 
 /// How much configuration is read: each file's size and lines, and how many app files.
 package struct ConfigurationLimits: Sendable, Equatable {

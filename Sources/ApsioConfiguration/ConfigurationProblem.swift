@@ -1,4 +1,4 @@
-package import ApsioCore
+import ApsioCore
 
 /// One thing wrong in the configuration, where it is and what to do about it: printed as
 /// `PATH:LINE: MESSAGE` (or `PATH: MESSAGE` for the whole file), the form compilers and editors

@@ -1,3 +1,4 @@
+import ApsioConfiguration
 import ApsioCore
 import Testing
 
