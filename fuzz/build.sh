@@ -32,7 +32,7 @@ modules_of() {
         control) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioControl" ;;
         redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
         gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;
-        config) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
+        config) echo "ApsioJSON ApsioCore ApsioRedaction ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
         queue | cursor) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioState" ;;
     esac
 }
@@ -82,17 +82,21 @@ imports_of() {
         ApsioRedaction) echo "ApsioJSON ApsioCore" ;;
         ApsioPOSIX | ApsioNet) echo "ApsioJSON ApsioCore" ;;
         ApsioState | ApsioControl) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
-        ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioNet ApsioState" ;;
+        ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioRedaction ApsioPOSIX ApsioNet ApsioState" ;;
     esac
 }
 
-# Rebuilt only when one of its sources, a module it imports, or this script is newer than its object.
+# Rebuilt when one of its sources, a module it imports, or this script is newer than its object, or
+# when its list of sources changed.
 build_module() {
     local module=$1 object=$modules/$1.o
     local sources dependencies=()
     mapfile -t sources < <(sources_of "$module")
     for dependency in $(imports_of "$module"); do dependencies+=("$modules/$dependency.o"); done
-    if [ -f "$object" ] && [ -z "$(find "${sources[@]}" "${dependencies[@]}" fuzz/build.sh -newer "$object" | head -1)" ]; then
+    # A file moved out of the module is newer than nothing: the list of sources is compared too.
+    local list=$modules/$1.sources
+    if [ -f "$object" ] && [ "$(printf '%s\n' "${sources[@]}")" = "$(cat "$list" 2>/dev/null)" ] \
+        && [ -z "$(find "${sources[@]}" "${dependencies[@]}" fuzz/build.sh -newer "$object" | head -1)" ]; then
         return
     fi
     mkdir -p "$modules"
@@ -105,6 +109,7 @@ build_module() {
     [ "$status" -eq 0 ] || { rm -f "$object"; echo "fuzz: compiling $module failed" >&2; exit 1; }
     # The compiler leaves an object it would write unchanged untouched; its time must say it is current.
     touch "$object"
+    printf '%s\n' "${sources[@]}" >"$list"
 }
 
 build_target() {
