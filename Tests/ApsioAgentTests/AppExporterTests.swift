@@ -14,7 +14,7 @@ import ApsioState
 @Suite(.serialized) struct AppExporterTests {
     final class Host: @unchecked Sendable {
         let journal: JournalFixture
-        let state: TestDirectory
+        let state: TemporaryDirectory
         let clock = ManualAgentClock()
         let sink = ScriptedIngestSink()
         let exporter: AppExporter
@@ -22,7 +22,7 @@ import ApsioState
 
         init(limits: Limits = .spec) throws {
             journal = try JournalFixture()
-            state = try TestDirectory("apsio-ingest-state")
+            state = try TemporaryDirectory("apsio-ingest-state")
             exporter = try AppExporter(
                 configuration: try IngestFixture.configuration(journal: journal, limits: limits),
                 state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),

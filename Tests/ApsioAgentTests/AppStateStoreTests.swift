@@ -3,13 +3,14 @@ import ApsioCore
 import Foundation
 import Testing
 import ApsioState
+import ApsioTestSupport
 
 @Suite struct AppStateStoreTests {
     let nginx = try! AppName("nginx")
     let cron = try! AppName("cron")
 
     @Test func anInstallationIdIsMadeOnceARandomUUIDAndKept() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let store = AppStateStore(layout: StateLayout(root: dir.path))
         #expect(try store.existingInstallationID(for: nginx) == nil)
         let id = try store.installationID(for: nginx)
@@ -37,7 +38,7 @@ import ApsioState
     }
 
     @Test func removingAnAppAndAddingItAgainIsANewInstallWithEverythingOff() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let state = AgentState(root: dir.path)
         let first = try state.apps.installationID(for: nginx)
         _ = try state.apps.installationID(for: cron)
@@ -66,7 +67,7 @@ import ApsioState
     }
 
     @Test func aDamagedInstallationIdStartsTheInstallOver() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let store = AppStateStore(layout: StateLayout(root: dir.path))
         let first = try store.installationID(for: nginx)
         try Data("not-a-uuid\n".utf8).write(to: URL(fileURLWithPath: store.layout.installationIDFile(nginx)))
@@ -76,7 +77,7 @@ import ApsioState
     }
 
     @Test func theDaysBytesSurviveARestart() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         #expect(try AppStateStore(layout: layout).dayBytes(for: nginx) == nil)
         var count = DayBytes(day: 20_454, bytes: 0)
@@ -90,7 +91,7 @@ import ApsioState
     }
 
     @Test func theLastGoodPolicyIsKeptByteForByte() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let body = Array(#"{"refresh_s":120,"kill_switch":false}"#.utf8)
         try AppStateStore(layout: layout).saveLastPolicy(body, for: nginx)
@@ -101,7 +102,7 @@ import ApsioState
     }
 
     @Test func knownAppsLeavesOutWhatIsNotAnApp() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         #expect(try AppStateStore(layout: layout).knownApps().isEmpty)
         try layout.makeAppDirectory(nginx)

@@ -5,14 +5,15 @@ import Foundation
 import Testing
 import ApsioConfiguration
 import ApsioState
+import ApsioTestSupport
 
 /// A configuration directory of the test's own.
 final class ConfigDirectory: Sendable {
-    let directory: TestDirectory
+    let directory: TemporaryDirectory
     var path: String { directory.path }
 
     init() throws {
-        directory = try TestDirectory("apsio-config")
+        directory = try TemporaryDirectory("apsio-config")
         try FileManager.default.createDirectory(atPath: path + "/apps.d", withIntermediateDirectories: true)
     }
 

@@ -331,7 +331,7 @@ import ApsioControl
     }
 
     @Test func aStaleSocketLeftByACrashIsReplaced() throws {
-        let directory = try TestDirectory("apsio-control")
+        let directory = try TemporaryDirectory("apsio-control")
         let path = directory.path + "/control.sock"
         // A socket file nobody listens on, as a killed daemon leaves it.
         let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -353,7 +353,7 @@ import ApsioControl
     }
 
     @Test func aFileThatIsNotASocketIsNeverRemoved() throws {
-        let directory = try TestDirectory("apsio-control")
+        let directory = try TemporaryDirectory("apsio-control")
         let path = directory.path + "/control.sock"
         _ = FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
         #expect(throws: ControlListenerError.self) { _ = try ControlListener.bind(path: path) }
@@ -361,7 +361,7 @@ import ApsioControl
     }
 
     @Test func noSocketMeansTheDaemonIsNotRunning() throws {
-        let directory = try TestDirectory("apsio-control")
+        let directory = try TemporaryDirectory("apsio-control")
         #expect(throws: ControlClientError.notRunning(path: directory.path + "/control.sock")) {
             _ = try ControlClient.connect(path: directory.path + "/control.sock")
         }

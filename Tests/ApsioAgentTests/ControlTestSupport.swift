@@ -25,7 +25,7 @@ enum Apsioctl {
     /// Runs apsioctl with `arguments`; `as user` drops to that user first with setpriv (the test
     /// runs as root), keeping only `groups` as supplementary groups.
     static func run(_ arguments: [String], asUser user: String? = nil, groups: [String] = []) async throws -> Result {
-        let output = try TestDirectory("apsioctl-output")
+        let output = try TemporaryDirectory("apsioctl-output")
         let stdoutPath = output.path + "/stdout"
         let stderrPath = output.path + "/stderr"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)

@@ -3,6 +3,7 @@ import ApsioCore
 import Foundation
 import Testing
 import ApsioState
+import ApsioTestSupport
 
 @Suite struct CursorStoreTests {
     let nginx = try! AppName("nginx")
@@ -32,7 +33,7 @@ import ApsioState
     }
 
     @Test func everyFlushWritesAtOnceAndSyncsAreBoundedByTheInterval() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let store = CursorStore(layout: layout, syncInterval: .seconds(10))
         #expect(try store.cursor(for: nginx) == nil)
@@ -65,7 +66,7 @@ import ApsioState
     }
 
     @Test func flushAtShutdownWritesWhateverIsPendingAndANewStoreReadsIt() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let store = CursorStore(layout: layout, syncInterval: .seconds(10))
         store.update(SavedCursor("s=1;i=1", unit: "nginx.service"), for: nginx)
@@ -78,7 +79,7 @@ import ApsioState
     }
 
     @Test func aTornNewestSlotFallsBackToTheCursorBeforeIt() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", at: 0)
         try saveInANewRun(layout, "s=1;i=2", at: 1)
@@ -97,7 +98,7 @@ import ApsioState
     }
 
     @Test func theNewestOfTheTwoSlotsWinsWhicheverSlotItIsIn() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let store = CursorStore(layout: layout)
         for index in 1...5 {
@@ -127,7 +128,7 @@ import ApsioState
     /// forever. The numbering starts again, and the cursor written is the one read.
     @Test(arguments: [UInt64.max, UInt64.max - 1])
     func aSequenceAtTheEndOfTheRangeStartsTheNumberingAgain(_ sequence: UInt64) throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", at: 0)
         try overwrite(layout, nginx, with: slot(sequence, "s=1;i=1"))
@@ -139,7 +140,7 @@ import ApsioState
     }
 
     @Test func aOneLineCursorFileFromEarlierVersionsIsReadAndThenReplaced() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try layout.makeAppDirectory(nginx)
         try overwrite(layout, nginx, with: Array("s=0f1e;i=2a;b=3c4d;m=5e;t=6f;x=70\n".utf8))
@@ -149,7 +150,7 @@ import ApsioState
     }
 
     @Test func aCursorFileThatIsNotACursorIsReportedNotUsed() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try layout.makeAppDirectory(nginx)
         try overwrite(layout, nginx, with: [0x73, 0x00, 0x0A])
@@ -159,7 +160,7 @@ import ApsioState
     }
 
     @Test func aCursorTooLongForASlotIsRefusedAndTheOneOnDiskStays() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", at: 0)
         let store = CursorStore(layout: layout)
@@ -173,7 +174,7 @@ import ApsioState
     /// The position names the unit it was read among, so that an app file whose `Unit=` changed
     /// is known to have no position for the new one; a new store reads both back.
     @Test func theUnitIsKeptWithTheCursor() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", unit: "foo.service", at: 0)
         #expect(try CursorStore(layout: layout).cursor(for: nginx) == SavedCursor("s=1;i=1", unit: "foo.service"))
@@ -185,7 +186,7 @@ import ApsioState
     /// Each slot's first line is the line an earlier apsiod writes and reads, with the unit's line
     /// after it where that apsiod reads nothing: going back to it, it still resumes after the cursor.
     @Test func eachSlotStartsWithTheLineAnEarlierApsiodReads() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", unit: "foo.service", at: 0)
         try saveInANewRun(layout, "s=1;i=2", unit: "foo.service", at: 1)
@@ -199,7 +200,7 @@ import ApsioState
     /// A slot an earlier apsiod wrote has no unit line: its cursor is read without a unit, and the
     /// next write keeps one again.
     @Test func aSlotWithoutAUnitIsReadWithoutOne() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", unit: "foo.service", at: 0)
         try overwrite(layout, nginx, with: Array(try bytes(layout, nginx).prefix(512)) + slot(7, "s=1;i=2"))
@@ -211,7 +212,7 @@ import ApsioState
     /// A unit line damaged, or left from another write of the slot, makes the slot damaged: the
     /// position before it is read, never the new cursor with a unit it was not saved with.
     @Test func aUnitLineThatDoesNotBelongToItsCursorMakesTheSlotDamaged() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try saveInANewRun(layout, "s=1;i=1", unit: "foo.service", at: 0)
         try saveInANewRun(layout, "s=1;i=2", unit: "bar.service", at: 1)
@@ -235,7 +236,7 @@ import ApsioState
     /// A position saved while ingest is withheld keeps the mark; the next position written without
     /// it clears it; a mark that does not belong to its slot makes the slot damaged.
     @Test func theWithheldMarkIsKeptWithItsPositionAndClearedByTheNext() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let store = CursorStore(layout: layout)
         store.update(SavedCursor("s=1;i=1", unit: "foo.service", withheld: true), for: nginx)

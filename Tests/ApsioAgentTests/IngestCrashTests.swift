@@ -90,7 +90,7 @@ import Testing
     @Test func killedAtSeveralPointsItLosesNothingAndRepeatsAtMostABatchPerKill() async throws {
         let binary = Self.benchBinary
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build apsio-bench-ingest first (swift build)")
-        let directory = try TestDirectory("apsio-ingest-crash")
+        let directory = try TemporaryDirectory("apsio-ingest-crash")
         let journalDir = directory.path + "/journal"
         try FileManager.default.createDirectory(atPath: journalDir, withIntermediateDirectories: true)
         try Self.writeJournal(journalDir, count: Self.entries)

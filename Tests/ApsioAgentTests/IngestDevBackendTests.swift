@@ -48,7 +48,7 @@ import ApsioState
         let severities = try Self.vectors("journal-severity.json", as: SeverityCase.self)
         let cuts = try Self.vectors("body-cut.json", as: BodyCutCase.self)
         let journal = try JournalFixture()
-        let state = try TestDirectory("apsio-ingest-state")
+        let state = try TemporaryDirectory("apsio-ingest-state")
         let backend = try Self.backend()
         let port = try await backend.start()
         let log = LogLines()
@@ -138,7 +138,7 @@ import ApsioState
     /// A key the backend does not know: 401, said in a log line that names no key.
     @Test func anUnknownKeyIsReportedWithoutTheKey() async throws {
         let journal = try JournalFixture()
-        let state = try TestDirectory("apsio-ingest-state")
+        let state = try TemporaryDirectory("apsio-ingest-state")
         let backend = try Self.backend()
         let port = try await backend.start()
         let log = LogLines()
@@ -170,7 +170,7 @@ import ApsioState
         await backend.stop()
     }
 
-    static func expectNoSecret(_ secret: String, in state: TestDirectory, log: LogLines) throws {
+    static func expectNoSecret(_ secret: String, in state: TemporaryDirectory, log: LogLines) throws {
         #expect(!log.all.contains { $0.contains(secret) })
         let files = try state.files()
         #expect(!files.isEmpty)

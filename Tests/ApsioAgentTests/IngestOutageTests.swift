@@ -38,7 +38,7 @@ import ApsioLive
 
     @Test func a503ThenRefusedConnectionsThenRecoveryLosesNothingAndBacksOff() async throws {
         let journal = try JournalFixture()
-        let state = try TestDirectory("apsio-outage-state")
+        let state = try TemporaryDirectory("apsio-outage-state")
         let clock = ManualAgentClock()
         let sink = Sink()
         sink.statuses.withLock { $0 = [(503, nil), (503, "120")] }

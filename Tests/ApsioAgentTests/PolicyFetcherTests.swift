@@ -120,15 +120,15 @@ import ApsioTestSupport
 
     /// One fetcher on a state directory of its own, stopped whatever the test did.
     final class Harness: Sendable {
-        let directory: TestDirectory
+        let directory: TemporaryDirectory
         let backend: PolicyBackend
         let clock: ManualAgentClock
         let recorder: Recorder
         let fetcher: PolicyFetcher
         let follower: Task<Void, Never>
 
-        init(directory: TestDirectory? = nil, backend: PolicyBackend? = nil) async throws {
-            let directory = try directory ?? TestDirectory()
+        init(directory: TemporaryDirectory? = nil, backend: PolicyBackend? = nil) async throws {
+            let directory = try directory ?? TemporaryDirectory()
             let backend = if let backend { backend } else { try await PolicyBackend() }
             let recorder = Recorder()
             let clock = ManualAgentClock()
@@ -165,7 +165,7 @@ import ApsioTestSupport
     }
 
     static func withHarness(
-        directory: TestDirectory? = nil, backend: PolicyBackend? = nil, _ body: (Harness) async throws -> Void
+        directory: TemporaryDirectory? = nil, backend: PolicyBackend? = nil, _ body: (Harness) async throws -> Void
     ) async throws {
         let harness = try await Harness(directory: directory, backend: backend)
         do {
@@ -236,7 +236,7 @@ import ApsioTestSupport
     // MARK: - The copy on disk
 
     @Test func theLastGoodPolicyIsUsedAtStartBeforeAnyAnswerAndWhileTheBackendIsDown() async throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         // A first run fetches and keeps the policy and its ETag.
         try await Self.withHarness(directory: directory) { h in
             h.backend.answer(200, Self.body(refresh: 600, killSwitch: true), headers: ["ETag": #"W/"seven""#])
@@ -280,7 +280,7 @@ import ApsioTestSupport
     }
 
     @Test func aDamagedKeptCopyIsReportedAndTheBackendDecides() async throws {
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         try AppStateStore(layout: StateLayout(root: directory.path)).saveLastPolicy(Array("{not json".utf8), for: Self.app)
         try await Self.withHarness(directory: directory) { h in
             h.backend.answer(200, Self.body(refresh: 60), headers: ["ETag": #""v2""#])
@@ -361,7 +361,7 @@ import ApsioTestSupport
                         "\"" + String(repeating: "a", count: PolicyETag.maxBytes) + "\""] {
             #expect(PolicyETag(refused) == nil, "\(refused)")
         }
-        let directory = try TestDirectory()
+        let directory = try TemporaryDirectory()
         let store = AppStateStore(layout: StateLayout(root: directory.path))
         try store.saveLastPolicyETag(PolicyETag(#"W/"v2""#), for: Self.app)
         #expect(try store.lastPolicyETag(for: Self.app) == PolicyETag(#"W/"v2""#))

@@ -2,6 +2,7 @@ import ApsioAgent
 import Foundation
 import Testing
 import ApsioState
+import ApsioTestSupport
 
 @Suite struct RecordQueueTests {
     static let day: Int64 = 86_400_000
@@ -21,7 +22,7 @@ import ApsioState
     }
 
     @Test func entriesComeBackInOrderAndAgainUntilAcknowledged() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let queue = try RecordQueue(directory: dir.path + "/q")
         for index in 0..<5 { try queue.append(payload(index), at: Self.t0 + Int64(index)) }
         #expect(queue.counters == QueueCounters(records: 5, bytes: 5 * (20 + 24), dropped: 0))
@@ -41,7 +42,7 @@ import ApsioState
     }
 
     @Test func peekKeepsToItsLimitsButAlwaysGivesOneEntry() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let queue = try RecordQueue(directory: dir.path + "/q")
         try queue.append(payload(0, size: 500), at: Self.t0)
         try queue.append(payload(1, size: 40), at: Self.t0)
@@ -54,7 +55,7 @@ import ApsioState
     }
 
     @Test func anAcknowledgementSurvivesAReopenAndWhatWasNotAcknowledgedIsSentAgain() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         // Small segments, so positions cross files.
         let bounds = QueueBounds(maxBytes: 1 << 20, maxAge: .seconds(7 * 86_400), segmentBytes: 100)
@@ -74,7 +75,7 @@ import ApsioState
     }
 
     @Test func aSecondQueueOnTheSameDirectoryIsRefused() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let queue = try RecordQueue(directory: dir.path + "/q")
         #expect(throws: RecordQueueError.busy(directory: dir.path + "/q")) { try RecordQueue(directory: dir.path + "/q") }
         queue.close()
@@ -82,7 +83,7 @@ import ApsioState
     }
 
     @Test func underTheStateDirectorysLockAQueueKeepsNoLockOfItsOwn() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let held = try StateDirectoryLock.acquire(layout)
         #expect(throws: StateStoreError.inUse(path: dir.path + "/apsiod.lock")) {
@@ -98,7 +99,7 @@ import ApsioState
     }
 
     @Test func anEntryLargerThanTheLimitIsRefusedAndNothingOfTheBatchWritten() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let bounds = QueueBounds(maxBytes: 1 << 20, maxAge: .seconds(60), maxEntryBytes: 64)
         let queue = try RecordQueue(directory: dir.path + "/q", bounds: bounds)
         #expect(throws: RecordQueueError.entryTooLarge(bytes: 65, limit: 64)) {
@@ -108,7 +109,7 @@ import ApsioState
     }
 
     @Test func filesAreTheDaemonsOnly() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let queue = try RecordQueue(directory: dir.path + "/q")
         try queue.append(payload(0), at: Self.t0)
         try queue.acknowledge(through: try all(queue)[0].position)
@@ -124,7 +125,7 @@ import ApsioState
     /// Writes `count` entries, closes the queue and returns the bytes of its only segment and
     /// where its last entry starts.
     func sealedSegment(count: Int) throws -> (bytes: Data, lastEntryStart: Int) {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let queue = try RecordQueue(directory: dir.path + "/q")
         for index in 0..<count { try queue.append(payload(index), at: Self.t0 + Int64(index)) }
         queue.close()
@@ -134,7 +135,7 @@ import ApsioState
         return (bytes, bytes.count - (20 + 24))
     }
 
-    func queueDirectory(holding segment: Data, in dir: TestDirectory, name: String) throws -> String {
+    func queueDirectory(holding segment: Data, in dir: TemporaryDirectory, name: String) throws -> String {
         let path = dir.path + "/" + name
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try segment.write(to: URL(fileURLWithPath: path + "/0000000000000001.seg"))
@@ -143,7 +144,7 @@ import ApsioState
 
     @Test func aTornLastEntryCostsThatEntryOnlyAtEveryByte() throws {
         let (bytes, lastStart) = try sealedSegment(count: 4)
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         for cut in lastStart..<bytes.count {
             let path = try queueDirectory(holding: bytes.prefix(cut), in: dir, name: "cut-\(cut)")
             let queue = try RecordQueue(directory: path)
@@ -162,7 +163,7 @@ import ApsioState
 
     @Test func aFlippedByteAnywhereInAnEntryCostsThatEntryOnly() throws {
         let (bytes, _) = try sealedSegment(count: 4)
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let secondEntry = 44..<88
         for index in secondEntry {
             var damaged = bytes
@@ -179,7 +180,7 @@ import ApsioState
     }
 
     @Test func damageBeforeTheReadPositionIsNotCountedAndThePositionHolds() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         do {
             let queue = try RecordQueue(directory: path)
@@ -196,7 +197,7 @@ import ApsioState
     }
 
     @Test func damageFoundWhileReadingIsCutOutAndCounted() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         let queue = try RecordQueue(directory: path)
         for index in 0..<3 { try queue.append(payload(index), at: Self.t0) }
@@ -217,7 +218,7 @@ import ApsioState
     }
 
     @Test func aDamagedReadPositionSendsEverythingAgainRatherThanLosingIt() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         do {
             let queue = try RecordQueue(directory: path)
@@ -233,7 +234,7 @@ import ApsioState
     /// overwritten by something else) failed the open as "File too large", so the app's records
     /// could not be queued at all until someone removed it. It is not a position this queue wrote.
     @Test func anOversizedReadPositionSendsEverythingAgain() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         do {
             let queue = try RecordQueue(directory: path)
@@ -251,7 +252,7 @@ import ApsioState
     /// its segments: it is left alone, and the queue goes on.
     @Test(arguments: ["ffffffffffffffff.seg", "4000000000000001.seg"])
     func aSegmentNamedPastTheRangeIsLeftAloneAndAppendsGoOn(_ name: String) throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         try RecordQueue(directory: path).close()
         try Data("not an entry".utf8).write(to: URL(fileURLWithPath: path + "/" + name))
@@ -267,7 +268,7 @@ import ApsioState
     /// The same number in the read position: every segment before it was taken as acknowledged and
     /// removed, then the first append trapped. It is not a position this queue wrote.
     @Test func aReadPositionPastTheRangeSendsEverythingAgain() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         do {
             let queue = try RecordQueue(directory: path)
@@ -284,7 +285,7 @@ import ApsioState
     // MARK: Bounds
 
     @Test func theByteBoundDropsTheOldestAndCountsThem() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let bounds = QueueBounds(maxBytes: 4096, maxAge: .seconds(7 * 86_400), segmentBytes: 1024)
         let queue = try RecordQueue(directory: dir.path + "/q", bounds: bounds)
         for index in 0..<200 { try queue.append(payload(index, size: 100), at: Self.t0) }
@@ -302,7 +303,7 @@ import ApsioState
     }
 
     @Test func theByteBoundCountsOnlyWhatWasNotAcknowledged() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         // Room for four segments of eight 120-byte entries.
         let bounds = QueueBounds(maxBytes: 3840, maxAge: .seconds(60), segmentBytes: 960)
         let queue = try RecordQueue(directory: dir.path + "/q", bounds: bounds)
@@ -315,7 +316,7 @@ import ApsioState
     }
 
     @Test func entriesOlderThanTheAgeBoundAreDroppedAndCounted() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let bounds = QueueBounds(maxBytes: 1 << 20, maxAge: .seconds(7 * 86_400), segmentBytes: 200)
         let queue = try RecordQueue(directory: dir.path + "/q", bounds: bounds)
         // One entry a day for ten days; four to a segment.
@@ -336,7 +337,7 @@ import ApsioState
     // MARK: Dropping everything
 
     @Test func dropAllEmptiesTheQueueForGood() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let path = dir.path + "/q"
         let bounds = QueueBounds(maxBytes: 1 << 20, maxAge: .seconds(60), segmentBytes: 100)
         let queue = try RecordQueue(directory: path, bounds: bounds)

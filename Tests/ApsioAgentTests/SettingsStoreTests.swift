@@ -3,13 +3,14 @@ import Foundation
 import Testing
 import ApsioCore
 import ApsioState
+import ApsioTestSupport
 
 @Suite struct SettingsStoreTests {
     let nginx = try! AppName("nginx")
     let cron = try! AppName("cron")
 
     @Test func everythingIsOffUntilTheOperatorTurnsItOn() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let settings = try SettingsStore(layout: StateLayout(root: dir.path)).load()
         #expect(settings.allowsLive(nginx) == false)
         #expect(settings.consentOverride(nginx) == nil)
@@ -17,7 +18,7 @@ import ApsioState
     }
 
     @Test func choicesAreKeptAndReadBackByAnotherStore() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try SettingsStore(layout: layout).update {
             $0.setAllowsLive(true, for: nginx)
@@ -43,7 +44,7 @@ import ApsioState
     }
 
     @Test func theFileIsPlainJSONAnOperatorCanRead() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try SettingsStore(layout: layout).update { $0.setAllowsLive(true, for: nginx) }
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: layout.settingsFile)))
@@ -56,7 +57,7 @@ import ApsioState
     /// One member a line, as an operator opening the file expects; and a file written by an
     /// earlier release (Foundation's pretty form, `"key" : value`) reads the same.
     @Test func theFileIsOneMemberALineAndAnEarlierReleasesReadsTheSame() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try SettingsStore(layout: layout).update {
             $0.setAllowsLive(true, for: nginx)
@@ -96,7 +97,7 @@ import ApsioState
         #"[1]"#,
     ])
     func whatCouldBeReadTwoWaysIsRefused(text: String) throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try Data(text.utf8).write(to: URL(fileURLWithPath: layout.settingsFile))
         let store = SettingsStore(layout: layout)
@@ -106,7 +107,7 @@ import ApsioState
     }
 
     @Test func unknownFieldsAndBadNamesInTheFileAreIgnored() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let text = #"{"version":1,"future":3,"apps":{"../etc":{"allow_live":true},"nginx":{"allow_live":true,"x":1}}}"#
         try Data(text.utf8).write(to: URL(fileURLWithPath: layout.settingsFile))
@@ -116,7 +117,7 @@ import ApsioState
     }
 
     @Test func aDamagedFileIsReportedAndNotOverwritten() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: layout.settingsFile))
         let store = SettingsStore(layout: layout)
@@ -126,7 +127,7 @@ import ApsioState
     }
 
     @Test func writersAtTheSameTimeLoseNoChange() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let apps = try (0..<24).map { try AppName("app-\($0)") }
         let failures = LockedCounter()
@@ -147,7 +148,7 @@ import ApsioState
     }
 
     @Test func aWriterThatHoldsTheLockTooLongIsReported() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let layout = StateLayout(root: dir.path)
         let fd = open(layout.settingsLockFile, O_RDONLY | O_CREAT | O_CLOEXEC, 0o660)
         #expect(fd >= 0)
@@ -165,7 +166,7 @@ import ApsioState
     /// apsioctl run as root must not leave a root-owned file the daemon (user apsio) cannot read.
     @Test(.enabled(if: geteuid() == 0, "only root can give a file away"))
     func whatRootWritesBelongsToTheStateDirectorysOwner() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let daemonUser: uid_t = 64_123, daemonGroup: gid_t = 64_124
         #expect(chown(dir.path, daemonUser, daemonGroup) == 0)
         let layout = StateLayout(root: dir.path)

@@ -4,12 +4,13 @@ import ApsioNet
 import Foundation
 import Testing
 import ApsioState
+import ApsioTestSupport
 
 /// No store writes a tester proof, a device token or an app key: the daemon holds all three in
 /// memory while it writes its state, and none may reach a file.
 @Suite struct StateSecretsTests {
     @Test func nothingUnderTheStateDirectoryHoldsASecret() throws {
-        let dir = try TestDirectory()
+        let dir = try TemporaryDirectory()
         let state = AgentState(root: dir.path)
         let app = try AppName("com.example.nginx")
         let hashing = OpenSSLSHA256()

@@ -19,5 +19,18 @@ package final class TemporaryDirectory: Sendable {
         return file
     }
 
+    /// Every file and folder under `relative`, sorted: what a test finds a program left behind.
+    package func files(under relative: String = "") throws -> [String] {
+        let base = relative.isEmpty ? path : path + "/" + relative
+        guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [] }
+        return enumerator.compactMap { $0 as? String }.sorted()
+    }
+
+    /// The permission bits of `relative`.
+    package func mode(of relative: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + "/" + relative)
+        return (attributes[.posixPermissions] as? Int) ?? -1
+    }
+
     deinit { try? FileManager.default.removeItem(at: url) }
 }
