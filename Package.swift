@@ -128,6 +128,9 @@ let package = Package(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
+            name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore"], swiftSettings: strict),
         .testTarget(
             name: "ApsioControlTests", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioTestSupport"],

@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioPOSIX
 import Foundation
 import Testing

@@ -1,4 +1,3 @@
-import ApsioAgent
 import Testing
 import ApsioState
 
