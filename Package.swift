@@ -127,6 +127,7 @@ let package = Package(
         .testTarget(
             name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ApsioJSONTests", dependencies: ["ApsioJSON"], swiftSettings: strict),
         .testTarget(
             name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),

@@ -1,4 +1,3 @@
-import ApsioCore
 import ApsioJSON
 import Foundation
 import Testing
