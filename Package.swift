@@ -129,6 +129,9 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ApsioJSONTests", dependencies: ["ApsioJSON"], swiftSettings: strict),
         .testTarget(
+            name: "ApsioIngestTests", dependencies: ["ApsioIngest", "ApsioCore", "ApsioPlatform", "ApsioState"],
+            swiftSettings: strict),
+        .testTarget(
             name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(

@@ -1,4 +1,3 @@
-@testable import ApsioAgent
 import Testing
 @testable import ApsioIngest
 
