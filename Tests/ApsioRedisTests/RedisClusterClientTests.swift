@@ -134,11 +134,7 @@ import Testing
         let client = try Self.client(cluster)
         defer { client.close() }
         let channel = "moving"
-        let heard = Mutex<[String]>([])
-        let subscriber = RedisShardedSubscriber(
-            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
-        subscriber.subscribe([channel])
-        subscriber.start()
+        let (subscriber, heard) = Self.listening(client, to: [channel])
         defer { subscriber.stop() }
         try await poll("the channel is subscribed") { subscriber.isConnected }
         let source = try cluster.master(ofKey: channel)
@@ -151,7 +147,7 @@ import Testing
         }
         try await poll("the channel is heard on the master its slot moved to") {
             _ = try? cluster.cli(port: target, "SPUBLISH", channel, "moved")
-            return heard.withLock { $0.contains("moved") }
+            return heard.texts.contains("moved")
         }
         #expect(try cluster.cli(port: source, "PUBSUB", "SHARDNUMSUB", channel).hasSuffix("0"), "nothing is left subscribed on the node that lost it")
     }
@@ -172,11 +168,7 @@ import Testing
         let channel = "moving:\(index)"
         let source = try cluster.master(ofKey: channel)
         let target = try #require(masters.first { $0 != source })
-        let heard = Mutex<[String]>([])
-        let subscriber = RedisShardedSubscriber(
-            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
-        subscriber.subscribe([channel])
-        subscriber.start()
+        let (subscriber, heard) = Self.listening(client, to: [channel])
         defer { subscriber.stop() }
         try await poll("the channel is confirmed") { subscriber.isConfirmed(channel) }
 
@@ -192,12 +184,28 @@ import Testing
         }
         try await poll("the channel is heard on the master its slot moved to", seconds: 60) {
             _ = try? cluster.cli(port: target, "SPUBLISH", channel, "moved")
-            return heard.withLock { $0.contains("moved") }
+            return heard.texts.contains("moved")
         }
         #expect(try cluster.cli(port: source, "PUBSUB", "SHARDNUMSUB", channel).hasSuffix("0"))
     }
 
     struct UnreadableStats: Error { let line: String }
+
+    /// What a subscriber heard: each message's payload, as text.
+    final class Heard: Sendable {
+        private let payloads = Mutex<[String]>([])
+        var texts: [String] { payloads.withLock { $0 } }
+        func add(_ message: RedisSubscriber.Message) { payloads.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } }
+    }
+
+    /// A sharded subscriber of `channels`, started, and what it hears.
+    static func listening(_ client: RedisClient, to channels: [String]) -> (RedisShardedSubscriber, Heard) {
+        let heard = Heard()
+        let subscriber = RedisShardedSubscriber(client: client, clock: SystemAgentClock(), onMessage: heard.add)
+        subscriber.subscribe(channels)
+        subscriber.start()
+        return (subscriber, heard)
+    }
 
     /// How many times a node answered `CLUSTER SLOTS`.
     static func slotMapsRead(_ cluster: RedisClusterFixture, port: Int) throws -> Int {
@@ -214,16 +222,12 @@ import Testing
         let client = try Self.client(cluster)
         defer { client.close() }
         let channels = try Self.keysOnEveryMaster(cluster)
-        let heard = Mutex<[String]>([])
-        let subscriber = RedisShardedSubscriber(
-            client: client, clock: SystemAgentClock(), onMessage: { message in heard.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
-        subscriber.subscribe(Array(channels.values))
-        subscriber.start()
+        let (subscriber, heard) = Self.listening(client, to: Array(channels.values))
         defer { subscriber.stop() }
         try await poll("every channel is subscribed on its master") { subscriber.isConnected }
         for (master, channel) in channels { _ = try cluster.cli(port: master, "SPUBLISH", channel, "before \(master)") }
-        try await poll("a message from each master") { heard.withLock { $0.count } == channels.count }
-        #expect(Set(heard.withLock { $0 }) == Set(channels.keys.map { "before \($0)" }))
+        try await poll("a message from each master") { heard.texts.count == channels.count }
+        #expect(Set(heard.texts) == Set(channels.keys.map { "before \($0)" }))
 
         let (victim, channel) = try #require(channels.first)
         try cluster.waitForReplicas(of: victim)
@@ -232,7 +236,7 @@ import Testing
         // Published on the promoted master until the subscriber, having found it, hears one.
         try await poll("the channel is heard on the promoted master") {
             _ = try? cluster.cli(port: promoted, "SPUBLISH", channel, "after")
-            return heard.withLock { $0.contains("after") }
+            return heard.texts.contains("after")
         }
     }
 }
