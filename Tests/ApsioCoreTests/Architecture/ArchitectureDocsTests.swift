@@ -130,3 +130,26 @@ import Testing
         #expect(checked > 100)
     }
 }
+
+/// `apsioctl` links no Foundation: every module it is built from, found through Package.swift,
+/// imports none (Foundation statically linked is 6.8 MB of a 15.6 MB binary, for a command that
+/// speaks one socket and reads two JSON files).
+@Suite struct ApsioctlFootprintTests {
+    @Test func noModuleApsioctlIsBuiltFromImportsFoundation() throws {
+        let manifest = try PackageManifestText()
+        var modules: Set<String> = []
+        var next = ["apsioctl"]
+        while let name = next.popLast() {
+            guard modules.insert(name).inserted, let target = manifest[name] else { continue }
+            next += target.dependencies
+        }
+        #expect(modules.isSuperset(of: ["ApsioCtl", "ApsioControl", "ApsioState", "ApsioCore", "ApsioJSON", "ApsioPOSIX"]))
+        for name in modules.sorted() {
+            guard let target = manifest[name], target.kind != "systemLibrary" else { continue }
+            for (path, text) in try PackageManifestText.swiftFiles(under: target.directory) {
+                let foundation = PackageManifestText.imports(of: text).filter { $0.hasPrefix("Foundation") }
+                #expect(foundation.isEmpty, "\(path) imports \(foundation.sorted()): apsioctl would link Foundation again")
+            }
+        }
+    }
+}
