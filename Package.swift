@@ -132,6 +132,10 @@ let package = Package(
             name: "ApsioIngestTests", dependencies: ["ApsioIngest", "ApsioCore", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
         .testTarget(
+            name: "ApsioPolicyTests",
+            dependencies: ["ApsioPolicy", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
