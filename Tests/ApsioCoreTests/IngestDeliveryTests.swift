@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioTestSupport
 import Testing
 
 /// An app's delivery on a manual clock, with a queue whose level the test sets.
@@ -403,7 +404,7 @@ private extension Array where Element == IngestDeliveryAction {
     /// Every deadline the delivery gives, ticked at, sends a batch: whatever mixture of events came
     /// before, it never wakes the runtime for nothing and never gives a deadline that stays past.
     @Test func everyDeadlineSendsSomething() {
-        var random = SplitMix(seed: 0x5eed)
+        var random = SeededRandom(seed: 0x5eed)
         var h = DeliveryHarness(ready: false)
         var ticked = 0
         for _ in 0..<5000 {
@@ -434,18 +435,5 @@ private extension Array where Element == IngestDeliveryAction {
         }
         // The mixture reaches deadlines often enough for the rule to have been checked.
         #expect(ticked > 100)
-    }
-}
-
-/// A small deterministic generator, so the mixture of events is the same on every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
