@@ -129,7 +129,8 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ApsioJSONTests", dependencies: ["ApsioJSON"], swiftSettings: strict),
         .testTarget(
-            name: "ApsioIngestTests", dependencies: ["ApsioIngest", "ApsioCore", "ApsioPlatform", "ApsioState"],
+            name: "ApsioIngestTests",
+            dependencies: ["ApsioIngest", "ApsioCore", "ApsioPlatform", "ApsioRedaction", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioPolicyTests",

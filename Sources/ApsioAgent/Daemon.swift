@@ -229,7 +229,7 @@ package actor Daemon {
             let served = try await ServedApp.start(
                 app, options: options, edges: edges, appState: appState, layout: layout,
                 stateLock: stateLock, client: client,
-                facts: facts, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue,
+                facts: facts, journal: journal?.hub, liveEvents: liveEventSink, queueBounds: configuration.daemon.queue,
                 liveMemory: liveMemory)
             apps[name] = served
             // Before the exporter starts, so its first batch already carries the executable's Resource.
@@ -246,7 +246,7 @@ package actor Daemon {
             await fetcher.start()
             if let stored = await fetcher.current { await served.apply(stored) }
             await applySettings(to: name)
-            try await served.exporter.start(hub: journal?.hub)
+            try await served.exporter.start()
             log.log(.info, .configuration, "serving \(app.unit) as \(app.serviceName)", app: name.rawValue)
         } catch {
             log.log(.err, .configuration, "cannot be served: \(error)", app: name.rawValue)

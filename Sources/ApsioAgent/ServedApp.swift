@@ -35,7 +35,7 @@ struct ServedApp: Sendable {
 
     static func start(
         _ app: AppConfiguration, options: DaemonOptions, edges: DaemonEdges, appState: AppStateStore,
-        layout: StateLayout, stateLock: StateDirectoryLock, client: HTTPClient, facts: ResourceFacts,
+        layout: StateLayout, stateLock: StateDirectoryLock, client: HTTPClient, facts: ResourceFacts, journal: JournalHub?,
         liveEvents: AsyncStream<AppLiveEvent>.Continuation, queueBounds: QueueBounds,
         liveMemory: LiveChannelMemory? = nil
     ) async throws -> ServedApp {
@@ -46,15 +46,15 @@ struct ServedApp: Sendable {
         let resource = OTLPResource(
             serviceName: app.serviceName, serviceVersion: version, appBuildID: "\(app.serviceName)@\(version)",
             facts: facts, installationID: installationID)
-        let journal: JournalSource = options.journalDirectory.map { .directory($0) } ?? .system
+        guard let journal else { throw AppExporterError.noJournal }
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         let exporter = try AppExporter(
             configuration: AppExporterConfiguration(
-                app: name, unit: app.unit, minPriority: app.minPriority, families: app.families, journal: journal,
+                app: name, unit: app.unit, minPriority: app.minPriority, families: app.families,
                 firstStart: firstStart(app.startAt, roots: roots, log: edges.log.logger(.journal, app: name.rawValue)),
                 resource: resource, waitsForResource: true,
                 redactor: app.redaction.redactor),
-            state: layout, clock: edges.clock,
+            journal: journal, state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
             hashing: edges.hashing,
             log: edges.log.logger(.ingest, app: name.rawValue),

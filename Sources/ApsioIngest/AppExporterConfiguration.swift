@@ -12,8 +12,6 @@ package struct AppExporterConfiguration: Sendable {
     package var minPriority: Int
     /// The app file's `Families=`: a family it leaves out is never sent, whatever the policy says.
     package var families: Set<CaptureFamily>
-    /// The system journal, or `--journal-dir`.
-    package var journal: JournalSource
     /// Where an app without a saved cursor starts (the app file's `StartAt=`): `.now` by default
     /// (its past is not sent), `.boot` or `.oldest`. The start is saved before anything is read.
     package var firstStart: JournalStart
@@ -39,7 +37,6 @@ package struct AppExporterConfiguration: Sendable {
 
     package init(
         app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
-        journal: JournalSource = .system,
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
         limits: Limits = .spec,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
@@ -48,7 +45,6 @@ package struct AppExporterConfiguration: Sendable {
         self.unit = unit
         self.minPriority = minPriority
         self.families = families
-        self.journal = journal
         self.firstStart = firstStart
         self.resource = resource
         self.waitsForResource = waitsForResource

@@ -99,6 +99,36 @@ package actor JournalHub {
         return subscription
     }
 
+    // MARK: Positions, found apart from the shared reading
+
+    /// Where `app` starts reading from `app.start`, and the saved position found gone if it is.
+    /// Found on a journal opened for this alone and closed again: a saved cursor may name an entry
+    /// the shared reader's matches would step over.
+    package nonisolated func startPoint(of app: JournalApp) throws(JournalError) -> (point: JournalStartPoint, gaps: [JournalGap]) {
+        let follower = try JournalFollower(source: source, apps: [app])
+        return (follower.startPoints[app.id] ?? .head, follower.gaps)
+    }
+
+    /// Whether a position saved without its unit is one of `unit`'s entries (`JournalCursorOwner`).
+    package nonisolated func owner(of cursor: String, unit: String) throws(JournalError) -> JournalCursorOwner {
+        try JournalCursorOwner.of(cursor, unit: unit, in: source)
+    }
+
+    /// Reads `app`'s entries from `app.start` to the journal's end without keeping them: where it
+    /// ended (nil when there was nothing after the start) and how many entries it passed. On a
+    /// journal of its own, so the shared reader goes on meanwhile and hands over what is written
+    /// after.
+    package nonisolated func skipToEnd(_ app: JournalApp) async throws(JournalError) -> (through: String?, skipped: Int) {
+        let follower = try JournalFollower(source: source, apps: [app])
+        var through: String?
+        var skipped = 0
+        while let batch = try await follower.nextAvailable() {
+            if let cursor = batch.cursors[app.id] { through = cursor }
+            skipped += batch.records.values.reduce(0) { $0 + $1.count }
+        }
+        return (through, skipped)
+    }
+
     /// Which reader serves the app now, for tests and status.
     package func place(of appID: String) -> JournalPlacement.Place? { placement.place(of: appID) }
     /// Whether the catch-up reader is open.

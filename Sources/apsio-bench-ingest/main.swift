@@ -117,13 +117,17 @@ case "run":
         let redactor = try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard"))
         // One app keeps the name it always had, so that a state directory of an earlier run resumes.
         let names = try units.indices.map { try AppName(units.count == 1 ? "bench" : "bench\($0)") }
+        // One reader for every app, as the daemon has.
+        let hub = try JournalHub(
+            source: .directory(journalDir),
+            apps: zip(names, units).map { JournalApp(id: $0.rawValue, unit: $1, start: .now) })
         var exporters: [AppExporter] = []
         for (name, unit) in zip(names, units) {
             let configuration = AppExporterConfiguration(
-                app: name, unit: unit, journal: .directory(journalDir), firstStart: .oldest, resource: resource,
+                app: name, unit: unit, firstStart: .oldest, resource: resource,
                 redactor: redactor, gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
             exporters.append(try AppExporter(
-                configuration: configuration, state: StateLayout(root: stateDir), clock: clock, transport: transport,
+                configuration: configuration, journal: hub, state: StateLayout(root: stateDir), clock: clock, transport: transport,
                 hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: name.rawValue)))
         }
         for exporter in exporters {
@@ -131,11 +135,7 @@ case "run":
             await exporter.policyChanged(Policy())
         }
         let startCPU = cpuSeconds()
-        // One reader for every app, as the daemon has.
-        let hub = try JournalHub(
-            source: .directory(journalDir),
-            apps: zip(names, units).map { JournalApp(id: $0.rawValue, unit: $1, start: .now) })
-        for exporter in exporters { try await exporter.start(hub: hub) }
+        for exporter in exporters { try await exporter.start() }
         await hub.start()
         func sent() async -> (records: Int, batches: Int) {
             var total = (records: 0, batches: 0)

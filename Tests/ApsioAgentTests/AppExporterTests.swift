@@ -18,15 +18,30 @@ import ApsioState
         let clock = ManualAgentClock()
         let sink = ScriptedIngestSink()
         let exporter: AppExporter
+        let reader: JournalHub
         let log = LogLines()
 
-        init(limits: Limits = .spec) throws {
+        init(limits: Limits = .spec) async throws {
             journal = try JournalFixture()
             state = try TemporaryDirectory("apsio-ingest-state")
+            reader = try await IngestFixture.reader(journal)
             exporter = try AppExporter(
-                configuration: try IngestFixture.configuration(journal: journal, limits: limits),
+                configuration: try IngestFixture.configuration(journal: journal, limits: limits), journal: reader,
                 state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),
                 log: log.logger())
+        }
+
+        /// Another run of the app's exporter, on the same state and shared reader.
+        func nextRun() throws -> AppExporter {
+            try AppExporter(
+                configuration: try IngestFixture.configuration(journal: journal), journal: reader,
+                state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256())
+        }
+
+        func stop(_ exporters: AppExporter...) async {
+            await exporter.stop()
+            for other in exporters { await other.stop() }
+            await reader.stop()
         }
 
         func lines(_ messages: [String], priority: Int = 6) async throws {
@@ -64,7 +79,7 @@ import ApsioState
     // MARK: - Held until the first policy, and filtered by it
 
     @Test func recordsAreHeldUntilTheFirstPolicyAndFilteredByIt() async throws {
-        let host = try Host()
+        let host = try await Host()
         try await host.lines(["debug detail"], priority: 7)
         try await host.lines(["disk almost full"], priority: 4)
         try await host.lines(["request failed"], priority: 3)
@@ -84,7 +99,7 @@ import ApsioState
         #expect(status.filteredRecords == 2)
         try await host.deliver(1)
         #expect(host.sentBodies == ["disk almost full"])
-        await host.exporter.stop()
+        await host.stop()
         // The cursor moved past the filtered entries too: a restart sends nothing again.
         let lastCursor = try JournalFollower(
             source: .directory(host.journal.path), apps: [JournalApp(id: "x", unit: IngestFixture.unit, start: .oldest)])
@@ -95,17 +110,17 @@ import ApsioState
     /// Reading, encoding and sending run on the one `apsio-ingest` thread an operator sees in
     /// `top -H`, not on threads of the shared pool.
     @Test func ingestRunsOnItsOwnNamedThread() async throws {
-        let host = try Host()
+        let host = try await Host()
         try await ready(host)
         try await host.lines(["first", "second"])
         try await host.deliver(2)
         #expect(host.sink.threads == ["apsio-ingest"])
-        await host.exporter.stop()
+        await host.stop()
     }
 
     /// 16.6: a raised level releases DEBUG lines marked `released=live`, never a family that is off.
     @Test func aRaisedLogLevelReleasesDebugLinesButNoFamilyThatIsOff() async throws {
-        let host = try Host()
+        let host = try await Host()
         try await ready(host, policy: Policy(capture: CapturePolicy(errors: .never)))
         await host.exporter.releaseDebug(untilUnixMs: host.clock.now().wallUnixMs + 30 * 60_000)
         try await host.lines(["cache miss for key 42"], priority: 7)
@@ -118,7 +133,7 @@ import ApsioState
         #expect(sent[0].attributes["apsio.sampling.released"]?["stringValue"]?.stringValue == "live")
         #expect(sent[1].attributes["apsio.sampling.released"] == nil)
         #expect(sent[1].attributes["apsio.sampling.session.rate"]?["doubleValue"] == .number(1))
-        await host.exporter.stop()
+        await host.stop()
     }
 
     // MARK: - An outage
@@ -127,7 +142,7 @@ import ApsioState
     /// arrives once the backend is back, each retry waits the backoff (1 s, doubling) or the longer
     /// Retry-After, and nothing is attempted in between.
     @Test func anOutageBacksOffHonoursRetryAfterAndLosesNothing() async throws {
-        let host = try Host()
+        let host = try await Host()
         host.sink.answer([
             .status(503, body: nil, retryAfter: nil),
             .status(503, body: nil, retryAfter: .seconds(120)),
@@ -175,12 +190,12 @@ import ApsioState
         try await host.waitQueued(1)
         host.clock.advance(by: .seconds(5))
         try await attempted(7, thenWaits: .seconds(1))
-        await host.exporter.stop()
+        await host.stop()
     }
 
     /// 1.5: a 401 stops the app until restart and keeps its queue.
     @Test func anUnknownAppKeyStopsSendingAndKeepsTheQueue() async throws {
-        let host = try Host()
+        let host = try await Host()
         host.sink.answer([.status(401, body: nil, retryAfter: nil)])
         try await ready(host)
         try await host.lines(["one", "two"])
@@ -191,7 +206,7 @@ import ApsioState
         #expect(host.clock.earliestDeadline == nil)
         #expect(host.sink.attempts == 1)
         #expect(await host.exporter.status.queuedRecords == 2)
-        await host.exporter.stop()
+        await host.stop()
         // The cursor is still where this newly served app started: nothing was accepted.
         #expect(host.cursorOnDisk() == CursorStore.fromHead)
     }
@@ -202,7 +217,7 @@ import ApsioState
     /// cursor to the journal's end, and nothing more leaves; granted again, only what is written
     /// from then on goes.
     @Test func consentWithdrawnDropsTheQueueAndStopsSending() async throws {
-        let host = try Host()
+        let host = try await Host()
         try await ready(host)
         try await host.lines(["before 1", "before 2"])
         try await host.deliver(2)
@@ -231,12 +246,12 @@ import ApsioState
         try await host.waitQueued(1)
         try await host.deliver(3)
         #expect(host.sentBodies == ["before 1", "before 2", "after consent"])
-        await host.exporter.stop()
+        await host.stop()
     }
 
     /// 12.3: the kill switch drops the queue and sends nothing until a policy without it.
     @Test func theKillSwitchDropsTheQueueUntilAPolicyWithoutIt() async throws {
-        let host = try Host()
+        let host = try await Host()
         try await ready(host)
         try await host.lines(["queued"])
         try await host.waitQueued(1)
@@ -252,13 +267,13 @@ import ApsioState
         try await host.waitQueued(1)
         try await host.deliver(1)
         #expect(host.sentBodies == ["back"])
-        await host.exporter.stop()
+        await host.stop()
     }
 
     // MARK: - Non-journal records
 
     @Test func submittedRecordsGoFromTheRecordQueueAndSurviveARestart() async throws {
-        let host = try Host()
+        let host = try await Host()
         let record = LogRecord(
             timeUnixNano: 1_800_000_000_000_000_000, severity: JournalSeverity(priority: 6), body: "apsio.diagnostics",
             attributes: [.string("apsio.live.command.id", "c-1"), .string("note", "password=hunter2")])
@@ -269,9 +284,7 @@ import ApsioState
         await host.exporter.stop()
 
         // The next run sends it.
-        let exporter = try AppExporter(
-            configuration: try IngestFixture.configuration(journal: host.journal),
-            state: StateLayout(root: host.state.path), clock: host.clock, transport: host.sink, hashing: OpenSSLSHA256())
+        let exporter = try host.nextRun()
         await exporter.consent(granted: true)
         await exporter.policyChanged(Policy())
         try await exporter.start()
@@ -281,20 +294,18 @@ import ApsioState
         #expect(sent.attributes["note"]?["stringValue"]?.stringValue == "password=[REDACTED:password]")
         #expect(sent.uid?.count == 32)
         try await until("the queue empty", on: [exporter, host.clock]) { await exporter.status.queuedRecords == 0 }
-        await exporter.stop()
+        await host.stop(exporter)
     }
 
     /// As the daemon starts an app: the policy kept on disk is known before the operator's consent.
     /// A record the run before queued is sent then, not dropped as if consent had been refused.
     @Test func aRecordQueuedByTheRunBeforeIsSentWhenThePolicyIsKnownBeforeConsent() async throws {
-        let host = try Host()
+        let host = try await Host()
         await host.exporter.consent(granted: true)
         await host.exporter.submit(LogRecord(timeUnixNano: 1, severity: JournalSeverity(priority: 6), body: "queued before"))
         await host.exporter.stop()
 
-        let exporter = try AppExporter(
-            configuration: try IngestFixture.configuration(journal: host.journal),
-            state: StateLayout(root: host.state.path), clock: host.clock, transport: host.sink, hashing: OpenSSLSHA256())
+        let exporter = try host.nextRun()
         await exporter.policyChanged(Policy())
         await exporter.consent(granted: true)
         try await exporter.start()
@@ -303,6 +314,6 @@ import ApsioState
         try await until("nothing waiting", on: [exporter, host.clock]) { await exporter.status.queuedRecords == 0 }
         #expect(host.sentBodies == ["queued before"])
         #expect(await exporter.status.discardedRecords == 0)
-        await exporter.stop()
+        await host.stop(exporter)
     }
 }

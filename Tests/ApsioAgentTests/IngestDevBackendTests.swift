@@ -64,8 +64,9 @@ import ApsioState
             try await journal.write(entries)
 
             let endpoint = try HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)")
+            let reader = try await IngestFixture.reader(journal)
             let exporter = try AppExporter(
-                configuration: try IngestFixture.configuration(journal: journal), state: StateLayout(root: state.path),
+                configuration: try IngestFixture.configuration(journal: journal), journal: reader, state: StateLayout(root: state.path),
                 clock: clock,
                 transport: HTTPIngestTransport(client: try HTTPClient(), backend: endpoint, appKey: AppKey(IngestFixture.appKey)),
                 hashing: OpenSSLSHA256(), log: log.logger())
@@ -77,6 +78,7 @@ import ApsioState
             clock.advance(by: .seconds(5))
             try await until("the batch accepted", on: [exporter, clock]) { await exporter.status.sentRecords == expected }
             await exporter.stop()
+            await reader.stop()
 
             let requests = await backend.service.ingested().requests
             #expect(requests.allSatisfy { $0.app == "demo" })
@@ -146,8 +148,9 @@ import ApsioState
         let wrongKey = "apsio_app_not_known_3f9e"
         do {
             try await journal.write([journal.entry(unit: IngestFixture.unit, message: "hello")])
+            let reader = try await IngestFixture.reader(journal)
             let exporter = try AppExporter(
-                configuration: try IngestFixture.configuration(journal: journal), state: StateLayout(root: state.path),
+                configuration: try IngestFixture.configuration(journal: journal), journal: reader, state: StateLayout(root: state.path),
                 clock: clock,
                 transport: HTTPIngestTransport(
                     client: try HTTPClient(), backend: try HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)"),
@@ -160,6 +163,7 @@ import ApsioState
             clock.advance(by: .seconds(5))
             try await until("the 401", on: [exporter, clock]) { await exporter.status.stopped == .appKeyUnknown }
             await exporter.stop()
+            await reader.stop()
             #expect(log.all.contains { $0.contains("401") })
             #expect(await backend.service.ingested().total == 0)
             try Self.expectNoSecret(wrongKey, in: state, log: log)

@@ -45,8 +45,9 @@ import ApsioLive
         var server = HTTPServer(bind: "127.0.0.1", port: 0, router: sink.router())
         let port = try await server.start()
         let client = try HTTPClient()
+        let reader = try await IngestFixture.reader(journal)
         let exporter = try AppExporter(
-            configuration: try IngestFixture.configuration(journal: journal), state: StateLayout(root: state.path),
+            configuration: try IngestFixture.configuration(journal: journal), journal: reader, state: StateLayout(root: state.path),
             clock: clock,
             transport: HTTPIngestTransport(
                 client: client, backend: try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port),
@@ -92,6 +93,7 @@ import ApsioLive
         #expect(sink.attempts.load(ordering: .relaxed) == 3, "two 503s and the accepted batch reached the server")
         try await until("the queue empty", on: [exporter, clock]) { await exporter.status.queuedRecords == 0 }
         await exporter.stop()
+        await reader.stop()
         await server.stop()
     }
 }

@@ -92,8 +92,16 @@ enum IngestFixture {
 
     static func configuration(journal: JournalFixture, limits: Limits = .spec) throws -> AppExporterConfiguration {
         AppExporterConfiguration(
-            app: try AppName("demo"), unit: unit, journal: .directory(journal.path), firstStart: .oldest,
+            app: try AppName("demo"), unit: unit, firstStart: .oldest,
             resource: resource, redactor: try Redactor(patterns: ["card=[0-9 ]{12,19}"]), limits: limits)
+    }
+
+    /// The shared reader an exporter pulls from, as the daemon has it, following the app, started.
+    /// The test stops it.
+    static func reader(_ journal: JournalFixture) async throws -> JournalHub {
+        let hub = try JournalHub(source: .directory(journal.path), apps: [JournalApp(id: "demo", unit: unit, start: .now)])
+        await hub.start()
+        return hub
     }
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

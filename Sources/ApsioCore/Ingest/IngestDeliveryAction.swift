@@ -15,6 +15,15 @@ package enum IngestDeliveryAction: Sendable, Equatable {
     /// Nothing more is sent for this app until `apsiod` restarts; its queue is kept.
     case stopped(StopReason)
 
+    /// Whether it moves the queue past batch `id`: the batch was answered for good.
+    package func movesPast(_ id: IngestRequestID) -> Bool {
+        switch self {
+        case .acknowledge(let acknowledged): acknowledged == id
+        case .dropBatch(let dropped, _): dropped == id
+        default: false
+        }
+    }
+
     package enum DropReason: String, Sendable, Equatable {
         /// 400: the backend refused the batch as malformed; sending it again cannot help.
         case rejected

@@ -1,0 +1,129 @@
+import ApsioCore
+import ApsioState
+
+/// The exporter's sending half: it performs what `IngestDelivery` asks, and keeps one timer for the
+/// delivery's next deadline and the position's next write.
+extension AppExporter {
+    /// Tells the delivery what waits. Not before consent is known: the delivery takes consent it
+    /// was not told of as refused, and would drop the record queue a run before left (the daemon
+    /// applies the policy kept on disk before the operator's consent).
+    func reportQueue() {
+        guard reading.consentKnown, !reading.withheld else { return }
+        deliver(delivery.handle(.queued(backlog.level), now: clock.now()))
+    }
+
+    func deliver(_ actions: [IngestDeliveryAction]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let limit):
+                send(id, limit: limit)
+            case .cancel(let id):
+                if inFlight?.id == id {
+                    inFlight?.task?.cancel()
+                    inFlight = nil
+                }
+            case .acknowledge(let id):
+                finish(id, accepted: true)
+            case .dropBatch(let id, let reason):
+                if reason == .rejected { counters.rejectedBatches += 1 }
+                log.warning("the backend refused a batch (\(reason == .rejected ? "400" : "413 for a single record")); its records are dropped")
+                finish(id, accepted: false)
+            case .dropQueue:
+                dropQueue()
+            case .stopped:
+                counters.stopped = .appKeyUnknown
+                counters.lastFailure = "the backend does not know the app key (401); nothing is sent until apsiod restarts"
+                log.err("the backend answered 401: it does not know the app key; nothing more is sent for this app until apsiod restarts (the queue is kept)")
+            }
+        }
+        armTimer()
+        windowChanged()
+        activity.notify()
+    }
+
+    func send(_ id: IngestRequestID, limit: IngestBatchLimit) {
+        guard policy != nil else { return }
+        let now = clock.now()
+        let next = backlog.nextBatch(within: limit, now: now.wallUnixMs) { admit($0) }
+        counters.filteredRecords += next.filtered
+        if let error = next.queueError { log.err("cannot read the record queue: \(error)") }
+        for error in next.unreadable {
+            counters.droppedRecords += 1
+            log.warning("a queued record cannot be read (\(error)); it is dropped")
+        }
+        guard next.batch.records > 0 else {
+            // Everything peeked was kept out by the policy: nothing to send, and nothing to keep.
+            inFlight = (id, next.batch, nil)
+            deliver(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
+            return
+        }
+        let (runs, resource, upload) = (next.batch.runs, resource, upload)
+        let task = Task(executorPreference: IngestThread.executor) {
+            guard let answer = await upload.post(runs, resource: resource) else { return }
+            await self.answered(id, answer)
+        }
+        inFlight = (id, next.batch, task)
+    }
+
+    func answered(_ id: IngestRequestID, _ answer: IngestAnswer) {
+        guard inFlight?.id == id, reading.phase != .stopped else { return }
+        let failure: String?
+        switch answer.response {
+        case .status(let code, _, _) where (200..<300).contains(code): failure = nil
+        case .status(let code, _, _): failure = "the backend answered \(code)"
+        case .failed: failure = answer.failure ?? "no answer from the backend (refused, reset or timed out)"
+        }
+        if let failure, counters.lastFailure != failure { log.warning("\(failure); the batch is kept and sent again later") }
+        counters.lastFailure = failure
+        let actions = delivery.handle(.answered(id, answer.response), now: clock.now())
+        if inFlight?.id == id, !actions.contains(where: { $0.movesPast(id) }) {
+            // Kept for sending again (a failure, a pause, a split): nothing moves.
+            inFlight = nil
+        }
+        deliver(actions)
+    }
+
+    /// The batch was accepted, or dropped by the backend: move past its records and report the queue.
+    func finish(_ id: IngestRequestID, accepted: Bool) {
+        guard let sent = inFlight, sent.id == id else { return }
+        inFlight = nil
+        let batch = sent.batch
+        let removed = backlog.remove(batch)
+        if let error = removed.queueError { log.err("cannot move the record queue past a sent batch: \(error)") }
+        if let passed = removed.cursor { cursor.save(passed, withheld: reading.withheld) }
+        if accepted {
+            counters.sentRecords += batch.records
+            if batch.records > 0 { counters.sentBatches += 1 }
+        } else {
+            counters.droppedRecords += batch.queueEntries + batch.windowRecords
+        }
+        cursor.write(force: false, now: clock.now().mono)
+        reportQueue()
+        windowChanged()
+    }
+
+    // MARK: - One timer
+
+    /// For the delivery's next deadline and the position's next write.
+    func armTimer() {
+        guard reading.phase != .stopped else { return }
+        let deadline = [delivery.nextDeadline, cursor.nextWriteDue].compactMap { $0 }.min()
+        if let timer, timer.deadline == deadline { return }
+        timer?.task.cancel()
+        timer = nil
+        guard let deadline else { return }
+        let clock = clock
+        let task = Task(executorPreference: IngestThread.executor) {
+            guard (try? await clock.sleep(until: deadline)) != nil else { return }
+            await self.tick(deadline)
+        }
+        timer = (deadline, task)
+    }
+
+    func tick(_ deadline: MonotonicInstant) {
+        guard timer?.deadline == deadline, reading.phase != .stopped else { return }
+        timer = nil
+        cursor.write(force: false, now: clock.now().mono)
+        deliver(delivery.handle(.tick, now: clock.now()))
+    }
+}
