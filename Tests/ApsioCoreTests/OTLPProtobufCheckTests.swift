@@ -14,8 +14,16 @@ import Testing
 /// fails: it is the one check that the wire is OTLP.
 @Suite struct OTLPProtobufCheckTests {
     /// Runs the check on `request` and returns its summary, or fails with what went wrong.
-    static func check(_ request: [UInt8]) async throws -> JSONValue {
-        try await OTLPCheck.summary(of: request)
+    static func check(_ request: [UInt8], _ encoding: OTLPEncoding = .json) async throws -> JSONValue {
+        try await OTLPCheck.summary(of: request, encoding: encoding)
+    }
+
+    /// The groups as `encoding` writes them.
+    static func encoded(_ groups: [OTLPResourceLogs], _ encoding: OTLPEncoding, encoder: OTLPLogsEncoder = OTLPLogsEncoder(hashing: sha256)) -> [UInt8] {
+        switch encoding {
+        case .json: encoder.encode(groups)
+        case .protobuf: encoder.encodeProtobuf(groups)
+        }
     }
 
     // MARK: The request
@@ -105,10 +113,11 @@ import Testing
         return (a.isNaN && b.isNaN) || a.bitPattern == b.bitPattern
     }
 
-    @Test func aReceiverReadsExactlyWhatWasEncoded() async throws {
+    @Test(arguments: OTLPEncoding.allCases)
+    func aReceiverReadsExactlyWhatWasEncoded(encoding: OTLPEncoding) async throws {
         let encoder = OTLPLogsEncoder(hashing: sha256)
         let groups = Self.groups
-        let summary = try await Self.check(encoder.encode(groups))
+        let summary = try await Self.check(Self.encoded(groups, encoding, encoder: encoder), encoding)
         let resourceLogs = summary["resourceLogs"]?.arrayValue ?? []
         #expect(groups.count == 5)  // A1, A2, B, B without a session, and the late line
         #expect(resourceLogs.count == groups.count)
@@ -148,8 +157,9 @@ import Testing
     }
 
     /// The values that are easiest to get wrong, spelled out rather than derived.
-    @Test func theTrickyValuesSurviveTheSchema() async throws {
-        let summary = try await Self.check(OTLPLogsEncoder(hashing: sha256).encode(Self.groups))
+    @Test(arguments: OTLPEncoding.allCases)
+    func theTrickyValuesSurviveTheSchema(encoding: OTLPEncoding) async throws {
+        let summary = try await Self.check(Self.encoded(Self.groups, encoding), encoding)
         let groups = summary["resourceLogs"]?.arrayValue ?? []
         let first = groups.first?["scopes"]?.arrayValue?.first?["records"]?.arrayValue ?? []
         #expect(first.count == 2)
@@ -203,5 +213,38 @@ import Testing
     @Test func theCheckRefusesAnIntegerWhereTheSchemaWantsAString() async throws {
         let bad = Array(#"{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"intValue":"x"}}]}]}]}"#.utf8)
         await #expect(throws: OTLPCheck.Failure.self) { _ = try await Self.check(bad) }
+    }
+
+    /// A field the schema does not have, deep in a binary request, or bytes that are not a message.
+    @Test(arguments: [
+        [0x0a, 0x03, 0xf8, 0x06, 0x01],  // resourceLogs[0] holding field 111
+        [0x08, 0x01],  // resourceLogs as a varint
+        [0x0a, 0x05, 0x12],  // a length past the end
+    ] as [[UInt8]])
+    func theCheckRefusesABinaryRequestTheSchemaDoesNotRead(bad: [UInt8]) async throws {
+        do {
+            _ = try await Self.check(bad, .protobuf)
+            Issue.record("\(bad) was read as a request")
+        } catch let failure as OTLPCheck.Failure {
+            #expect(failure.description.contains("exited 2: not an ExportLogsServiceRequest"), "\(failure)")
+        }
+    }
+
+    /// A receiver stores the same thing whichever encoding it was sent, grouped by the caller or
+    /// by session from the exporter's runs.
+    @Test func bothEncodingsCarryTheSameRequest() async throws {
+        let encoder = OTLPLogsEncoder(hashing: sha256)
+        let json = try await Self.check(encoder.encode(Self.groups), .json)
+        let protobuf = try await Self.check(encoder.encodeProtobuf(Self.groups), .protobuf)
+        #expect(json == protobuf)
+        #expect(json["resourceLogs"]?.arrayValue?.count == 5)
+
+        // Two runs, three sessions interleaved, as the exporter hands a batch over.
+        let records = Self.groups.flatMap(\.records)
+        let runs = [records[0..<3], records[3...]]
+        let fromRuns = try await Self.check(encoder.encode(app: Self.appA, runs: runs), .json)
+        let fromRunsBinary = try await Self.check(encoder.encodeProtobuf(app: Self.appA, runs: runs), .protobuf)
+        #expect(fromRuns == fromRunsBinary)
+        #expect(fromRuns["resourceLogs"]?.arrayValue?.count == 4)
     }
 }

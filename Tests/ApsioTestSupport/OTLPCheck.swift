@@ -24,7 +24,7 @@ enum OTLPCheck {
     }
 
     /// The check's summary of `request`, or a failure saying what went wrong.
-    static func summary(of request: [UInt8]) async throws -> JSONValue {
+    static func summary(of request: [UInt8], encoding: OTLPEncoding = .json) async throws -> JSONValue {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw Failure(description: """
                 \(python) is missing: run scripts/install-deps.sh, which makes a Python environment with \
@@ -32,7 +32,7 @@ enum OTLPCheck {
                 """)
         }
         let directory = try TemporaryDirectory("otlp-check")
-        let input = directory.url.appendingPathComponent("request.json")
+        let input = directory.url.appendingPathComponent(encoding == .protobuf ? "request.pb" : "request.json")
         let output = directory.url.appendingPathComponent("summary.json")
         let errors = directory.url.appendingPathComponent("stderr.txt")
         try Data(request).write(to: input)
@@ -42,7 +42,7 @@ enum OTLPCheck {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, input.path, output.path]
+        process.arguments = [script.path] + (encoding == .protobuf ? ["--protobuf"] : []) + [input.path, output.path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errorHandle

@@ -21,7 +21,7 @@ package struct OTLPLogsEncoder: Sendable {
     /// sent twice with two values.
     static let encoderKeys: Set<String> = [recordUIDKey, SamplingMark.sessionRateKey, SamplingMark.releasedKey]
 
-    private let hashing: any SHA256Hashing
+    let hashing: any SHA256Hashing
     package let limits: Limits
     package let scopeVersion: String
 
@@ -64,18 +64,7 @@ package struct OTLPLogsEncoder: Sendable {
     /// The JSON is written into `buffer`'s storage when it is given (and not shared): see
     /// `JSONWriter.init(reusing:reservingCapacity:)`.
     package func encode(app: OTLPResource, runs: [ArraySlice<IngestRecord>], reusing buffer: consuming [UInt8] = []) -> [UInt8] {
-        // Records are read in place through buffer pointers: a subscript of the slice would copy
-        // each record out (four retains) and destroy the copy again.
-        var sessions: [String?] = []
-        for run in runs {
-            run.withUnsafeBufferPointer { records in
-                guard let base = records.baseAddress else { return }
-                for index in records.indices {
-                    let session = (base + index).pointee.record.sessionID
-                    if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
-                }
-            }
-        }
+        let sessions = Self.sessions(in: runs)
         var writer = JSONWriter(reusing: buffer, reservingCapacity: Self.estimate(runs))
         writer.beginObject()
         writer.key("resourceLogs")
@@ -107,9 +96,26 @@ package struct OTLPLogsEncoder: Sendable {
         return writer.bytes
     }
 
+    /// The sessions of `runs`' records in the order they first come: one `ResourceLogs` each.
+    static func sessions(in runs: [ArraySlice<IngestRecord>]) -> [String?] {
+        // Records are read in place through buffer pointers: a subscript of the slice would copy
+        // each record out (four retains) and destroy the copy again.
+        var sessions: [String?] = []
+        for run in runs {
+            run.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
+                for index in records.indices {
+                    let session = (base + index).pointee.record.sessionID
+                    if sessions.last != session, !sessions.contains(session) { sessions.append(session) }
+                }
+            }
+        }
+        return sessions
+    }
+
     /// Each record's envelope, uid and mark take about 350 bytes; its attributes are counted once
     /// per group in practice (shared), but reserving for them too costs only address space.
-    private static func estimate(_ runs: some Sequence<ArraySlice<IngestRecord>>) -> Int {
+    static func estimate(_ runs: some Sequence<ArraySlice<IngestRecord>>) -> Int {
         var estimate = 1024
         for run in runs {
             run.withUnsafeBufferPointer { records in

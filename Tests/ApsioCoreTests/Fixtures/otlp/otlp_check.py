@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Parses an OTLP/HTTP JSON body as the OpenTelemetry protobuf definitions read it, strictly.
+"""Parses an OTLP/HTTP body as the OpenTelemetry protobuf definitions read it, strictly.
 
-    otlp_check.py REQUEST.json SUMMARY.json
+    otlp_check.py [--protobuf] REQUEST SUMMARY.json
 
-REQUEST.json is an ExportLogsServiceRequest in the protobuf JSON mapping. It is parsed with
+REQUEST is an ExportLogsServiceRequest in the protobuf JSON mapping, parsed with
 google.protobuf.json_format.Parse and ignore_unknown_fields=False: a field name the schema does
-not have, a value of the wrong type, or malformed JSON fails. SUMMARY.json then receives what
+not have, a value of the wrong type, or malformed JSON fails. With --protobuf it is the binary
+wire format, parsed with ParseFromString: a field the schema does not have (kept as an unknown
+field), a wire type that does not match the schema, or trailing bytes fail. SUMMARY.json then receives what
 the message holds, field by field, in a form the Swift test compares with what it encoded:
 each attribute value as [type, text], 64-bit integers and doubles as text (repr), so nothing
 is rounded on the way.
@@ -15,6 +17,8 @@ import sys
 
 try:
     from google.protobuf import json_format
+    from google.protobuf.message import DecodeError
+    from google.protobuf.unknown_fields import UnknownFieldSet
     from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 except ImportError as error:
     print(f"opentelemetry-proto is not installed ({error}); run scripts/install-deps.sh", file=sys.stderr)
@@ -34,19 +38,51 @@ def any_value(value):
     return [kind or "none", ""]
 
 
+def unknown_fields(message, path="request"):
+    """Every field the schema does not have, anywhere in the message, by where it is."""
+    found = [f"{path}#{field.field_number}" for field in UnknownFieldSet(message)]
+    for descriptor, value in message.ListFields():
+        if descriptor.type != descriptor.TYPE_MESSAGE:
+            continue
+        repeated = descriptor.is_repeated if hasattr(descriptor, "is_repeated") else descriptor.label == descriptor.LABEL_REPEATED
+        children = value if repeated else [value]
+        for index, child in enumerate(children):
+            found += unknown_fields(child, f"{path}.{descriptor.name}[{index}]")
+    return found
+
+
 def attributes(pairs):
     return [[pair.key] + any_value(pair.value) for pair in pairs]
 
 
 def main():
-    request_path, summary_path = sys.argv[1], sys.argv[2]
+    arguments = sys.argv[1:]
+    binary = arguments[0] == "--protobuf"
+    if binary:
+        arguments = arguments[1:]
+    request_path, summary_path = arguments[0], arguments[1]
     with open(request_path, "rb") as file:
-        text = file.read().decode("utf-8")
-    try:
-        request = json_format.Parse(text, ExportLogsServiceRequest(), ignore_unknown_fields=False)
-    except json_format.ParseError as error:
-        print(f"not an ExportLogsServiceRequest: {error}", file=sys.stderr)
-        sys.exit(2)
+        data = file.read()
+    if binary:
+        request = ExportLogsServiceRequest()
+        try:
+            read = request.ParseFromString(data)
+        except DecodeError as error:
+            print(f"not an ExportLogsServiceRequest: {error}", file=sys.stderr)
+            sys.exit(2)
+        if read != len(data):
+            print(f"not an ExportLogsServiceRequest: {len(data) - read} bytes after it", file=sys.stderr)
+            sys.exit(2)
+        unknown = unknown_fields(request)
+        if unknown:
+            print(f"not an ExportLogsServiceRequest: fields the schema does not have: {unknown}", file=sys.stderr)
+            sys.exit(2)
+    else:
+        try:
+            request = json_format.Parse(data.decode("utf-8"), ExportLogsServiceRequest(), ignore_unknown_fields=False)
+        except json_format.ParseError as error:
+            print(f"not an ExportLogsServiceRequest: {error}", file=sys.stderr)
+            sys.exit(2)
     summary = []
     for resource_logs in request.resource_logs:
         scopes = []
