@@ -31,16 +31,21 @@ package struct AppConfiguration: Sendable, Equatable {
     package var installationID: Bool
     /// `StartAt=`: where ingest starts while the app has no saved position.
     package var startAt: StartAt
+    /// `Encoding=`: OTLP/HTTP protobuf or JSON; a backend that answers 415 gets the other.
+    package var encoding: OTLPEncoding
 
     package static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
     package static let defaultMinPriority = 7
+    /// JSON until apsio-backend and the sinks the tests run read protobuf too (docs/configuration.md).
+    package static let defaultEncoding = OTLPEncoding.json
 
     package init(
         name: AppName, path: String, unit: String, serviceName: String? = nil, version: String? = nil,
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
-        redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now
+        redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding
     ) {
         self.name = name
         self.path = path
@@ -56,6 +61,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.redaction = redaction
         self.installationID = installationID
         self.startAt = startAt
+        self.encoding = encoding
     }
 
     package static func defaultServiceName(unit: String) -> String {

@@ -13,7 +13,7 @@ enum AppFileSchema {
                 .single("Unit"), .single("Name"), .single("Version"), .single("Backend"), .single("AppKey"),
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
-                .single("InstallationId"), .single("StartAt"),
+                .single("InstallationId"), .single("StartAt"), .single("Encoding"),
             ]
         )
     ])
@@ -147,13 +147,22 @@ enum AppFileSchema {
             }
         }
 
+        var encoding = AppConfiguration.defaultEncoding
+        if let entry = value("Encoding") {
+            if let chosen = OTLPEncoding(rawValue: entry.value) { encoding = chosen } else {
+                report(entry.line, DaemonConfigurationSchema.choiceMessage("Encoding", entry.value, OTLPEncoding.allCases.map(\.rawValue))
+                    + " (how batches are written for the backend's /v1/logs)")
+            }
+        }
+
         guard problems.isEmpty, let unit, let backend, let appKey,
             let redaction = try? AppRedaction(patterns: patterns, rules: redactionRules)
         else { return (nil, problems) }
         return (AppConfiguration(
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
-            minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt), [])
+            minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
+            encoding: encoding), [])
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.

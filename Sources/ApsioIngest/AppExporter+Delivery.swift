@@ -30,6 +30,10 @@ extension AppExporter {
                 finish(id, accepted: false)
             case .dropQueue:
                 dropQueue()
+            case .switchEncoding:
+                let refused = encoding
+                encoding = refused.other
+                log.notice("the backend does not take OTLP \(refused.rawValue) (415): batches go as \(encoding.rawValue) from now on, until apsiod restarts (Encoding= in the app file chooses)")
             case .stopped:
                 counters.stopped = .appKeyUnknown
                 counters.lastFailure = "the backend does not know the app key (401); nothing is sent until apsiod restarts"
@@ -57,9 +61,9 @@ extension AppExporter {
             deliver(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
             return
         }
-        let (runs, resource, upload) = (next.batch.runs, resource, upload)
+        let (runs, resource, encoding, upload) = (next.batch.runs, resource, encoding, upload)
         let task = Task(executorPreference: IngestThread.executor) {
-            guard let answer = await upload.post(runs, resource: resource) else { return }
+            guard let answer = await upload.post(runs, resource: resource, encoding: encoding) else { return }
             await self.answered(id, answer)
         }
         inFlight = (id, next.batch, task)
@@ -67,15 +71,18 @@ extension AppExporter {
 
     func answered(_ id: IngestRequestID, _ answer: IngestAnswer) {
         guard inFlight?.id == id, reading.phase != .stopped else { return }
-        let failure: String?
-        switch answer.response {
-        case .status(let code, _, _) where (200..<300).contains(code): failure = nil
-        case .status(let code, _, _): failure = "the backend answered \(code)"
-        case .failed: failure = answer.failure ?? "no answer from the backend (refused, reset or timed out)"
-        }
-        if let failure, counters.lastFailure != failure { log.warning("\(failure); the batch is kept and sent again later") }
-        counters.lastFailure = failure
         let actions = delivery.handle(.answered(id, answer.response), now: clock.now())
+        // A 415 that switches the encoding is no failure: the batch goes again at once.
+        if !actions.contains(.switchEncoding) {
+            let failure: String?
+            switch answer.response {
+            case .status(let code, _, _) where (200..<300).contains(code): failure = nil
+            case .status(let code, _, _): failure = "the backend answered \(code)"
+            case .failed: failure = answer.failure ?? "no answer from the backend (refused, reset or timed out)"
+            }
+            if let failure, counters.lastFailure != failure { log.warning("\(failure); the batch is kept and sent again later") }
+            counters.lastFailure = failure
+        }
         if inFlight?.id == id, !actions.contains(where: { $0.movesPast(id) }) {
             // Kept for sending again (a failure, a pause, a split): nothing moves.
             inFlight = nil

@@ -41,6 +41,8 @@ package actor AppExporter {
     /// The configured Resource until the unit's main executable is read (its package's version
     /// and build-id); batches already encoded keep the one they were made with.
     var resource: OTLPResource
+    /// The configured encoding, or the other one after a 415 (`IngestDeliveryAction.switchEncoding`).
+    var encoding: OTLPEncoding
     var intake: IngestIntake
     var backlog: IngestBacklog
     let cursor: AppCursor
@@ -77,6 +79,7 @@ package actor AppExporter {
         self.configuration = configuration
         self.journal = journal
         resource = configuration.resource
+        encoding = configuration.encoding
         self.clock = clock
         self.log = log
         upload = IngestUpload(

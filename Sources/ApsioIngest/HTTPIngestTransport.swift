@@ -2,8 +2,8 @@ import ApsioPOSIX
 package import ApsioCore
 package import ApsioNet
 
-/// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP JSON,
-/// `Content-Encoding: gzip`. The client follows no redirect (a 3xx comes back as a status, and the
+/// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP in
+/// the app's encoding (protobuf or JSON), `Content-Encoding: gzip`. The client follows no redirect (a 3xx comes back as a status, and the
 /// delivery retries it like a 5xx), keeps no cookies and no cache, and speaks plain HTTP only to
 /// loopback.
 package struct HTTPIngestTransport: IngestTransport {
@@ -26,9 +26,9 @@ package struct HTTPIngestTransport: IngestTransport {
         wallClock = wallUnixMs
     }
 
-    package func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
+    package func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
         let headers: HTTPHeaders = [
-            "Apsio-App-Key": appKey.secret, "Content-Type": "application/json", "Content-Encoding": "gzip",
+            "Apsio-App-Key": appKey.secret, "Content-Type": encoding.contentType, "Content-Encoding": "gzip",
         ]
         // A batch sent twice is harmless: every record carries `log.record.uid`, by which the backend
         // drops repeats. So a request that met a connection the server had just closed goes again.

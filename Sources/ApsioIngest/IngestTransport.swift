@@ -6,7 +6,8 @@ package protocol IngestTransport: Sendable {
     /// Sends one batch and returns what came back: `.status` with `Retry-After`, or `.failed` with
     /// why when no answer came (refused, reset, timed out, unreadable, or refused by the client
     /// itself). Throws only when the task is cancelled.
-    func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer
+    /// `body` is gzip-compressed, an `ExportLogsServiceRequest` in `encoding`.
+    func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer
 }
 
 /// What one ingest request brought back: the response the delivery rules act on and, when no

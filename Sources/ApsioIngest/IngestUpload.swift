@@ -1,8 +1,8 @@
 import ApsioCore
 import ApsioNet
 
-/// One batch's way to `POST {Backend}/v1/logs`: encoded as OTLP/HTTP JSON into a reused buffer,
-/// gzip-compressed, posted. Run off the exporter's actor, so that its reader goes on meanwhile.
+/// One batch's way to `POST {Backend}/v1/logs`: encoded as OTLP/HTTP protobuf or JSON into a
+/// reused buffer, gzip-compressed, posted. Run off the exporter's actor, so that its reader goes on meanwhile.
 struct IngestUpload: Sendable {
     let encoder: OTLPLogsEncoder
     /// One of `Gzip.levels`.
@@ -10,10 +10,13 @@ struct IngestUpload: Sendable {
     let transport: any IngestTransport
 
     /// The backend's answer; nil when cancelled.
-    func post(_ runs: [ArraySlice<IngestRecord>], resource: OTLPResource) async -> IngestAnswer? {
-        let json = encoder.encode(app: resource, runs: runs, reusing: IngestScratch.shared.take())
-        let compressed = Result { () throws(GzipError) in try Gzip.compress(json, level: gzipLevel) }
-        IngestScratch.shared.giveBack(json)
+    func post(_ runs: [ArraySlice<IngestRecord>], resource: OTLPResource, encoding: OTLPEncoding) async -> IngestAnswer? {
+        let request = switch encoding {
+        case .protobuf: encoder.encodeProtobuf(app: resource, runs: runs, reusing: IngestScratch.shared.take())
+        case .json: encoder.encode(app: resource, runs: runs, reusing: IngestScratch.shared.take())
+        }
+        let compressed = Result { () throws(GzipError) in try Gzip.compress(request, level: gzipLevel) }
+        IngestScratch.shared.giveBack(request)
         let body: [UInt8]
         do {
             body = try compressed.get()
@@ -21,7 +24,7 @@ struct IngestUpload: Sendable {
             return IngestAnswer(.failed, failure: "the batch cannot be compressed: \(error)")
         }
         do {
-            return try await transport.post(gzippedOTLPJSON: body)
+            return try await transport.post(body, encoding: encoding)
         } catch {
             return nil
         }

@@ -21,12 +21,14 @@ import ApsioState
         let reader: JournalHub
         let log = LogLines()
 
-        init(limits: Limits = .spec) async throws {
+        init(limits: Limits = .spec, encoding: OTLPEncoding = .json) async throws {
             journal = try JournalFixture()
             state = try TemporaryDirectory("apsio-ingest-state")
             reader = try await IngestFixture.reader(journal)
+            var configuration = try IngestFixture.configuration(journal: journal, limits: limits)
+            configuration.encoding = encoding
             exporter = try AppExporter(
-                configuration: try IngestFixture.configuration(journal: journal, limits: limits), journal: reader,
+                configuration: configuration, journal: reader,
                 state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),
                 log: log.logger())
         }
@@ -190,6 +192,22 @@ import ApsioState
         try await host.waitQueued(1)
         host.clock.advance(by: .seconds(5))
         try await attempted(7, thenWaits: .seconds(1))
+        await host.stop()
+    }
+
+    /// A receiver that reads OTLP JSON only answers a protobuf batch 415: the batch goes again at
+    /// once as JSON, and so does every later one, with the switch said once in the log.
+    @Test func aBackendThatRefusesProtobufGetsJSON() async throws {
+        let host = try await Host(encoding: .protobuf)
+        host.sink.refuse(.protobuf)
+        try await ready(host)
+        try await host.lines(["first"])
+        try await host.deliver(1)
+        try await host.lines(["second"])
+        try await host.deliver(2)
+        #expect(host.sentBodies == ["first", "second"])
+        #expect(host.sink.encodings == [.protobuf, .json, .json])
+        #expect(host.log.all.filter { $0.contains("415") }.count == 1)
         await host.stop()
     }
 

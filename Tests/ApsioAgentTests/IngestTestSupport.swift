@@ -17,6 +17,10 @@ final class ScriptedIngestSink: IngestTransport {
         var script: [LiveResponse] = []
         var attempts = 0
         var accepted: [JSONValue] = []
+        /// Answered 415, whatever the script says (a receiver that reads one encoding only).
+        var refused: OTLPEncoding?
+        /// Each body's encoding, in order.
+        var encodings: [OTLPEncoding] = []
         /// The threads bodies were posted from, by name.
         var threads: Set<String> = []
     }
@@ -28,13 +32,17 @@ final class ScriptedIngestSink: IngestTransport {
     var attempts: Int { state.withLock { $0.attempts } }
     var accepted: [JSONValue] { state.withLock { $0.accepted } }
     var threads: Set<String> { state.withLock { $0.threads } }
+    var encodings: [OTLPEncoding] { state.withLock { $0.encodings } }
+    func refuse(_ encoding: OTLPEncoding) { state.withLock { $0.refused = encoding } }
 
-    func post(gzippedOTLPJSON body: [UInt8]) async throws(CancellationError) -> IngestAnswer {
+    func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
         let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
         let thread = currentThreadName()
         return state.withLock { state in
             state.threads.insert(thread)
             state.attempts += 1
+            state.encodings.append(encoding)
+            if state.refused == encoding { return IngestAnswer(.status(415, body: nil, retryAfter: nil)) }
             let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
             if case .status(let code, _, _) = answer, (200..<300).contains(code), let json { state.accepted.append(json) }
             return IngestAnswer(answer)

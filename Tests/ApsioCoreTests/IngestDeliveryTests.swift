@@ -256,6 +256,22 @@ private extension Array where Element == IngestDeliveryAction {
         #expect(restarted.queue(500, bytes: 5 * restarted.delivery.limits.ingestBatchBytes).sent.count == 1)
     }
 
+    /// 415: the receiver does not read this encoding. The batch goes again at once in the other,
+    /// and so does every batch after; a 415 to that one too is a failure, backed off from.
+    @Test func fourFifteenSwitchesTheEncodingOnceAndSendsAgainAtOnce() throws {
+        var h = DeliveryHarness()
+        let first = try h.sendFullBatch()
+        let actions = h.answer(first, 415)
+        #expect(actions.first == .switchEncoding)
+        let again = try #require(actions.sent.first?.0)
+        #expect(h.delivery.encodingSwitched)
+        #expect(h.answer(again, 415).isEmpty)
+        #expect(h.untilDeadline == .seconds(1))
+        #expect(!h.log.contains { if case .dropBatch = $0 { true } else { false } })
+        // A restart is a new value: it tries the configured encoding again.
+        #expect(!DeliveryHarness().delivery.encodingSwitched)
+    }
+
     @Test func fourOhTwoAndFourOhThreePauseAnHourByDefault() throws {
         for code in [402, 403] {
             var h = DeliveryHarness()

@@ -32,6 +32,10 @@ package struct IngestDelivery: Sendable {
     package private(set) var notBefore: MonotonicInstant?
     private var split: Split?
 
+    /// The backend refused the app's encoding with 415 and the other one is sent since; only a new
+    /// value (a restart of `apsiod`) tries the configured one again.
+    package private(set) var encodingSwitched = false
+
     /// Batches the backend refused with 400, and single records it refused with 413, since start.
     package private(set) var rejectedBatches = 0
     package private(set) var tooLargeRecords = 0
@@ -180,9 +184,15 @@ package struct IngestDelivery: Sendable {
                 let halved = IngestBatchLimit(maxRecords: limit.maxRecords / 2, maxBytes: max(1, limit.maxBytes / 2))
                 split = Split(limit: halved, recordsLeft: split?.recordsLeft ?? limit.maxRecords)
             }
+        case 415 where !encodingSwitched:
+            // The receiver does not read this encoding (OTLP/HTTP has two): the batch goes again
+            // at once in the other, and so does every batch after it. A second 415 is a failure.
+            backendAnswered()
+            encodingSwitched = true
+            actions.append(.switchEncoding)
         default:
-            // 429, 5xx, 3xx (no redirect is followed), and any status 1.5 does not name: the queue
-            // is kept and the batch goes again later.
+            // 429, 5xx, 3xx (no redirect is followed), a 415 to both encodings, and any status 1.5
+            // does not name: the queue is kept and the batch goes again later.
             failed(retryAfter: retryAfter, now: now)
         }
     }

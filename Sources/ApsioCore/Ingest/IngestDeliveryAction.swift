@@ -12,6 +12,9 @@ package enum IngestDeliveryAction: Sendable, Equatable {
     case dropBatch(IngestRequestID, DropReason)
     /// Drop everything queued for the app (consent withdrawn, kill switch).
     case dropQueue(QueueDropReason)
+    /// The backend answered 415: send this batch and every later one in the other OTLP encoding,
+    /// until `apsiod` restarts.
+    case switchEncoding
     /// Nothing more is sent for this app until `apsiod` restarts; its queue is kept.
     case stopped(StopReason)
 
