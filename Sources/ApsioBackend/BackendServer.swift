@@ -102,10 +102,14 @@ package final class BackendServer: Sendable {
             return response(reply, headers: headers)
         }
         router.add("POST", "/v1/logs") { request in
-            if let type = request.headers["Content-Type"], !type.lowercased().hasPrefix("application/json") {
-                return response(.error(415, "unsupported_media_type", "this sink takes OTLP/HTTP JSON (application/json) only"))
+            // OTLP/HTTP's two encodings, by their media types; a missing type is read as JSON.
+            let type = request.headers["Content-Type"]?.lowercased() ?? OTLPEncoding.json.contentType
+            guard let encoding = OTLPEncoding.allCases.first(where: { type.hasPrefix($0.contentType) }) else {
+                return response(.error(
+                    415, "unsupported_media_type",
+                    "this sink takes OTLP/HTTP protobuf (application/x-protobuf) or JSON (application/json)"))
             }
-            return response(await service.ingest(appKey: appKey(request), body: request.body))
+            return response(await service.ingest(appKey: appKey(request), body: request.body, encoding: encoding))
         }
     }
 

@@ -1,3 +1,5 @@
+package import ApsioCore
+
 /// What the HTTP layer asks of the hub: `FleetService`, whose state is in this process's memory
 /// (the demo, development, one instance) or in Redis (several instances behind a load balancer),
 /// one code path over either store (`FleetStores`), running the rules of `LiveHub`.
@@ -15,7 +17,8 @@ package protocol HubService: Sendable {
     func frames(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply
     func results(appKey: String?, token: String?, body: [UInt8], wireBytes: Int) async -> HubReply
     func policy(appKey: String?, ifNoneMatch: String?) async -> (reply: HubReply, etag: String?)
-    func ingest(appKey: String?, body: [UInt8]) async -> HubReply
+    /// `POST /v1/logs`: the request kept in the JSON mapping, whichever encoding it came in.
+    func ingest(appKey: String?, body: [UInt8], encoding: OTLPEncoding) async -> HubReply
     func ingested() async -> (requests: [IngestedRequest], total: Int)
 
     func reservePasswordCheck() async -> Bool

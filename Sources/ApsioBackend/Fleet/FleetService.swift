@@ -569,10 +569,18 @@ package actor FleetService: HubService {
     }
 
     /// This instance's development sink; a fleet routes `/v1/logs` to an OpenTelemetry collector.
-    package func ingest(appKey: String?, body: [UInt8]) -> HubReply {
+    package func ingest(appKey: String?, body: [UInt8], encoding: OTLPEncoding) -> HubReply {
         guard let app = rules.app(forKey: appKey) else { return LiveHub.unknownAppKey }
-        guard JSONBody.object(body) != nil else { return LiveHub.unreadable("the body is not an OTLP/HTTP JSON object") }
-        ingestLog.append(IngestedRequest(app: app.name, receivedUnixMs: clock.now().wallUnixMs, json: body))
+        var json = body
+        if encoding == .protobuf {
+            do {
+                json = try OTLPProtobufLogs.json(from: body)
+            } catch {
+                return LiveHub.unreadable("the body is not an OTLP/HTTP protobuf request: \(error)")
+            }
+        }
+        guard JSONBody.object(json) != nil else { return LiveHub.unreadable("the body is not an OTLP/HTTP JSON object") }
+        ingestLog.append(IngestedRequest(app: app.name, receivedUnixMs: clock.now().wallUnixMs, json: json))
         return .empty
     }
 
