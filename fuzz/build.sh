@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh
 
-all_targets=(response request json control config gzip queue cursor redact pattern resp)
+all_targets=(response request json control config gzip queue cursor redact pattern resp otlp)
 
 # The entry point of each target, and the package modules it imports ("" for none).
 entry_of() {
@@ -22,13 +22,14 @@ entry_of() {
         redact) echo fuzz/RedactorFuzz.swift ;;
         pattern) echo fuzz/RedactionPatternFuzz.swift ;;
         resp) echo fuzz/RESPFuzz.swift ;;
+        otlp) echo fuzz/OTLPProtobufFuzz.swift ;;
         *) return 1 ;;
     esac
 }
 modules_of() {
     case "$1" in
         response | request | resp) echo "" ;;
-        json) echo "ApsioJSON ApsioCore" ;;
+        json | otlp) echo "ApsioJSON ApsioCore" ;;
         control) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioControl" ;;
         redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
         gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;

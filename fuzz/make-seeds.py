@@ -123,6 +123,41 @@ for name, pattern, text in [
 ]:
     write("pattern", name, bytes([len(pattern.encode())]) + pattern.encode() + text.encode())
 
+# OTLP/HTTP protobuf: an ExportLogsServiceRequest as apsiod writes one, and the shapes it does not
+# write (arrays, lists, bytes, trace ids, flags), in the binary wire format.
+def varint(value):
+    out = b""
+    while value >= 0x80:
+        out += bytes([value & 0x7F | 0x80])
+        value >>= 7
+    return out + bytes([value])
+
+
+def field(number, payload):
+    if isinstance(payload, int):
+        return varint(number << 3) + varint(payload)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def string_value(text):
+    return field(1, text.encode())
+
+
+def key_value(key, value):
+    return field(1, key.encode()) + field(2, value)
+
+
+RECORD = (struct.pack("<BQ", 0x09, 1764000000123456789) + struct.pack("<BQ", 0x59, 1764000000200000000) + field(2, 9)
+          + field(3, b"INFO") + field(5, string_value("GET / 200")) + field(6, key_value("systemd.unit", string_value("web.service")))
+          + field(6, key_value("_PID", field(3, 4242))) + field(6, key_value("ratio", struct.pack("<Bd", 0x21, 0.25)))
+          + field(6, key_value("ok", field(2, 1))))
+RESOURCE = field(1, key_value("service.name", string_value("com.example.web")))
+SCOPE = field(1, b"apsiod") + field(2, b"0.1.0")
+write("otlp", "request", field(1, field(1, RESOURCE) + field(2, field(1, SCOPE) + field(2, RECORD))))
+NESTED = field(5, field(1, string_value("a") + field(2, 0)) + field(1, field(6, field(1, key_value("k", field(7, b"\x00\xff"))))))
+OTHER = field(5, NESTED) + field(9, b"\x01" * 16) + field(10, b"\x02" * 8) + field(12, b"event")
+write("otlp", "shapes", field(1, field(2, field(2, OTHER + struct.pack("<BI", 0x45, 1)))))
+
 # RESP: a byte picking the piece size, then what a Redis server sends back.
 for name, reply in [
     ("simple", b"+OK\r\n"),

@@ -1,9 +1,8 @@
-import ApsioCore
 import ApsioJSON
 
 /// An OTLP/HTTP `ExportLogsServiceRequest` in protobuf's binary wire format (`Content-Type:
 /// application/x-protobuf`), read and written again as the same request in the protobuf JSON
-/// mapping: what the sink keeps, whichever of OTLP/HTTP's two encodings a device sent.
+/// mapping: what apsio-backend's sink keeps, whichever of OTLP/HTTP's two encodings a device sent.
 ///
 /// The bytes are a peer's: every length is checked against what is left, a varint longer than ten
 /// bytes, a field of a known number with the wrong wire type, a string that is not UTF-8 or values
