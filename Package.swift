@@ -121,7 +121,8 @@ let package = Package(
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
         // control server with a fake daemon behind it.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
+            name: "ApsioTestSupport",
+            dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
             path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
@@ -146,6 +147,9 @@ let package = Package(
         .testTarget(
             name: "ApsioRedactionTests", dependencies: ["ApsioRedaction", "ApsioCore", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioLiveTests", dependencies: ["ApsioLive", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
