@@ -165,6 +165,15 @@ let package = Package(
             name: "ApsioBackendTests",
             dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
             swiftSettings: strict),
+        // Every test that runs a built binary (apsiod, apsioctl, apsio-backend, apsio-bench-ingest),
+        // with the nginx and redis-server processes set up in front of and behind them.
+        .testTarget(
+            name: "ApsioEndToEndTests",
+            dependencies: [
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform",
+                "ApsioRedaction", "ApsioState", "ApsioTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ApsioRedisTests", dependencies: ["ApsioRedis", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
