@@ -140,7 +140,8 @@ let package = Package(
             name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore"], swiftSettings: strict),
+            name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioState", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ApsioControlTests", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioTestSupport"],
             swiftSettings: strict),
