@@ -137,7 +137,7 @@ let package = Package(
             dependencies: ["ApsioPolicy", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
+            name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioState", "ApsioTestSupport"],
