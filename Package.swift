@@ -154,8 +154,8 @@ let package = Package(
         .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
-                "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
+                "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
