@@ -121,7 +121,8 @@ let package = Package(
         // Fixtures shared by the test targets: real journal files, a private bus, temporary trees, a
         // control server with a fake daemon behind it.
         .target(
-            name: "ApsioTestSupport", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
+            name: "ApsioTestSupport",
+            dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
             path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
@@ -137,10 +138,11 @@ let package = Package(
             dependencies: ["ApsioPolicy", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioState", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
+            name: "ApsioStateTests", dependencies: ["ApsioState", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore"], swiftSettings: strict),
+            name: "ApsioConfigurationTests", dependencies: ["ApsioConfiguration", "ApsioCore", "ApsioNet", "ApsioState", "ApsioTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "ApsioControlTests", dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioTestSupport"],
             swiftSettings: strict),
@@ -148,10 +150,13 @@ let package = Package(
             name: "ApsioRedactionTests", dependencies: ["ApsioRedaction", "ApsioCore", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
+            name: "ApsioLiveTests", dependencies: ["ApsioLive", "ApsioCore", "ApsioNet", "ApsioPOSIX", "ApsioTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioConfiguration", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
-                "ApsioNet", "ApsioPlatform", "ApsioPolicy", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
+                "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -161,6 +166,15 @@ let package = Package(
         .testTarget(
             name: "ApsioBackendTests",
             dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
+            swiftSettings: strict),
+        // Every test that runs a built binary (apsiod, apsioctl, apsio-backend, apsio-bench-ingest),
+        // with the nginx and redis-server processes set up in front of and behind them.
+        .testTarget(
+            name: "ApsioEndToEndTests",
+            dependencies: [
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform",
+                "ApsioRedaction", "ApsioState", "ApsioTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -16,7 +16,7 @@ import Testing
             Account(user: "ann", role: .admin, password: PasswordHash(password: "ann-password", iterations: 1000))
         ])
         // The backend publishes its own origin in the policy: its port is chosen first.
-        let port = try freeLoopbackPort()
+        let port = try LoopbackPort.free()
         let started = Mutex<BackendServer?>(nil)
         let viewer = try ViewerAPI(port: port)
         @Sendable func api(_ method: String, _ path: String, _ bearer: String?, _ body: JSONValue? = nil) async throws -> (Int, JSONValue) {

@@ -1,6 +1,7 @@
 import ApsioBackend
 import ApsioConfiguration
 import ApsioCore
+import ApsioTestSupport
 import Testing
 
 /// `backend.conf` and `apps.d/*.conf`: what an operator writes, and what each mistake says.

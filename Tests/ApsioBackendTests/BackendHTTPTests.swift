@@ -2,6 +2,7 @@ import ApsioBackend
 import ApsioCore
 import ApsioJSON
 import ApsioNet
+import ApsioTestSupport
 import Foundation
 import Testing
 
@@ -51,56 +52,10 @@ import Testing
     /// helper processes run: deadlines here are generous, so only a real failure fails a test.
     static let patientServer = HTTPServerLimits(
         maxConnections: 256, idleTimeout: .seconds(120), requestTimeout: .seconds(60), writeTimeout: .seconds(60))
-    static let patientClient = HTTPClient.Options(
-        limits: HTTPLimits(connectTimeout: .seconds(60), exchangeTimeout: .seconds(120)))
 
-    struct Client {
-        let http: HTTPClient
-        let endpoint: HTTPEndpoint
-
-        init(port: Int) throws {
-            http = try HTTPClient(options: BackendHTTPTests.patientClient)
-            endpoint = try HTTPEndpoint(scheme: .http, host: "127.0.0.1", port: port)
-        }
-
-        func send(_ request: HTTPRequest) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-            let response = try await http.send(request, to: endpoint)
-            return (response.status, json(response.body), response.headers)
-        }
-
-        func post(_ path: String, _ body: JSONValue, headers: HTTPHeaders = [:]) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-            try await send(.postJSON(path, json: JSONWriter.encode(body), headers: headers))
-        }
-
-        func device(_ path: String, _ body: JSONValue, token: String? = nil, key: String = BackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-            var headers: HTTPHeaders = ["Apsio-App-Key": key]
-            if let token { headers.add("Apsio-Live-Token", token) }
-            return try await post(path, body, headers: headers)
-        }
-
-        func hello(token: String? = nil, key: String = BackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-            try await device(
-                "/v1/live/hello",
-                .object([
-                    "install": .string(BackendHTTPTests.install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
-                    "release": .string("1.0"), "tester": .string(BackendHTTPTests.proof.entryID),
-                    "proof": .string(BackendHTTPTests.proof.secretHex),
-                ]), token: token, key: key)
-        }
-
-        func signIn(_ user: String, _ password: String) async throws -> String {
-            let answer = try await post("/api/login", .object(["user": .string(user), "password": .string(password)]))
-            try #require(answer.status == 200)
-            return try #require(answer.body["token"]?.stringValue)
-        }
-
-        func api(_ method: String, _ path: String, bearer: String?, body: JSONValue? = nil, headers: HTTPHeaders = [:]) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
-            var headers = headers
-            if let bearer { headers.add("Authorization", "Bearer \(bearer)") }
-            if body != nil { headers.add("Content-Type", "application/json") }
-            return try await send(HTTPRequest(method: method, path: path, headers: headers, body: body.map(JSONWriter.encode) ?? []))
-        }
-    }
+    /// The client of every test here (Tests/ApsioTestSupport/BackendHTTPClient.swift), with this
+    /// suite's app key and tester for a device's requests (the extension below).
+    typealias Client = BackendHTTPClient
 
     /// Waits, with a generous deadline, until the backend holds `count` requests.
     static func waitForHeld(_ backend: BackendServer, count: Int) async throws {
@@ -333,5 +288,21 @@ import Testing
             #expect(json(kept.requests.first?.json) == batch)
             #expect(kept.requests.first?.app == "demo")
         }
+    }
+}
+
+extension BackendHTTPClient {
+    func device(_ path: String, _ body: JSONValue, token: String? = nil) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await device(path, body, token: token, key: BackendHTTPTests.appKey)
+    }
+
+    func hello(token: String? = nil, key: String = BackendHTTPTests.appKey) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+        try await device(
+            "/v1/live/hello",
+            .object([
+                "install": .string(BackendHTTPTests.install), "model": .string("Box"), "os": .string("Debian GNU/Linux 12"),
+                "release": .string("1.0"), "tester": .string(BackendHTTPTests.proof.entryID),
+                "proof": .string(BackendHTTPTests.proof.secretHex),
+            ]), token: token, key: key)
     }
 }

@@ -100,7 +100,7 @@ import Testing
     }
 
     /// The caller's own credentials decide, as the daemon's would: the binary's test of the same
-    /// runs it as nobody (ApsioAgentTests' ApsioctlBinaryTests).
+    /// runs it as nobody (ApsioEndToEndTests' ApsioctlBinaryTests).
     @Test func onlyRootAndTheAdminGroupSeeTheInstallationIDs() async throws {
         let machine = try ApsioctlMachine()
         let id = try AppStateStore(layout: StateLayout(root: machine.state)).installationID(for: try AppName("nginx"))

@@ -24,7 +24,7 @@
 # The host is the simulated one of the tests: a journal directory written by
 # systemd-journal-remote, unit state on python-dbusmock's systemd, and a loopback backend
 # (bench/live/measure.py) that lists the watched install as a tester and answers the live channel
-# as Tests/ApsioAgentTests/ScriptedLiveBackend.swift does. The writer and the backend are one
+# as Tests/ApsioTestSupport/ScriptedLiveBackend.swift does. The writer and the backend are one
 # process, so a line's write time and its arrival are read from the same clock. No figure is
 # checked against anything: this prints them.
 set -euo pipefail

@@ -1,4 +1,3 @@
-@testable import ApsioAgent
 import ApsioCore
 import ApsioNet
 import ApsioTestSupport
@@ -102,15 +101,6 @@ import Testing
         let hello = try await transport(port: port).send(
             LiveHTTPRequest(method: .post, path: "/v1/live/hello", gzipBody: GzipBodyCompressor().compress([]), token: nil))
         #expect(hello == .status(200, body: nil, retryAfter: nil))
-    }
-
-    /// A failure repeated on every retry is logged once; after an answer, the next one again.
-    @Test func aFailureIsLoggedOncePerRun() {
-        let lines = LogLines()
-        let log = LogOnChange(lines.logger(.live), level: .warning)
-        for failure in ["refused", "refused", "refused", nil, "refused", "timed out", "timed out"] { log.note(failure) }
-        #expect(lines.all == ["refused", "refused", "timed out"])
-        #expect(lines.levels == [.warning, .warning, .warning])
     }
 
     /// Cancelling the task abandons the held `next` at once: the server sees the connection go.

@@ -1,19 +1,19 @@
 import Foundation
 
 /// A configuration directory of its own for one test, removed when the test is done with it.
-final class ConfigDirectory: Sendable {
-    let path: String
+package final class ConfigDirectory: Sendable {
+    package let path: String
 
-    init() throws {
+    package init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("apsio-backend-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path + "/apps.d", withIntermediateDirectories: true)
     }
 
-    func write(_ relative: String, _ text: String) throws {
+    package func write(_ relative: String, _ text: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + relative))
     }
 
-    func remove(_ relative: String) throws {
+    package func remove(_ relative: String) throws {
         try FileManager.default.removeItem(atPath: path + "/" + relative)
     }
 

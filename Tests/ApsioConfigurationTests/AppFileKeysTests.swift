@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioCore
 import Foundation
 import Testing

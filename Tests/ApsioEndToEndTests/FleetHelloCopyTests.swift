@@ -13,7 +13,7 @@ import Testing
     typealias Fleet = FleetBinaryTests.Fleet
 
     static func hello(
-        _ client: BackendHTTPTests.Client, token: String?, model: String = "Box"
+        _ client: BackendHTTPClient, token: String?, model: String = "Box"
     ) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
         var body = FleetBinaryTests.helloBody()
         if case .object(var fields) = body {
@@ -24,18 +24,18 @@ import Testing
     }
 
     /// The devices whose state the instance answers from its own copy (`/api/health`).
-    static func copies(_ client: BackendHTTPTests.Client) async throws -> Int {
+    static func copies(_ client: BackendHTTPClient) async throws -> Int {
         Int(try await client.send(.get("/api/health")).body["copies"]?.numberValue ?? -1)
     }
 
     /// Waits until the instance has written the hellos it answered from its copies.
-    static func written(_ client: BackendHTTPTests.Client) async throws {
+    static func written(_ client: BackendHTTPClient) async throws {
         try await poll("the hellos answered from copies written") {
             try await client.send(.get("/api/health")).body["unwritten_hellos"]?.numberValue == 0
         }
     }
 
-    static func listedModel(_ client: BackendHTTPTests.Client, bearer: String) async throws -> String? {
+    static func listedModel(_ client: BackendHTTPClient, bearer: String) async throws -> String? {
         try await client.api("GET", "/api/devices", bearer: bearer).body["devices"]?.arrayValue?.first?["model"]?.stringValue
     }
 

@@ -1,5 +1,4 @@
 import ApsioPOSIX
-import ApsioAgent
 import ApsioCore
 import ApsioNet
 import Testing

@@ -64,16 +64,19 @@ import Testing
         }
     }
 
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     static var benchBinary: String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("apsio-bench-ingest").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return IngestFixture.packageRoot.appendingPathComponent(".build/debug/apsio-bench-ingest").path
+        return packageRoot.appendingPathComponent(".build/debug/apsio-bench-ingest").path
     }
 
     /// Writes `count` entries of `unit` as the journal benchmark shapes them.
     static func writeJournal(_ directory: String, count: Int) throws {
-        let script = IngestFixture.packageRoot.appendingPathComponent("bench/journal/generate.py").path
+        let script = packageRoot.appendingPathComponent("bench/journal/generate.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [

@@ -76,7 +76,7 @@ import Testing
         let port = try #require(
             line.components(separatedBy: "listening on http://127.0.0.1:").dropFirst().first?.split(separator: ";").first
                 .flatMap { Int($0) }, "stdout: \(line) stderr: \(child.stderr)")
-        let client = try BackendHTTPTests.Client(port: port)
+        let client = try BackendHTTPClient(port: port)
         func policy(_ key: String) async throws -> (status: Int, body: JSONValue) {
             let answer = try await client.send(.get("/v1/policy", headers: ["Apsio-App-Key": key]))
             return (answer.status, answer.body)

@@ -1,4 +1,3 @@
-import ApsioAgent
 import Foundation
 import Testing
 import ApsioConfiguration

@@ -56,7 +56,7 @@ import Testing
         #expect(try await last.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: ann).status == 200)
         #expect(try await first.api("POST", "/api/devices/\(install)/watch?app=demo", bearer: bob).status == 200)
         #expect(try await FleetBinaryTests.hello(first, token: token).body["viewers"]?.numberValue == 2)
-        func command(_ who: String, on client: BackendHTTPTests.Client) async throws -> Int {
+        func command(_ who: String, on client: BackendHTTPClient) async throws -> Int {
             try await client.api(
                 "POST", "/api/devices/\(install)/commands?app=demo", bearer: who, body: .object(["name": .string("diagnostics")])
             ).status

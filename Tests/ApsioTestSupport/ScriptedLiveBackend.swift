@@ -1,22 +1,20 @@
-import ApsioAgent
-import ApsioCore
-import ApsioJSON
+package import ApsioCore
+package import ApsioJSON
 import ApsioNet
-import ApsioPOSIX
+package import ApsioPOSIX
 import Foundation
-import Synchronization
-import ApsioLive
-import ApsioTestSupport
+package import Synchronization
+package import ApsioLive
 
 /// A live backend in memory: records every request, answers hellos from a script, holds `next`
 /// (and, when asked, `results`) until the test releases it or the runtime cancels it.
-final class ScriptedLiveBackend: LiveTransport, Sendable {
-    struct Seen: Sendable {
-        let request: LiveHTTPRequest
-        let body: JSONValue?
+package final class ScriptedLiveBackend: LiveTransport, Sendable {
+    package struct Seen: Sendable {
+        package let request: LiveHTTPRequest
+        package let body: JSONValue?
         /// When it arrived: what a test compares with a moment the backend named (a Retry-After's
         /// end), to say that nothing came before it.
-        let arrivedAt: ContinuousClock.Instant
+        package let arrivedAt: ContinuousClock.Instant
     }
 
     private struct State {
@@ -37,28 +35,30 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
 
     private let state = Mutex(State())
     /// Bumped whenever a request arrives, is held, or is let go: what a test waits on.
-    let changes = ChangeSignal()
+    package let changes = ChangeSignal()
 
-    var seen: [Seen] { state.withLock { $0.seen } }
-    var cancelledNext: Int { state.withLock { $0.cancelledNext } }
-    var heldNextCount: Int { state.withLock { $0.heldNext.count } }
-    var heldResultsCount: Int { state.withLock { $0.heldResults.count } }
+    package init() {}
 
-    func answerHellos(_ response: LiveResponse) { state.withLock { $0.helloAnswer = response } }
+    package var seen: [Seen] { state.withLock { $0.seen } }
+    package var cancelledNext: Int { state.withLock { $0.cancelledNext } }
+    package var heldNextCount: Int { state.withLock { $0.heldNext.count } }
+    package var heldResultsCount: Int { state.withLock { $0.heldResults.count } }
+
+    package func answerHellos(_ response: LiveResponse) { state.withLock { $0.helloAnswer = response } }
     /// The next hellos get these answers, one each, then `answerHellos`'.
-    func answerNextHellos(_ responses: [LiveResponse]) { state.withLock { $0.helloScript += responses } }
-    func answerResults(_ response: LiveResponse) { state.withLock { $0.resultsAnswer = response } }
+    package func answerNextHellos(_ responses: [LiveResponse]) { state.withLock { $0.helloScript += responses } }
+    package func answerResults(_ response: LiveResponse) { state.withLock { $0.resultsAnswer = response } }
     /// The next `frames` bodies get these answers, one each, then 202.
-    func answerNextFrames(_ responses: [LiveResponse]) { state.withLock { $0.framesScript += responses } }
+    package func answerNextFrames(_ responses: [LiveResponse]) { state.withLock { $0.framesScript += responses } }
     /// The next `results` bodies get these answers, one each, then `answerResults`'.
-    func answerNextResults(_ responses: [LiveResponse]) { state.withLock { $0.resultsScript += responses } }
+    package func answerNextResults(_ responses: [LiveResponse]) { state.withLock { $0.resultsScript += responses } }
     /// `results` requests wait for `releaseResults` from now on (a slow backend).
-    func holdResults() { state.withLock { $0.holdsResults = true } }
+    package func holdResults() { state.withLock { $0.holdsResults = true } }
 
-    func requests(to path: String) -> [Seen] { seen.filter { $0.request.path.hasPrefix(path) } }
+    package func requests(to path: String) -> [Seen] { seen.filter { $0.request.path.hasPrefix(path) } }
 
     /// Answers every held `next` with `response`.
-    func releaseNext(_ response: LiveResponse) {
+    package func releaseNext(_ response: LiveResponse) {
         let held = state.withLock { state -> [CheckedContinuation<LiveResponse, Never>] in
             defer { state.heldNext.removeAll() }
             return Array(state.heldNext.values)
@@ -68,7 +68,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     }
 
     /// Answers every held `results` with `response`, and answers the next ones at once again.
-    func releaseResults(_ response: LiveResponse) {
+    package func releaseResults(_ response: LiveResponse) {
         let held = state.withLock { state -> [CheckedContinuation<LiveResponse, Never>] in
             defer {
                 state.heldResults.removeAll()
@@ -81,7 +81,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
     }
 
     /// In memory: the request as the runtime handed it to the network.
-    func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
+    package func send(_ request: LiveHTTPRequest) async throws(CancellationError) -> LiveResponse {
         let body = request.gzipBody.flatMap { bytes -> JSONValue? in
             guard let plain = try? Gzip.decompress(bytes, maxOutput: 1 << 24) else { return nil }
             return try? JSONDecoder().decode(JSONValue.self, from: Data(plain))
@@ -93,7 +93,7 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
 
     /// Records the request and answers it from the script; a `next` is held until released or
     /// cancelled. `LoopbackLiveBackend` calls this with what arrived over the socket.
-    func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
+    package func answer(_ request: LiveHTTPRequest, body: JSONValue?) async throws(CancellationError) -> LiveResponse {
         state.withLock { $0.seen.append(Seen(request: request, body: body, arrivedAt: .now)) }
         changes.notify()
         if request.path.hasPrefix("/v1/live/hello") {
@@ -156,31 +156,33 @@ final class ScriptedLiveBackend: LiveTransport, Sendable {
 }
 
 /// Records what the runtime told the daemon, and answers commands.
-final class RecordingLiveHost: LiveHost, Sendable {
+package final class RecordingLiveHost: LiveHost, Sendable {
     private let events = Mutex<[LiveHostEvent]>([])
-    let changes = ChangeSignal()
-    let frame: JSONValue = .object(["processes": .array([.object(["pid": .number(42), "comm": .string("nginx")])])])
+    package let changes = ChangeSignal()
+    package let frame: JSONValue = .object(["processes": .array([.object(["pid": .number(42), "comm": .string("nginx")])])])
 
-    var received: [LiveHostEvent] { events.withLock { $0 } }
+    package init() {}
 
-    func live(_ event: LiveHostEvent) {
+    package var received: [LiveHostEvent] { events.withLock { $0 } }
+
+    package func live(_ event: LiveHostEvent) {
         events.withLock { $0.append(event) }
         changes.notify()
     }
     /// Whether `keep` writes: off, it answers as a disk that refuses the day's count does.
-    let keeps = Mutex(true)
+    package let keeps = Mutex(true)
     private let kept = Mutex<[DayBytes]>([])
     /// Every count written, in order.
-    var keptCounts: [DayBytes] { kept.withLock { $0 } }
+    package var keptCounts: [DayBytes] { kept.withLock { $0 } }
 
-    func keep(_ dayBytes: DayBytes) -> Bool {
+    package func keep(_ dayBytes: DayBytes) -> Bool {
         let writes = keeps.withLock { $0 }
         if writes { kept.withLock { $0.append(dayBytes) } }
         changes.notify()
         return writes
     }
-    func screenshot() async -> JSONValue? { frame }
-    func diagnostics(commandID: String) async -> JSONValue? {
+    package func screenshot() async -> JSONValue? { frame }
+    package func diagnostics(commandID: String) async -> JSONValue? {
         .object(["apsio.live.command.id": .string(commandID), "apsio.queue.records": .number(0)])
     }
 }

@@ -28,13 +28,13 @@ import Testing
 
         final class Instance: Sendable {
             let child: BackendBinaryTests.Child
-            let client: BackendHTTPTests.Client
+            let client: BackendHTTPClient
             let port: Int
 
             init(_ child: BackendBinaryTests.Child, port: Int) throws {
                 self.child = child
                 self.port = port
-                client = try BackendHTTPTests.Client(port: port)
+                client = try BackendHTTPClient(port: port)
             }
         }
 
@@ -97,7 +97,7 @@ import Testing
             return try Instance(child, port: port)
         }
 
-        subscript(index: Int) -> BackendHTTPTests.Client { instances[index].client }
+        subscript(index: Int) -> BackendHTTPClient { instances[index].client }
 
         /// Waits until instance `index` holds at least `count` requests (its `/api/health` says).
         func waitForHeld(_ index: Int, count: Int) async throws {
@@ -117,12 +117,12 @@ import Testing
     }
 
     static func hello(
-        _ client: BackendHTTPTests.Client, token: String? = nil, as proof: TesterProof = proof
+        _ client: BackendHTTPClient, token: String? = nil, as proof: TesterProof = proof
     ) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
         try await client.device("/v1/live/hello", helloBody(proof), token: token, key: appKey)
     }
 
-    static func frames(_ client: BackendHTTPTests.Client, token: String, line: String, install: String = install) async throws -> Int {
+    static func frames(_ client: BackendHTTPClient, token: String, line: String, install: String = install) async throws -> Int {
         try await client.device(
             "/v1/live/frames",
             .object(["install": .string(install), "state": .string("live"), "lines": .array([.object(["body": .string(line)])])]),
@@ -130,11 +130,11 @@ import Testing
         ).status
     }
 
-    static func next(_ client: BackendHTTPTests.Client, token: String) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
+    static func next(_ client: BackendHTTPClient, token: String) async throws -> (status: Int, body: JSONValue, headers: HTTPHeaders) {
         try await client.send(.get("/v1/live/next?install=\(install)", headers: ["Apsio-App-Key": appKey, "Apsio-Live-Token": token]))
     }
 
-    static func result(_ client: BackendHTTPTests.Client, token: String, id: JSONValue, name: String) async throws -> Int {
+    static func result(_ client: BackendHTTPClient, token: String, id: JSONValue, name: String) async throws -> Int {
         try await client.device(
             "/v1/live/results",
             .object([
@@ -154,7 +154,7 @@ import Testing
         init(bearer: String) { self.bearer = bearer }
 
         /// Polls `client` until an event of `type` arrives (each poll may be held up to 25 s).
-        func until(_ type: String, on clients: [BackendHTTPTests.Client], where matches: (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+        func until(_ type: String, on clients: [BackendHTTPClient], where matches: (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
             var turn = 0
             for _ in 0..<40 {
                 if let found = events.first(where: { $0["type"]?.stringValue == type && matches($0) }) { return found }
@@ -673,7 +673,7 @@ import Testing
         #expect(try await Self.hello(c, token: first).body["viewers"]?.numberValue == 1)
         #expect(try await Self.hello(c, token: second, as: Self.otherProof).body["viewers"]?.numberValue == 1)
 
-        func streams(_ afters: [String: Double], on client: BackendHTTPTests.Client) async throws -> [String: JSONValue] {
+        func streams(_ afters: [String: Double], on client: BackendHTTPClient) async throws -> [String: JSONValue] {
             var devices: [JSONValue] = [.object(["app": .string("demo"), "install": .string("not-watched")])]
             for (install, after) in afters {
                 devices.append(.object(["app": .string("demo"), "install": .string(install), "after": .number(after)]))

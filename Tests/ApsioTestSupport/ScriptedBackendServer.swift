@@ -1,7 +1,6 @@
-import ApsioAgent
 import ApsioCore
-import ApsioJSON
-import ApsioNet
+package import ApsioJSON
+package import ApsioNet
 import Foundation
 import Glibc
 import Synchronization
@@ -12,17 +11,17 @@ import ApsioLive
 /// and the live channel answered by a `ScriptedLiveBackend`. What the script records is what
 /// arrived over the wire: the server undid the gzip, the token came in its header, a held `next`
 /// is a handler waiting on the script, cancelled when the client closes.
-final class ScriptedBackendServer: Sendable {
-    let script: ScriptedLiveBackend
-    let server: HTTPServer
-    let port: Int
+package final class ScriptedBackendServer: Sendable {
+    package let script: ScriptedLiveBackend
+    package let server: HTTPServer
+    package let port: Int
 
     /// What `/v1/logs` received, in order, and how the sink answers.
-    struct Sink: Sendable {
+    package struct Sink: Sendable {
         /// Each request's records, whether or not it was accepted.
-        var requests: [[SentRecord]] = []
+        package var requests: [[SentRecord]] = []
         /// Answers for the next requests, then 200.
-        var script: [Int] = []
+        package var script: [Int] = []
     }
 
     private final class State: Sendable {
@@ -38,7 +37,7 @@ final class ScriptedBackendServer: Sendable {
 
     private let state = State()
 
-    init(script: ScriptedLiveBackend = ScriptedLiveBackend()) async throws {
+    package init(script: ScriptedLiveBackend = ScriptedLiveBackend()) async throws {
         self.script = script
         let state = self.state
         var router = HTTPRouter()
@@ -76,43 +75,43 @@ final class ScriptedBackendServer: Sendable {
         port = try await server.start()
     }
 
-    var origin: String { "http://127.0.0.1:\(port)" }
+    package var origin: String { "http://127.0.0.1:\(port)" }
 
-    func stop() async { await server.stop() }
+    package func stop() async { await server.stop() }
 
     // MARK: The policy
 
     /// What `GET /v1/policy` answers from now on; nil answers 503.
-    func setPolicy(_ policy: JSONValue?) { state.policy.withLock { $0 = policy } }
-    var policyRequests: Int { state.policyRequests.load(ordering: .relaxed) }
+    package func setPolicy(_ policy: JSONValue?) { state.policy.withLock { $0 = policy } }
+    package var policyRequests: Int { state.policyRequests.load(ordering: .relaxed) }
 
     // MARK: The sink
 
-    var sink: Sink { state.sink.withLock { $0 } }
+    package var sink: Sink { state.sink.withLock { $0 } }
     /// Every record received, accepted or not, in order.
-    var records: [SentRecord] { sink.requests.flatMap { $0 } }
-    var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
-    func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
+    package var records: [SentRecord] { sink.requests.flatMap { $0 } }
+    package var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
+    package func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
     /// 200 again from the next request on. Returns how many requests came before: the ones after
     /// are accepted.
     @discardableResult
-    func clearLogsScript() -> Int {
+    package func clearLogsScript() -> Int {
         state.sink.withLock { sink in
             sink.script = []
             return sink.requests.count
         }
     }
     /// `body` runs in the handler of each `/v1/logs` request, with its number, before the answer.
-    func onLogs(_ body: (@Sendable (Int) -> Void)?) { state.onLogs.withLock { $0 = body } }
+    package func onLogs(_ body: (@Sendable (Int) -> Void)?) { state.onLogs.withLock { $0 = body } }
 
     // MARK: What came
 
     /// `Apsio-App-Key` of every request that arrived, in order.
-    var appKeysSeen: [String?] { state.appKeys.withLock { $0 } }
+    package var appKeysSeen: [String?] { state.appKeys.withLock { $0 } }
     /// The bytes of every `frames` and `results` body as sent (compressed), in order.
-    var liveBodyBytes: [(path: String, bytes: Int)] { state.liveWire.withLock { $0 }.map { (path: $0.0, bytes: $0.1) } }
+    package var liveBodyBytes: [(path: String, bytes: Int)] { state.liveWire.withLock { $0 }.map { (path: $0.0, bytes: $0.1) } }
 
-    static func wireBytes(_ request: HTTPServerRequest) -> Int {
+    package static func wireBytes(_ request: HTTPServerRequest) -> Int {
         request.headers["Content-Length"].flatMap { Int($0) } ?? request.body.count
     }
 

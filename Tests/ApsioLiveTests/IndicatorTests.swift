@@ -2,7 +2,6 @@ import ApsioCore
 import Foundation
 import Testing
 
-@testable import ApsioAgent
 @testable import ApsioTestSupport
 @testable import ApsioLive
 
@@ -116,22 +115,3 @@ import Testing
         #expect(try String(contentsOfFile: directory.path + "/dev/notatty", encoding: .utf8).isEmpty)
     }
 }
-
-@Suite struct DaemonLogTests {
-    @Test func levelsBelowTheMinimumAreNotLogged() {
-        let log = DaemonLog(minimum: .notice, destination: .memory)
-        log.log(.info, .policy, "fetched", app: "web")
-        log.log(.warning, .policy, "malformed body kept the last good policy", app: "web")
-        #expect(log.lines == ["warning policy web: malformed body kept the last good policy"])
-        log.level = .debug
-        log.log(.debug, .journal, "read 10 entries")
-        #expect(log.lines.count == 2)
-    }
-
-    @Test func everyKindHasItsOwnMessageID() {
-        let ids = LogKind.allCases.map(\.messageID)
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
-    }
-}
-
