@@ -131,7 +131,10 @@ let package = Package(
         .testTarget(name: "ApsioJSONTests", dependencies: ["ApsioJSON"], swiftSettings: strict),
         .testTarget(
             name: "ApsioIngestTests",
-            dependencies: ["ApsioIngest", "ApsioCore", "ApsioPlatform", "ApsioRedaction", "ApsioState", "ApsioTestSupport"],
+            dependencies: [
+                "ApsioIngest", "ApsioBackend", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioRedaction",
+                "ApsioState", "ApsioTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "ApsioPolicyTests",
@@ -155,8 +158,8 @@ let package = Package(
         .testTarget(
             name: "ApsioAgentTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioIngest", "ApsioLive",
-                "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform",
+                "ApsioPOSIX", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

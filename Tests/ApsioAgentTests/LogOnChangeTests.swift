@@ -1,6 +1,8 @@
 import Testing
 
 @testable import ApsioAgent
+import ApsioCore
+import ApsioTestSupport
 
 /// How a served app logs its live channel's failures (`ServedApp`): a line only when it changes.
 @Suite struct LogOnChangeTests {

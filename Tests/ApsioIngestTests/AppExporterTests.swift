@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioCore
 import ApsioNet
 import ApsioPOSIX

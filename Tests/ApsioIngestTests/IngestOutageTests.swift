@@ -1,5 +1,5 @@
-import ApsioAgent
 import ApsioCore
+import ApsioJSON
 import ApsioNet
 import ApsioPOSIX
 import Foundation
@@ -8,7 +8,6 @@ import Synchronization
 import Testing
 import ApsioIngest
 import ApsioState
-import ApsioLive
 
 /// An outage over a real socket: the backend answers 503, then its port refuses connections, then
 /// it comes back on the same port. The exporter's clock is manual, so the backoff is read exactly;
@@ -25,7 +24,7 @@ import ApsioLive
             router.add("POST", "/v1/logs") { [self] request in
                 attempts.add(1, ordering: .relaxed)
                 let (status, retryAfter) = statuses.withLock { $0.isEmpty ? (200, nil) : $0.removeFirst() }
-                if status == 200, let body = JSONValueEncoding.decode(request.body) {
+                if status == 200, let body = try? JSONParser(maxBytes: 64 << 20).parse(request.body) {
                     accepted.withLock { $0 += SentRecord.all(in: body).map(\.body) }
                 }
                 var headers: HTTPHeaders = [:]

@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioBackend
 import ApsioCore
 import ApsioJSON

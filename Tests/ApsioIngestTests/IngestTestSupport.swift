@@ -1,4 +1,3 @@
-import ApsioAgent
 import ApsioCore
 import ApsioRedaction
 import ApsioJSON
@@ -50,41 +49,6 @@ final class ScriptedIngestSink: IngestTransport {
     }
 }
 
-/// What a request body holds, record by record, with the Resource each record is under.
-struct SentRecord {
-    var resource: [String: String]
-    var body: String
-    var severityNumber: Int
-    var attributes: [String: JSONValue]
-
-    var uid: String? { attributes["log.record.uid"]?["stringValue"]?.stringValue }
-
-    static func all(in request: JSONValue) -> [SentRecord] {
-        var out: [SentRecord] = []
-        for group in request["resourceLogs"]?.arrayValue ?? [] {
-            var resource: [String: String] = [:]
-            for attribute in group["resource"]?["attributes"]?.arrayValue ?? [] {
-                if let key = attribute["key"]?.stringValue, let value = attribute["value"]?["stringValue"]?.stringValue {
-                    resource[key] = value
-                }
-            }
-            for scope in group["scopeLogs"]?.arrayValue ?? [] {
-                for record in scope["logRecords"]?.arrayValue ?? [] {
-                    var attributes: [String: JSONValue] = [:]
-                    for attribute in record["attributes"]?.arrayValue ?? [] {
-                        if let key = attribute["key"]?.stringValue { attributes[key] = attribute["value"] }
-                    }
-                    let severity: Int
-                    if case .number(let number)? = record["severityNumber"] { severity = Int(number) } else { severity = 0 }
-                    out.append(SentRecord(
-                        resource: resource, body: record["body"]?["stringValue"]?.stringValue ?? "",
-                        severityNumber: severity, attributes: attributes))
-                }
-            }
-        }
-        return out
-    }
-}
 
 enum IngestFixture {
     static let installationID = "4f2c9a3e-1b7d-4e8a-9c6f-0d2e5b8a7c31"
@@ -120,19 +84,3 @@ enum IngestFixture {
         packageRoot.appendingPathComponent("Tests/ApsioCoreTests/Fixtures/" + relative)
     }
 }
-
-/// Log lines a part of the daemon wrote, every level kept, for checking what they say and that none
-/// holds a secret.
-final class LogLines: LogSink {
-    private let lines = Mutex<[(level: LogLevel, message: String)]>([])
-    /// The messages, as the sink got them: without the app, which the daemon's log adds once.
-    var all: [String] { lines.withLock { $0.map(\.message) } }
-    var levels: [LogLevel] { lines.withLock { $0.map(\.level) } }
-    func logger(_ kind: LogKind = .ingest) -> Logger { Logger(self, kind: kind, app: "test-app") }
-
-    func isLogged(_ level: LogLevel) -> Bool { true }
-    func write(_ level: LogLevel, _ kind: LogKind, _ message: String, app: String?, fields: [(name: String, value: String)]) {
-        lines.withLock { $0.append((level, message)) }
-    }
-}
-
