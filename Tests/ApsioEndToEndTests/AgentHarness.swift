@@ -60,8 +60,14 @@ final class AgentHarness: @unchecked Sendable {
 
     // MARK: The app and its backend
 
-    /// `apps.d/demo.conf`, with `extra` lines after the usual ones.
+    /// `apps.d/demo.conf`, with `extra` lines after the usual ones (at the lines tests expect them).
+    /// Its `Encoding=`, after them, is
+    /// `APSIO_TEST_ENCODING`'s when that is set and `extra` names none: the whole suite runs with
+    /// either encoding (`APSIO_TEST_ENCODING=protobuf`), the scripted backend reading both.
     func writeApp(_ extra: String = "") throws {
+        let encoding = ProcessInfo.processInfo.environment["APSIO_TEST_ENCODING"].flatMap { chosen in
+            extra.contains("Encoding=") ? nil : "Encoding=\(chosen)"
+        }
         try root.write("etc/apps.d/\(Self.app).conf", """
             [App]
             Unit=\(Self.unit)
@@ -71,6 +77,7 @@ final class AgentHarness: @unchecked Sendable {
             AppKey=\(Self.appKey)
             Consent=granted
             \(extra)
+            \(encoding ?? "")
             """)
     }
 

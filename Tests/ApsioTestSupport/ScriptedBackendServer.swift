@@ -1,4 +1,4 @@
-import ApsioCore
+package import ApsioCore
 package import ApsioJSON
 package import ApsioNet
 import Foundation
@@ -22,6 +22,11 @@ package final class ScriptedBackendServer: Sendable {
         package var requests: [[SentRecord]] = []
         /// Answers for the next requests, then 200.
         package var script: [Int] = []
+        /// The encoding of every request, those refused included, in order.
+        package var encodings: [OTLPEncoding] = []
+        /// Answered 415 before anything else (a receiver that reads the other encoding only);
+        /// such a request is not among `requests`.
+        package var refused: OTLPEncoding?
     }
 
     private final class State: Sendable {
@@ -61,7 +66,19 @@ package final class ScriptedBackendServer: Sendable {
         }
         router.add("POST", "/v1/logs") { request in
             state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
-            let records = JSONValueEncoding.decode(request.body).map(SentRecord.all(in:)) ?? []
+            let encoding: OTLPEncoding =
+                request.headers["Content-Type"]?.lowercased().hasPrefix(OTLPEncoding.protobuf.contentType) == true ? .protobuf : .json
+            let refused = state.sink.withLock { sink in
+                sink.encodings.append(encoding)
+                return sink.refused == encoding
+            }
+            if refused {
+                script.changes.notify()
+                return HTTPServerResponse(status: 415)
+            }
+            // Either encoding is read as the same request (apsio-backend's sink reads protobuf so).
+            let json = encoding == .protobuf ? (try? OTLPProtobufLogs.json(from: request.body)) : request.body
+            let records = json.flatMap(JSONValueEncoding.decode).map(SentRecord.all(in:)) ?? []
             let (number, status) = state.sink.withLock { sink -> (Int, Int) in
                 sink.requests.append(records)
                 return (sink.requests.count, sink.script.isEmpty ? 200 : sink.script.removeFirst())
@@ -92,6 +109,8 @@ package final class ScriptedBackendServer: Sendable {
     package var records: [SentRecord] { sink.requests.flatMap { $0 } }
     package var uniqueUIDs: Set<String> { Set(records.compactMap(\.uid)) }
     package func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
+    /// 415 to every request in `encoding` from now on; nil reads both again.
+    package func refuse(_ encoding: OTLPEncoding?) { state.sink.withLock { $0.refused = encoding } }
     /// 200 again from the next request on. Returns how many requests came before: the ones after
     /// are accepted.
     @discardableResult

@@ -1,0 +1,67 @@
+import ApsioCore
+import Foundation
+@testable import ApsioTestSupport
+import Testing
+
+/// `Encoding=` on the built `apsiod`: OTLP/HTTP protobuf reaches a backend that reads it as the same
+/// records JSON would; a backend that reads JSON only answers 415 once, and everything goes as JSON
+/// from then on, nothing lost, the switch logged once; a restart tries the configured one again.
+@Suite(.serialized) struct DaemonEncodingTests {
+    static func lines(_ prefix: String, _ count: Int) -> [String] { (0..<count).map { "\(prefix) \($0)" } }
+
+    @Test func protobufBatchesCarryEveryRecord() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(live: false), appFile: "Encoding=protobuf")
+            let sent = Self.lines("binary", 30)
+            try await h.journal.write(sent.map { h.journal.entry(unit: AgentHarness.unit, message: $0) })
+            try await poll("every line at /v1/logs", seconds: 60, every: .milliseconds(100)) {
+                Set(h.backend.records.map(\.body)).isSuperset(of: sent)
+            }
+            #expect(h.backend.sink.encodings.allSatisfy { $0 == .protobuf })
+            #expect(!h.backend.sink.encodings.isEmpty)
+            let record = try #require(h.backend.records.first { $0.body == "binary 0" })
+            #expect(record.resource["service.name"] == "com.example.demo")
+            #expect(record.uid?.count == 32)
+            #expect(record.attributes["systemd.unit"]?["stringValue"] == .string(AgentHarness.unit))
+        }
+    }
+
+    @Test func aBackendThatReadsJSONOnlyGetsJSONFromItsFirst415() async throws {
+        try await AgentHarness.with { h in
+            h.backend.refuse(.protobuf)
+            try await h.serve(try h.policy(live: false), appFile: "Encoding=protobuf")
+            let first = Self.lines("first", 20)
+            try await h.journal.write(first.map { h.journal.entry(unit: AgentHarness.unit, message: $0) })
+            try await poll("the first lines at /v1/logs", seconds: 60, every: .milliseconds(100)) {
+                Set(h.backend.records.map(\.body)).isSuperset(of: first)
+            }
+            let second = Self.lines("second", 20)
+            try await h.journal.write(second.map { h.journal.entry(unit: AgentHarness.unit, message: $0) })
+            try await poll("the second lines at /v1/logs", seconds: 60, every: .milliseconds(100)) {
+                Set(h.backend.records.map(\.body)).isSuperset(of: second)
+            }
+            #expect(h.backend.sink.encodings.first == .protobuf)
+            #expect(h.backend.sink.encodings.dropFirst().allSatisfy { $0 == .json }, "\(h.backend.sink.encodings)")
+            #expect(h.log.components(separatedBy: "does not take OTLP protobuf (415)").count == 2, "the switch logged once")
+            #expect(!h.log.contains("the backend answered 415"), "a 415 that switches is no failure")
+
+            // A restart tries the configured encoding again, and switches again.
+            await h.stop()
+            let before = h.backend.sink.encodings.count
+            try h.start()
+            try await h.waitServing()
+            let third = Self.lines("third", 20)
+            try await h.journal.write(third.map { h.journal.entry(unit: AgentHarness.unit, message: $0) })
+            try await poll("the third lines at /v1/logs", seconds: 60, every: .milliseconds(100)) {
+                Set(h.backend.records.map(\.body)).isSuperset(of: third)
+            }
+            let afterRestart = h.backend.sink.encodings.dropFirst(before)
+            #expect(afterRestart.first == .protobuf)
+            #expect(afterRestart.dropFirst().allSatisfy { $0 == .json })
+            // Nothing was lost, and nothing sent twice.
+            let bodies = h.backend.records.map(\.body)
+            #expect(Set(bodies) == Set(first + second + third))
+            #expect(bodies.count == Set(bodies).count)
+        }
+    }
+}
