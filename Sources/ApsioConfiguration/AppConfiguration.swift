@@ -37,8 +37,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
     package static let defaultMinPriority = 7
-    /// JSON until apsio-backend and the sinks the tests run read protobuf too (docs/configuration.md).
-    package static let defaultEncoding = OTLPEncoding.json
+    /// The OTLP specification's default for senders (docs/configuration.md).
+    package static let defaultEncoding = OTLPEncoding.protobuf
 
     package init(
         name: AppName, path: String, unit: String, serviceName: String? = nil, version: String? = nil,

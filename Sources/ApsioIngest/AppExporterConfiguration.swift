@@ -40,7 +40,7 @@ package struct AppExporterConfiguration: Sendable {
     package init(
         app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
-        limits: Limits = .spec, encoding: OTLPEncoding = .json,
+        limits: Limits = .spec, encoding: OTLPEncoding = .protobuf,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app

@@ -40,7 +40,8 @@ func say(_ text: String) {
 
 let usage = """
     usage: apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR \
-    [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N] [--redact-rules none|standard|all]
+    [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N] [--redact-rules none|standard|all] \
+    [--encoding json|protobuf]
            apsio-bench-ingest sink [--port N]
     """
 
@@ -115,6 +116,7 @@ case "run":
         let client = try HTTPClient()
         let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)
         let redactor = try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard"))
+        guard let encoding = OTLPEncoding(rawValue: options["encoding"] ?? "json") else { fail(usage) }
         // One app keeps the name it always had, so that a state directory of an earlier run resumes.
         let names = try units.indices.map { try AppName(units.count == 1 ? "bench" : "bench\($0)") }
         // One reader for every app, as the daemon has.
@@ -125,7 +127,7 @@ case "run":
         for (name, unit) in zip(names, units) {
             let configuration = AppExporterConfiguration(
                 app: name, unit: unit, firstStart: .oldest, resource: resource,
-                redactor: redactor, gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
+                redactor: redactor, encoding: encoding, gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
             exporters.append(try AppExporter(
                 configuration: configuration, journal: hub, state: StateLayout(root: stateDir), clock: clock, transport: transport,
                 hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: name.rawValue)))

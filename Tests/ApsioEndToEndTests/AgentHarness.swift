@@ -63,7 +63,8 @@ final class AgentHarness: @unchecked Sendable {
     /// `apps.d/demo.conf`, with `extra` lines after the usual ones (at the lines tests expect them).
     /// Its `Encoding=`, after them, is
     /// `APSIO_TEST_ENCODING`'s when that is set and `extra` names none: the whole suite runs with
-    /// either encoding (`APSIO_TEST_ENCODING=protobuf`), the scripted backend reading both.
+    /// either encoding (protobuf by default, `APSIO_TEST_ENCODING=json`), the scripted backend
+    /// reading both.
     func writeApp(_ extra: String = "") throws {
         let encoding = ProcessInfo.processInfo.environment["APSIO_TEST_ENCODING"].flatMap { chosen in
             extra.contains("Encoding=") ? nil : "Encoding=\(chosen)"

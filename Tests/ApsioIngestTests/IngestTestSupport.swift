@@ -65,7 +65,9 @@ enum IngestFixture {
     static func configuration(journal: JournalFixture, limits: Limits = .spec) throws -> AppExporterConfiguration {
         AppExporterConfiguration(
             app: try AppName("demo"), unit: unit, firstStart: .oldest,
-            resource: resource, redactor: try Redactor(patterns: ["card=[0-9 ]{12,19}"]), limits: limits)
+            resource: resource, redactor: try Redactor(patterns: ["card=[0-9 ]{12,19}"]), limits: limits,
+            // The scripted sinks here read the JSON mapping; protobuf is AppExporterTests' own case.
+            encoding: .json)
     }
 
     /// The shared reader an exporter pulls from, as the daemon has it, following the app, started.

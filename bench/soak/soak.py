@@ -433,7 +433,9 @@ def main():
         for app in apps:
             with open(os.path.join(args.config, "apps.d", app.name + ".conf"), "w") as f:
                 f.write(f"[App]\nUnit={app.unit}\nName=com.example.{app.name}\nVersion=1.0.{app.index}\n"
-                        f"Backend=http://127.0.0.1:{args.port}\nAppKey={app.key}\nConsent=granted\nStartAt=head\n")
+                        f"Backend=http://127.0.0.1:{args.port}\nAppKey={app.key}\nConsent=granted\nStartAt=head\n"
+                        # The soak's sink reads the JSON mapping for the uids it accepted.
+                        "Encoding=json\n")
         # The units, with the properties real systemd has and the template leaves out (as
         # Tests/ApsioTestSupport/SystemdMock.swift adds them), active with a first invocation.
         # The cgroup named is not on this machine, so process frames and the footprint fall back

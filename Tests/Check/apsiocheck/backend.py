@@ -15,6 +15,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from .otlp_protobuf import request_to_json
+
 TAG = re.compile(r"\bE(\d{6})\b")
 #: What a request body may be, uncompressed: far above what apsiod sends in a batch.
 MAX_BODY = 64 << 20
@@ -259,11 +261,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         handler(base, body, query)
 
+    def is_protobuf(self):
+        """OTLP/HTTP's binary encoding, by its media type (apsiod's default; `Encoding=json` is the other)."""
+        return (self.headers.get("Content-Type") or "").lower().startswith("application/x-protobuf")
+
     def parse(self, name, body):
         """What the checker needs of a body that was refused: the records of a batch."""
         if name != "logs":
             return {}
-        return {"records": records_of(body)}
+        return {"records": records_of(body, protobuf=self.is_protobuf())}
 
     def policy(self, base, body, query):
         backend = self.backend
@@ -273,7 +279,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.answer(200, policy)
 
     def logs(self, base, body, query):
-        records = records_of(body)
+        records = records_of(body, protobuf=self.is_protobuf())
         self.backend.record(dict(base, status=200, records=records, raw=body))
         self.answer(200, {})
 
@@ -352,11 +358,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.answer(status)
 
 
-def records_of(body):
-    """Each OTLP/JSON log record of a batch as (tag, service name, body, uid); a record not made
-    from an entry of the history has tag None."""
+def records_of(body, protobuf=False):
+    """Each OTLP log record of a batch (the JSON mapping, or protobuf's binary form) as (tag, service
+    name, body, uid); a record not made from an entry of the history has tag None."""
     try:
-        request = json.loads(body)
+        request = request_to_json(body) if protobuf else json.loads(body)
     except ValueError:
         return []
     out = []
