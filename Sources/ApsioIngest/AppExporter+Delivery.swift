@@ -71,6 +71,7 @@ extension AppExporter {
 
     func answered(_ id: IngestRequestID, _ answer: IngestAnswer) {
         guard inFlight?.id == id, reading.phase != .stopped else { return }
+        if let partial = answer.partialSuccess { rejected(partial) }
         let actions = delivery.handle(.answered(id, answer.response), now: clock.now())
         // A 415 that switches the encoding is no failure: the batch goes again at once.
         if !actions.contains(.switchEncoding) {
@@ -88,6 +89,16 @@ extension AppExporter {
             inFlight = nil
         }
         deliver(actions)
+    }
+
+    /// An accepted batch the backend kept part of: counted, and said once for each new reason (a
+    /// receiver that rejects records of every batch would otherwise fill the journal).
+    func rejected(_ partial: OTLPPartialSuccess) {
+        counters.rejectedRecords += partial.rejectedRecords
+        let reason = partial.message ?? "no reason given"
+        guard reason != lastRejection else { return }
+        lastRejection = reason
+        log.warning("the backend accepted a batch but did not keep \(partial.rejectedRecords) of its records (\(reason)); they are not sent again")
     }
 
     /// The batch was accepted, or dropped by the backend: move past its records and report the queue.

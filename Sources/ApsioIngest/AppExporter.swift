@@ -66,6 +66,8 @@ package actor AppExporter {
     var inFlight: (id: IngestRequestID, batch: IngestBacklog.Batch, task: Task<Void, Never>?)?
     var timer: (deadline: MonotonicInstant, task: Task<Void, Never>)?
     var counters = AppExporterCounters()
+    /// The reason of the last partial success logged.
+    var lastRejection: String?
     /// Bumped each time the exporter has taken in entries or acted on the delivery's decisions:
     /// who waits for its status to move re-checks then.
     nonisolated let activity = ChangeSignal()

@@ -19,6 +19,10 @@ package struct AppExporterCounters: Sendable, Equatable {
     /// journal's sequence numbers count every unit's), so they are counted apart from
     /// `droppedRecords`, whose figure would be wrong by all but one of them.
     package var journalGaps = 0
+    /// Records the backend accepted in a batch and then said it did not keep (OTLP's
+    /// `partial_success.rejected_log_records`): not sent again, and counted apart from
+    /// `droppedRecords`, which counts what apsiod itself let go.
+    package var rejectedRecords = 0
     /// Batches the backend refused with 400.
     package var rejectedBatches = 0
     /// Records the policy kept out: a family that is off, below `logs_min_severity`, a session

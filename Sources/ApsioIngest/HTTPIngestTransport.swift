@@ -38,7 +38,10 @@ package struct HTTPIngestTransport: IngestTransport {
         do {
             let response = try await client.send(request, to: endpoint)
             let retryAfter = response.retryAfter(nowUnixSeconds: Int(wallClock() / 1000))
-            return IngestAnswer(.status(response.status, body: nil, retryAfter: retryAfter))
+            // An accepted batch's answer may say what the receiver did not keep, in the encoding
+            // the batch went in (the OTLP specification); any other body is not read.
+            let partial = (200..<300).contains(response.status) ? OTLPPartialSuccess.read(response.body, encoding: encoding) : nil
+            return IngestAnswer(.status(response.status, body: nil, retryAfter: retryAfter), partialSuccess: partial)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

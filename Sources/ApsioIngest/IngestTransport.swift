@@ -17,9 +17,12 @@ package struct IngestAnswer: Sendable, Equatable {
     /// Why no answer came, as a clause for the log line (`no answer from the backend: …`); nil for
     /// a status, and when the transport cannot tell.
     package var failure: String?
+    /// An accepted batch of which the receiver kept not every record (OTLP's `partial_success`).
+    package var partialSuccess: OTLPPartialSuccess?
 
-    package init(_ response: LiveResponse, failure: String? = nil) {
+    package init(_ response: LiveResponse, failure: String? = nil, partialSuccess: OTLPPartialSuccess? = nil) {
         self.response = response
         self.failure = failure
+        self.partialSuccess = partialSuccess
     }
 }

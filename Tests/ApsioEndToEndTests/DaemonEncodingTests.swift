@@ -64,4 +64,26 @@ import Testing
             #expect(bodies.count == Set(bodies).count)
         }
     }
+
+    /// A backend that keeps part of an accepted batch says so in its answer (OTLP's partial
+    /// success, in the batch's encoding): `apsioctl status` counts what it did not keep, the
+    /// journal says why once, and nothing is sent again.
+    @Test func whatTheBackendDidNotKeepIsCountedInStatus() async throws {
+        try await AgentHarness.with { h in
+            h.backend.acceptPartially(rejected: 3, message: "timestamp older than the retention")
+            try await h.serve(try h.policy(live: false))
+            let sent = Self.lines("kept in part", 10)
+            try await h.journal.write(sent.map { h.journal.entry(unit: AgentHarness.unit, message: $0) })
+            try await poll("the lines at /v1/logs", seconds: 60, every: .milliseconds(100)) {
+                Set(h.backend.records.map(\.body)).isSuperset(of: sent)
+            }
+            try await poll("the count in apsioctl status", seconds: 30, every: .milliseconds(200)) {
+                (try? await h.ctl(["status"]))?.stdout.contains("Not kept by the backend: 3 of the records it accepted") ?? false
+            }
+            let json = try await h.ctl(["--json", "status"])
+            #expect(json.stdout.contains("\"rejected_records\":3"), "\(json.stdout)")
+            #expect(h.log.contains("did not keep 3 of its records (timestamp older than the retention)"))
+            #expect(h.backend.records.count == sent.count, "nothing sent again")
+        }
+    }
 }

@@ -210,6 +210,30 @@ import ApsioState
         await host.stop()
     }
 
+    /// A receiver that keeps part of an accepted batch (OTLP's partial success): the records it did
+    /// not keep are counted apart, not sent again, and each new reason is logged once.
+    @Test func aPartialSuccessIsCountedAndNotSentAgain() async throws {
+        let host = try await Host()
+        host.sink.acceptPartially([
+            OTLPPartialSuccess(rejectedRecords: 2, message: "timestamp too old"),
+            OTLPPartialSuccess(rejectedRecords: 1, message: "timestamp too old"),
+            OTLPPartialSuccess(rejectedRecords: 1, message: nil),
+        ])
+        try await ready(host)
+        for batch in 1...3 {
+            try await host.lines(["batch \(batch) a", "batch \(batch) b"])
+            try await host.deliver(2 * batch)
+        }
+        let status = await host.exporter.status
+        #expect(status.rejectedRecords == 4)
+        #expect(status.sentRecords == 6 && status.droppedRecords == 0 && status.queuedRecords == 0)
+        #expect(host.sink.attempts == 3, "nothing sent again")
+        let said = host.log.all.filter { $0.contains("did not keep") }
+        #expect(said.count == 2)
+        #expect(said.first?.contains("timestamp too old") == true)
+        await host.stop()
+    }
+
     /// 1.5: a 401 stops the app until restart and keeps its queue.
     @Test func anUnknownAppKeyStopsSendingAndKeepsTheQueue() async throws {
         let host = try await Host()

@@ -20,6 +20,8 @@ final class ScriptedIngestSink: IngestTransport {
         var refused: OTLPEncoding?
         /// Each body's encoding, in order.
         var encodings: [OTLPEncoding] = []
+        /// Said with the next accepted batches, one each: what the receiver did not keep of them.
+        var partialSuccesses: [OTLPPartialSuccess] = []
         /// The threads bodies were posted from, by name.
         var threads: Set<String> = []
     }
@@ -33,6 +35,7 @@ final class ScriptedIngestSink: IngestTransport {
     var threads: Set<String> { state.withLock { $0.threads } }
     var encodings: [OTLPEncoding] { state.withLock { $0.encodings } }
     func refuse(_ encoding: OTLPEncoding) { state.withLock { $0.refused = encoding } }
+    func acceptPartially(_ partials: [OTLPPartialSuccess]) { state.withLock { $0.partialSuccesses += partials } }
 
     func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
         let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
@@ -43,8 +46,10 @@ final class ScriptedIngestSink: IngestTransport {
             state.encodings.append(encoding)
             if state.refused == encoding { return IngestAnswer(.status(415, body: nil, retryAfter: nil)) }
             let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
-            if case .status(let code, _, _) = answer, (200..<300).contains(code), let json { state.accepted.append(json) }
-            return IngestAnswer(answer)
+            guard case .status(let code, _, _) = answer, (200..<300).contains(code) else { return IngestAnswer(answer) }
+            if let json { state.accepted.append(json) }
+            let partial = state.partialSuccesses.isEmpty ? nil : state.partialSuccesses.removeFirst()
+            return IngestAnswer(answer, partialSuccess: partial)
         }
     }
 }

@@ -27,6 +27,9 @@ package final class ScriptedBackendServer: Sendable {
         /// Answered 415 before anything else (a receiver that reads the other encoding only);
         /// such a request is not among `requests`.
         package var refused: OTLPEncoding?
+        /// Said with the next accepted batches, one each, in the batch's encoding: how many of its
+        /// records the sink did not keep, and why (OTLP's partial success).
+        package var partialSuccesses: [(rejected: Int, message: String)] = []
     }
 
     private final class State: Sendable {
@@ -79,17 +82,48 @@ package final class ScriptedBackendServer: Sendable {
             // Either encoding is read as the same request (apsio-backend's sink reads protobuf so).
             let json = encoding == .protobuf ? (try? OTLPProtobufLogs.json(from: request.body)) : request.body
             let records = json.flatMap(JSONValueEncoding.decode).map(SentRecord.all(in:)) ?? []
-            let (number, status) = state.sink.withLock { sink -> (Int, Int) in
+            let (number, status, partial) = state.sink.withLock { sink -> (Int, Int, (rejected: Int, message: String)?) in
                 sink.requests.append(records)
-                return (sink.requests.count, sink.script.isEmpty ? 200 : sink.script.removeFirst())
+                let status = sink.script.isEmpty ? 200 : sink.script.removeFirst()
+                let partial = status == 200 && !sink.partialSuccesses.isEmpty ? sink.partialSuccesses.removeFirst() : nil
+                return (sink.requests.count, status, partial)
             }
             state.onLogs.withLock { $0 }?(number)
             script.changes.notify()
-            return HTTPServerResponse(status: status)
+            guard let partial else { return HTTPServerResponse(status: status) }
+            return Self.partialSuccess(partial, encoding: encoding)
         }
         server = HTTPServer(
             bind: "127.0.0.1", port: 0, limits: HTTPServerLimits(http: HTTPLimits(maxBodyBytes: 16 << 20)), router: router)
         port = try await server.start()
+    }
+
+    /// An `ExportLogsServiceResponse` with its partial success, as a receiver answers in the
+    /// request's encoding.
+    static func partialSuccess(_ partial: (rejected: Int, message: String), encoding: OTLPEncoding) -> HTTPServerResponse {
+        switch encoding {
+        case .json:
+            return .json(JSONWriter.encode(.object([
+                "partialSuccess": .object([
+                    "rejectedLogRecords": .string(String(partial.rejected)), "errorMessage": .string(partial.message),
+                ])
+            ])))
+        case .protobuf:
+            func varint(_ value: Int) -> [UInt8] {
+                var value = UInt64(value)
+                var out: [UInt8] = []
+                while value >= 0x80 {
+                    out.append(UInt8(value & 0x7f) | 0x80)
+                    value >>= 7
+                }
+                return out + [UInt8(value)]
+            }
+            let message = Array(partial.message.utf8)
+            let inner = [0x08] + varint(partial.rejected) + [0x12] + varint(message.count) + message
+            var response = HTTPServerResponse(status: 200, body: [0x0a] + varint(inner.count) + inner)
+            response.headers.set("Content-Type", OTLPEncoding.protobuf.contentType)
+            return response
+        }
     }
 
     package var origin: String { "http://127.0.0.1:\(port)" }
@@ -111,6 +145,9 @@ package final class ScriptedBackendServer: Sendable {
     package func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
     /// 415 to every request in `encoding` from now on; nil reads both again.
     package func refuse(_ encoding: OTLPEncoding?) { state.sink.withLock { $0.refused = encoding } }
+    package func acceptPartially(rejected: Int, message: String) {
+        state.sink.withLock { $0.partialSuccesses.append((rejected, message)) }
+    }
     /// 200 again from the next request on. Returns how many requests came before: the ones after
     /// are accepted.
     @discardableResult

@@ -23,6 +23,9 @@ package enum ControlStatusText {
                 let gaps = ingest.journalGaps == 1 ? "1 gap" : "\(ingest.journalGaps) gaps"
                 lines.append("  Lost to the journal: an unknown number of entries in \(gaps), vacuumed before they were sent")
             }
+            if ingest.rejectedRecords > 0 {
+                lines.append("  Not kept by the backend: \(ingest.rejectedRecords) of the records it accepted (its partial success)")
+            }
             if let failure = ingest.lastFailure { lines.append("  Last failure: \(failure)") }
         }
         return lines

@@ -11,9 +11,7 @@ import ApsioJSON
 /// `opentelemetry-proto`'s `logs/v1/logs.proto`, `common/v1/common.proto` and
 /// `resource/v1/resource.proto`.
 package enum OTLPProtobufLogs {
-    package struct Unreadable: Error, CustomStringConvertible {
-        package let description: String
-    }
+    package typealias Unreadable = ProtobufWireError
 
     /// `AnyValue`s in arrays and lists in each other.
     package static let maxDepth = 32
@@ -37,99 +35,15 @@ package enum OTLPProtobufLogs {
         return writer.bytes
     }
 
-    /// One field as it came: its number and its value by wire type.
-    private struct Field {
-        let number: UInt32
-        let value: Value
-
-        enum Value {
-            case varint(UInt64)
-            case fixed64(UInt64)
-            case fixed32(UInt32)
-            case lengthDelimited(Range<Int>)
-        }
-
-        func message() throws(Unreadable) -> Range<Int> {
-            guard case .lengthDelimited(let range) = value else { throw wrongType("a message") }
-            return range
-        }
-
-        func varint() throws(Unreadable) -> UInt64 {
-            guard case .varint(let number) = value else { throw wrongType("a varint") }
-            return number
-        }
-
-        func fixed64() throws(Unreadable) -> UInt64 {
-            guard case .fixed64(let number) = value else { throw wrongType("a fixed64") }
-            return number
-        }
-
-        func fixed32() throws(Unreadable) -> UInt32 {
-            guard case .fixed32(let number) = value else { throw wrongType("a fixed32") }
-            return number
-        }
-
-        private func wrongType(_ wanted: String) -> Unreadable {
-            Unreadable(description: "field \(number) is not \(wanted)")
-        }
-    }
-
+    /// The messages of a request, each written as the JSON mapping names its fields.
     private struct Reader {
-        let bytes: UnsafeRawBufferPointer
+        let wire: ProtobufReader
+        var bytes: UnsafeRawBufferPointer { wire.bytes }
 
-        /// Every field of the message in `range`, in order.
-        func fields(in range: Range<Int>) throws(Unreadable) -> [Field] {
-            var fields: [Field] = []
-            var index = range.lowerBound
-            while index < range.upperBound {
-                let key = try varint(at: &index, end: range.upperBound)
-                guard let number = UInt32(exactly: key >> 3), number > 0 else { throw Unreadable(description: "a field number out of range") }
-                switch key & 7 {
-                case 0:
-                    fields.append(Field(number: number, value: .varint(try varint(at: &index, end: range.upperBound))))
-                case 1:
-                    guard range.upperBound - index >= 8 else { throw Self.truncated }
-                    fields.append(Field(number: number, value: .fixed64(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self).littleEndian)))
-                    index += 8
-                case 2:
-                    let length = try varint(at: &index, end: range.upperBound)
-                    guard length <= UInt64(range.upperBound - index) else { throw Self.truncated }
-                    fields.append(Field(number: number, value: .lengthDelimited(index..<(index + Int(length)))))
-                    index += Int(length)
-                case 5:
-                    guard range.upperBound - index >= 4 else { throw Self.truncated }
-                    fields.append(Field(number: number, value: .fixed32(bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self).littleEndian)))
-                    index += 4
-                default:
-                    throw Unreadable(description: "wire type \(key & 7), which OTLP does not use")
-                }
-            }
-            return fields
-        }
+        init(bytes: UnsafeRawBufferPointer) { wire = ProtobufReader(bytes: bytes) }
 
-        private static let truncated = Unreadable(description: "a field runs past the end of its message")
-
-        private func varint(at index: inout Int, end: Int) throws(Unreadable) -> UInt64 {
-            var value: UInt64 = 0
-            for shift in stride(from: 0, to: 70, by: 7) {
-                guard index < end else { throw Self.truncated }
-                let byte = bytes[index]
-                index += 1
-                value |= UInt64(byte & 0x7f) << UInt64(shift)
-                if byte < 0x80 { return value }
-            }
-            throw Unreadable(description: "a varint longer than ten bytes")
-        }
-
-        func string(_ field: Field) throws(Unreadable) -> String {
-            let range = try field.message()
-            guard let text = String(validating: bytes[range], as: UTF8.self) else {
-                throw Unreadable(description: "field \(field.number) is not UTF-8")
-            }
-            return text
-        }
-
-        // MARK: The messages, each written as the JSON mapping names its fields
+        func fields(in range: Range<Int>) throws(Unreadable) -> [ProtobufReader.Field] { try wire.fields(in: range) }
+        func string(_ field: ProtobufReader.Field) throws(Unreadable) -> String { try wire.string(field) }
 
         func resourceLogs(_ range: Range<Int>, into writer: inout JSONWriter) throws(Unreadable) {
             let fields = try fields(in: range)
@@ -175,7 +89,7 @@ package enum OTLPProtobufLogs {
 
         private func logRecord(_ range: Range<Int>, into writer: inout JSONWriter) throws(Unreadable) {
             let fields = try fields(in: range)
-            func last(_ number: UInt32) -> Field? { fields.last { $0.number == number } }
+            func last(_ number: UInt32) -> ProtobufReader.Field? { fields.last { $0.number == number } }
             writer.beginObject()
             // 64-bit integers are strings in the JSON mapping.
             writer.key("timeUnixNano")
@@ -205,7 +119,7 @@ package enum OTLPProtobufLogs {
             writer.endObject()
         }
 
-        private func attributes(_ pairs: [Field], into writer: inout JSONWriter) throws(Unreadable) {
+        private func attributes(_ pairs: [ProtobufReader.Field], into writer: inout JSONWriter) throws(Unreadable) {
             writer.key("attributes")
             writer.beginArray()
             for pair in pairs { try keyValue(try pair.message(), depth: 0, into: &writer) }
@@ -289,13 +203,13 @@ package enum OTLPProtobufLogs {
             return String(decoding: out, as: UTF8.self)
         }
 
-        private func text(_ name: String, _ field: Field?, into writer: inout JSONWriter) throws(Unreadable) {
+        private func text(_ name: String, _ field: ProtobufReader.Field?, into writer: inout JSONWriter) throws(Unreadable) {
             guard let field else { return }
             writer.key(name)
             writer.string(try string(field))
         }
 
-        private func count(_ name: String, _ field: Field?, into writer: inout JSONWriter) throws(Unreadable) {
+        private func count(_ name: String, _ field: ProtobufReader.Field?, into writer: inout JSONWriter) throws(Unreadable) {
             guard let field else { return }
             writer.key(name)
             writer.uint(UInt64(UInt32(truncatingIfNeeded: try field.varint())))
