@@ -33,6 +33,8 @@ def main():
                         help="an earlier build of apsio-bench-ingest, run in the same rounds; may be repeated")
     parser.add_argument("--redact-rules", nargs="+", default=["standard"],
                         help="built-in redaction rules of each pipeline run: none, standard, all")
+    parser.add_argument("--encodings", nargs="+", default=["json"],
+                        help="OTLP/HTTP encodings of this build's pipeline runs: json, protobuf (earlier builds send JSON)")
     args = parser.parse_args()
 
     # (name, binary, what it is: "journalctl", ("reader", extra arguments) or ("pipeline", level, rules))
@@ -46,9 +48,12 @@ def main():
             runners.append((f"one reader of every unit, {label}", path, ("reader", [])))
     for rules in args.redact_rules:
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
-        runners += [(f"pipeline, gzip {level}{suffix}", args.bench, ("pipeline", level, rules)) for level in args.levels]
+        for encoding in args.encodings:
+            named = "" if args.encodings == ["json"] else f", {encoding}"
+            runners += [(f"pipeline, gzip {level}{suffix}{named}", args.bench, ("pipeline", level, rules, encoding))
+                        for level in args.levels]
         for label, path in map(labelled, args.before):
-            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, ("pipeline", level, rules)) for level in args.levels]
+            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, ("pipeline", level, rules, "json")) for level in args.levels]
     results = {name: [] for name, _, _ in runners}
     units = [f"bench{u}.service" for u in range(args.units)]
     for round_index in range(args.rounds):
@@ -68,7 +73,7 @@ def main():
                 command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)] + kind[1]
                 results[name].append(run(command))
                 continue
-            _, level, rules = kind
+            _, level, rules, encoding = kind
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)
             command = [bench, "run", "--journal-dir", args.dir, "--unit", ",".join(units),
@@ -76,6 +81,8 @@ def main():
                        "--gzip-level", level, "--expect", str(args.entries)]
             if rules != "standard":
                 command += ["--redact-rules", rules]
+            if encoding != "json":
+                command += ["--encoding", encoding]
             results[name].append(run(command))
 
     base = statistics.median(r["cpu"] for r in results["journalctl -o export"])

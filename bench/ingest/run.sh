@@ -11,6 +11,7 @@
 #   BEFORE="four-readers=path/a other=path/b" bench/ingest/run.sh      # several earlier builds, labelled
 #   READER_BEFORE="before=path/to/an/earlier/apsio-bench-journal" UNITS=4 bench/ingest/run.sh
 #                                              # an earlier one reader of every unit, in the same rounds
+#   ENCODINGS="json protobuf" bench/ingest/run.sh  # OTLP/HTTP JSON and protobuf, in the same rounds
 #   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
 #   MESSAGES=Tests/ApsioRedactionTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
@@ -22,6 +23,7 @@ N=${N:-1000000}
 ROUNDS=${ROUNDS:-3}
 LEVELS=${LEVELS:-1}
 REDACT_RULES=${REDACT_RULES:-standard}
+ENCODINGS=${ENCODINGS:-json}
 MESSAGES=${MESSAGES:-}
 UNITS=${UNITS:-1}
 
@@ -55,6 +57,6 @@ port=$(sed -n 's/^port=//p' "$work/sink.out")
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
-    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES \
+    --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES --encodings $ENCODINGS \
     $(for build in ${BEFORE:-}; do printf -- '--before %s ' "$build"; done) \
     $(for build in ${READER_BEFORE:-}; do printf -- '--reader-before %s ' "$build"; done)
