@@ -104,7 +104,7 @@ func checkSchemas(_ bytes: [UInt8], _ parsed: UnitFile, keyFile: UInt8) {
     let (app, problems) = AppFileSchema.read(file, name: name, path: "/etc/apsio/apps.d/fuzz.conf") {
         _ throws(AppKeyFileError) in
         if Int(keyFile) < keyFileErrors.count { throw keyFileErrors[Int(keyFile)] }
-        return AppKey(canaryKey)
+        return canaryKey
     }
     checkProblems(problems, lines: lines, "the app file")
     if let app {

@@ -55,7 +55,8 @@ struct ServedApp: Sendable {
                 resource: resource, waitsForResource: true,
                 redactor: app.redaction.redactor, encoding: app.encoding),
             journal: journal, state: layout, clock: edges.clock,
-            transport: HTTPIngestTransport(client: client, backend: app.backend, appKey: app.appKey),
+            transport: HTTPIngestTransport(
+                client: client, backend: app.backend, appKey: app.appKey, extraHeaders: app.headers.map { ($0.name, $0.value) }),
             hashing: edges.hashing,
             log: edges.log.logger(.ingest, app: name.rawValue),
             stateLock: stateLock)

@@ -33,6 +33,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var startAt: StartAt
     /// `Encoding=`: OTLP/HTTP protobuf or JSON; a backend that answers 415 gets the other.
     package var encoding: OTLPEncoding
+    /// `Header=` and `HeaderFile=`: what every `POST /v1/logs` carries besides apsiod's own headers.
+    package var headers: [AppHeader]
 
     package static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
@@ -45,7 +47,7 @@ package struct AppConfiguration: Sendable, Equatable {
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
-        encoding: OTLPEncoding = AppConfiguration.defaultEncoding
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = []
     ) {
         self.name = name
         self.path = path
@@ -62,6 +64,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.installationID = installationID
         self.startAt = startAt
         self.encoding = encoding
+        self.headers = headers
     }
 
     package static func defaultServiceName(unit: String) -> String {

@@ -13,7 +13,7 @@ enum AppFileSchema {
                 .single("Unit"), .single("Name"), .single("Version"), .single("Backend"), .single("AppKey"),
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
-                .single("InstallationId"), .single("StartAt"), .single("Encoding"),
+                .single("InstallationId"), .single("StartAt"), .single("Encoding"), .list("Header"), .list("HeaderFile"),
             ]
         )
     ])
@@ -22,10 +22,11 @@ enum AppFileSchema {
     /// An app key goes in an HTTP header; a longer one is a file that is not a key.
     static let maxAppKeyBytes = 1024
 
-    /// The app, or nil and every problem found (at least one).
+    /// The app, or nil and every problem found (at least one). `readSecretFile` reads the file an
+    /// `AppKeyFile=` or `HeaderFile=` names (`AppKeyFile.readSecret`).
     static func read(
         _ file: UnitFile, name: AppName, path: String,
-        readKeyFile: (String) throws(AppKeyFileError) -> AppKey
+        readSecretFile: (String) throws(AppKeyFileError) -> String
     ) -> (app: AppConfiguration?, problems: [UnitFileProblem]) {
         var problems: [UnitFileProblem] = file.problems
         func report(_ line: Int?, _ message: String) {
@@ -69,7 +70,7 @@ enum AppFileSchema {
             report(nil, "Backend= is missing from [App]; set the backend's base URL, like Backend=https://ingest.example.com")
         }
 
-        let appKey = readAppKey(value("AppKey"), value("AppKeyFile"), readKeyFile: readKeyFile, report: report)
+        let appKey = readAppKey(value("AppKey"), value("AppKeyFile"), readSecretFile: readSecretFile, report: report)
 
         var consent: AppConsent?
         if let entry = value("Consent") {
@@ -155,6 +156,9 @@ enum AppFileSchema {
             }
         }
 
+        let headers = AppHeaderSchema.read(
+            values.list(section, "Header"), files: values.list(section, "HeaderFile"), readSecretFile: readSecretFile, report: report)
+
         guard problems.isEmpty, let unit, let backend, let appKey,
             let redaction = try? AppRedaction(patterns: patterns, rules: redactionRules)
         else { return (nil, problems) }
@@ -162,7 +166,7 @@ enum AppFileSchema {
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
             minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
-            encoding: encoding), [])
+            encoding: encoding, headers: headers), [])
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.
@@ -213,7 +217,7 @@ enum AppFileSchema {
     }
 
     private static func readAppKey(
-        _ inline: UnitFileEntry?, _ file: UnitFileEntry?, readKeyFile: (String) throws(AppKeyFileError) -> AppKey,
+        _ inline: UnitFileEntry?, _ file: UnitFileEntry?, readSecretFile: (String) throws(AppKeyFileError) -> String,
         report: (Int?, String) -> Void
     ) -> (key: AppKey, file: String?)? {
         switch (inline, file) {
@@ -234,8 +238,10 @@ enum AppFileSchema {
                 report(file.line, "AppKeyFile=\(file.value) is not an absolute file path, like /etc/apsio/keys/NAME")
                 return nil
             }
-            do {
-                return (try readKeyFile(path), path)
+            do throws(AppKeyFileError) {
+                let key = try readSecretFile(path)
+                guard isHeaderText(key) else { throw .notHeaderText }
+                return (AppKey(key), path)
             } catch {
                 report(file.line, keyFileMessage(path, error))
                 return nil
@@ -247,18 +253,29 @@ enum AppFileSchema {
         (1...maxAppKeyBytes).contains(key.utf8.count) && key.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
     }
 
-    private static func keyFileMessage(_ path: String, _ error: AppKeyFileError) -> String {
+    /// A header value: printable ASCII, spaces within it but not at its ends, at most
+    /// `maxAppKeyBytes`.
+    static func isHeaderValue(_ text: String) -> Bool {
+        (1...maxAppKeyBytes).contains(text.utf8.count) && text.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+            && text.utf8.first != 0x20 && text.utf8.last != 0x20
+    }
+
+    /// What is wrong with a secret's file, for `AppKeyFile=` (`key`) or `HeaderFile=`: never a byte
+    /// of its content.
+    static func keyFileMessage(_ path: String, _ error: AppKeyFileError, key: String = "AppKeyFile", holds: String = "the app key") -> String {
         switch error {
         case .cannotOpen(let reason):
-            "AppKeyFile=\(path) cannot be opened: \(reason); it must exist and be readable by the user apsiod runs as (group apsio, mode 0640)"
-        case .notRegularFile: "AppKeyFile=\(path) is not a regular file"
+            "\(key)=\(path) cannot be opened: \(reason); it must exist and be readable by the user apsiod runs as (group apsio, mode 0640)"
+        case .notRegularFile: "\(key)=\(path) is not a regular file"
         case .openToOthers(let mode):
-            "AppKeyFile=\(path) can be read or written by every user (mode \(octal(mode))); the key is a secret: chmod o-rwx it (mode 0640, group apsio)"
-        case .tooLarge(let limit): "AppKeyFile=\(path) is larger than \(limit) bytes; it must hold the app key only"
-        case .empty: "AppKeyFile=\(path) is empty; put the app key in it"
+            "\(key)=\(path) can be read or written by every user (mode \(octal(mode))); it holds a secret: chmod o-rwx it (mode 0640, group apsio)"
+        case .tooLarge(let limit): "\(key)=\(path) is larger than \(limit) bytes; it must hold \(holds) only"
+        case .empty: "\(key)=\(path) is empty; put \(holds) in it"
         case .notHeaderText:
-            "AppKeyFile=\(path) must hold one app key of printable ASCII characters without spaces, and a newline at most (its content is not shown here)"
-        case .readFailed(let reason): "AppKeyFile=\(path) could not be read: \(reason)"
+            key == "AppKeyFile"
+                ? "\(key)=\(path) must hold one app key of printable ASCII characters without spaces, and a newline at most (its content is not shown here)"
+                : "\(key)=\(path) must hold \(holds) as one line of printable ASCII characters (its content is not shown here)"
+        case .readFailed(let reason): "\(key)=\(path) could not be read: \(reason)"
         }
     }
 

@@ -1,10 +1,19 @@
 import ApsioCore
 
-/// The file `AppKeyFile=` names: one app key, read whole at load and on reload.
+/// A file holding one secret of an app file: the key `AppKeyFile=` names, or a header value
+/// `HeaderFile=` names. Read whole at load and on reload.
 enum AppKeyFile {
     static let maxBytes = 4096
 
+    /// The app key: one secret without spaces.
     static func read(_ path: String) throws(AppKeyFileError) -> AppKey {
+        let text = try readSecret(path)
+        guard AppFileSchema.isHeaderText(text) else { throw .notHeaderText }
+        return AppKey(text)
+    }
+
+    /// The secret as one line of printable ASCII, spaces allowed within it (`Bearer TOKEN`).
+    static func readSecret(_ path: String) throws(AppKeyFileError) -> String {
         let contents: ConfigurationFile.Contents?
         do {
             contents = try ConfigurationFile.read(path, limit: maxBytes)
@@ -23,9 +32,9 @@ enum AppKeyFile {
         if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
         guard !bytes.isEmpty else { throw .empty }
-        guard let key = String(validating: bytes, as: UTF8.self), AppFileSchema.isHeaderText(key) else {
+        guard let text = String(validating: bytes, as: UTF8.self), AppFileSchema.isHeaderValue(text) else {
             throw .notHeaderText
         }
-        return AppKey(key)
+        return text
     }
 }

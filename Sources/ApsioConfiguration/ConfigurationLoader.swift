@@ -70,8 +70,8 @@ package struct ConfigurationLoader: Sendable {
                 continue
             }
             guard let parsed = parse(path, problems: &problems) else { continue }
-            let (app, fileProblems) = AppFileSchema.read(parsed, name: name, path: path) { keyPath throws(AppKeyFileError) in
-                try AppKeyFile.read(keyPath)
+            let (app, fileProblems) = AppFileSchema.read(parsed, name: name, path: path) { secretPath throws(AppKeyFileError) in
+                try AppKeyFile.readSecret(secretPath)
             }
             problems += ConfigurationProblem.inLineOrder(fileProblems, path: path)
             guard let app else { continue }

@@ -10,26 +10,32 @@ package struct HTTPIngestTransport: IngestTransport {
     private let client: HTTPClient
     private let endpoint: HTTPEndpoint
     private let appKey: AppKey
+    /// The app file's `Header=` and `HeaderFile=`: a collector's tenant, a vendor's key. Secrets:
+    /// they go in this request only, and nowhere else.
+    private let extraHeaders: [HTTPHeaders.Field]
     private let timeout: Duration
     private let wallClock: @Sendable () -> Int64
 
     package static let path = "/v1/logs"
 
     package init(
-        client: HTTPClient, backend: HTTPEndpoint, appKey: AppKey, timeout: Duration = .seconds(60),
+        client: HTTPClient, backend: HTTPEndpoint, appKey: AppKey, extraHeaders: [HTTPHeaders.Field] = [],
+        timeout: Duration = .seconds(60),
         wallUnixMs: @escaping @Sendable () -> Int64 = SystemAgentClock.wallUnixMs
     ) {
         self.client = client
         endpoint = backend
         self.appKey = appKey
+        self.extraHeaders = extraHeaders
         self.timeout = timeout
         wallClock = wallUnixMs
     }
 
     package func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
-        let headers: HTTPHeaders = [
+        var headers: HTTPHeaders = [
             "Apsio-App-Key": appKey.secret, "Content-Type": encoding.contentType, "Content-Encoding": "gzip",
         ]
+        for field in extraHeaders { headers.add(field.name, field.value) }
         // A batch sent twice is harmless: every record carries `log.record.uid`, by which the backend
         // drops repeats. So a request that met a connection the server had just closed goes again.
         let request = HTTPRequest(

@@ -243,3 +243,60 @@ import ApsioConfiguration
         #expect(!String(reflecting: loaded).contains(secretKey))
     }
 }
+
+/// `Header=` and `HeaderFile=`: the headers a collector asks every batch to carry.
+@Suite struct AppFileHeaderTests {
+    static let tenant = "tenant-7f3a"
+    static let vendorKey = "vk_live_9c1e5d7a2b"
+
+    func loadApp(_ extra: String, in config: ConfigDirectory) throws -> (apps: [AppConfiguration], problems: [ConfigurationProblem]) {
+        try config.app("nginx", "[App]\nUnit=nginx.service\nBackend=https://ingest.example.com\nAppKey=apsio_app_k\n" + extra)
+        let loaded = config.load()
+        return (loaded.apps, loaded.problems)
+    }
+
+    @Test func headersInlineAndFromAFileAreReadInOrder() throws {
+        let config = try ConfigDirectory()
+        let file = try config.write("keys/vendor", "Bearer \(Self.vendorKey)\n", mode: 0o640)
+        let loaded = try loadApp("Header=X-Scope-OrgID: \(Self.tenant)\nHeaderFile=Authorization: \(file)\n", in: config)
+        #expect(loaded.problems == [])
+        let headers = try #require(loaded.apps.first?.headers)
+        #expect(headers == [
+            AppHeader(name: "X-Scope-OrgID", value: Self.tenant),
+            AppHeader(name: "Authorization", value: "Bearer \(Self.vendorKey)", file: file),
+        ])
+        // Neither value prints from the loaded configuration.
+        for shown in [String(describing: loaded.apps), String(reflecting: loaded.apps)] {
+            #expect(!shown.contains(Self.vendorKey) && !shown.contains(Self.tenant), "\(shown)")
+        }
+    }
+
+    /// Each way of being wrong is a problem at its line that shows no value, and the app is not served.
+    @Test func aHeaderThatCannotGoIsAProblemAtItsLine() throws {
+        let config = try ConfigDirectory()
+        let open = try config.write("keys/open", Self.vendorKey + "\n", mode: 0o644)
+        let cases: [(line: String, expected: String)] = [
+            ("Header=X-Scope-OrgID \(Self.tenant)", "must be NAME: VALUE"),
+            ("Header=X Scope: \(Self.tenant)", "HTTP does not allow"),
+            ("Header=Content-Type: text/plain", "apsiod sets itself or HTTP's own"),
+            ("Header=apsio-app-key: \(Self.tenant)", "apsiod sets itself"),
+            ("Header=X-Tenant: \(Self.tenant)\u{7}", "printable ASCII"),
+            ("Header=X-Tenant:", "printable ASCII"),
+            ("HeaderFile=Authorization: keys/relative", "is not an absolute file path"),
+            ("HeaderFile=Authorization: \(open)", "can be read or written by every user"),
+            ("HeaderFile=Authorization: \(config.path)/keys/missing", "cannot be opened"),
+        ]
+        for (line, expected) in cases {
+            let loaded = try loadApp(line + "\n", in: config)
+            #expect(loaded.apps.isEmpty, "\(line)")
+            #expect(loaded.problems.map(\.line) == [5], "\(line): \(loaded.problems)")
+            #expect(loaded.problems.first?.message.contains(expected) == true, "\(line): \(loaded.problems)")
+            for problem in loaded.problems {
+                #expect(!problem.description.contains(Self.tenant) && !problem.description.contains(Self.vendorKey), "\(problem)")
+            }
+        }
+        let twice = try loadApp("Header=X-Tenant: a\nHeader=x-tenant: b\n", in: config)
+        #expect(twice.problems.map(\.line) == [6])
+        #expect(twice.problems.first?.message.contains("set twice (line 5 too)") == true)
+    }
+}

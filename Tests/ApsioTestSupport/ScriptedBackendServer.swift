@@ -37,6 +37,13 @@ package final class ScriptedBackendServer: Sendable {
         let policyRequests = Atomic<Int>(0)
         let sink = Mutex(Sink())
         let appKeys = Mutex<[String?]>([])
+        /// Every request's path and headers, in order.
+        let headers = Mutex<[(path: String, headers: HTTPHeaders)]>([])
+
+        func seen(_ request: HTTPServerRequest) {
+            appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+            headers.withLock { $0.append((request.path, request.headers)) }
+        }
         /// `(path, bytes as sent)` of every live body: what 16.3 counts.
         let liveWire = Mutex<[(String, Int)]>([])
         /// Called with the number of the `/v1/logs` request (from 1) before it is answered.
@@ -53,7 +60,7 @@ package final class ScriptedBackendServer: Sendable {
             ("POST", "/v1/live/hello"), ("GET", "/v1/live/next"), ("POST", "/v1/live/frames"), ("POST", "/v1/live/results"),
         ] {
             router.add(method, path) { request in
-                state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+                state.seen(request)
                 if !request.body.isEmpty {
                     state.liveWire.withLock { $0.append((request.path, Self.wireBytes(request))) }
                 }
@@ -61,14 +68,14 @@ package final class ScriptedBackendServer: Sendable {
             }
         }
         router.add("GET", "/v1/policy") { request in
-            state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+            state.seen(request)
             state.policyRequests.add(1, ordering: .relaxed)
             defer { script.changes.notify() }
             guard let policy = state.policy.withLock({ $0 }) else { return HTTPServerResponse(status: 503) }
             return .json(JSONWriter.encode(policy))
         }
         router.add("POST", "/v1/logs") { request in
-            state.appKeys.withLock { $0.append(request.headers["Apsio-App-Key"]) }
+            state.seen(request)
             let encoding: OTLPEncoding =
                 request.headers["Content-Type"]?.lowercased().hasPrefix(OTLPEncoding.protobuf.contentType) == true ? .protobuf : .json
             let refused = state.sink.withLock { sink in
@@ -164,6 +171,8 @@ package final class ScriptedBackendServer: Sendable {
 
     /// `Apsio-App-Key` of every request that arrived, in order.
     package var appKeysSeen: [String?] { state.appKeys.withLock { $0 } }
+    /// Every request's path and headers, in order.
+    package var headersSeen: [(path: String, headers: HTTPHeaders)] { state.headers.withLock { $0 } }
     /// The bytes of every `frames` and `results` body as sent (compressed), in order.
     package var liveBodyBytes: [(path: String, bytes: Int)] { state.liveWire.withLock { $0 }.map { (path: $0.0, bytes: $0.1) } }
 
