@@ -47,6 +47,15 @@ struct ServedApp: Sendable {
             serviceName: app.serviceName, serviceVersion: version, appBuildID: "\(app.serviceName)@\(version)",
             facts: facts, installationID: installationID)
         guard let journal else { throw AppExporterError.noJournal }
+        // An app with TLS of its own (a private CA, a client certificate) has its own client for
+        // every request to its backend; the others share the daemon's.
+        let client = try app.tls.map { tls in
+            try HTTPClient(options: HTTPClient.Options(
+                caFile: tls.caFile,
+                clientIdentity: tls.clientCertificate.flatMap { certificate in
+                    tls.clientKey.map { HTTPClient.ClientIdentity(certificateFile: certificate, keyFile: $0) }
+                }))
+        } ?? client
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         let exporter = try AppExporter(
             configuration: AppExporterConfiguration(

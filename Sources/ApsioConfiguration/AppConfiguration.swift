@@ -35,6 +35,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var encoding: OTLPEncoding
     /// `Header=` and `HeaderFile=`: what every `POST /v1/logs` carries besides apsiod's own headers.
     package var headers: [AppHeader]
+    /// `CAFile=`, `ClientCertificate=`, `ClientKey=`; nil for the system's trust store and no client certificate.
+    package var tls: AppTLS?
 
     package static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
@@ -47,7 +49,7 @@ package struct AppConfiguration: Sendable, Equatable {
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
-        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = []
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = [], tls: AppTLS? = nil
     ) {
         self.name = name
         self.path = path
@@ -65,6 +67,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.startAt = startAt
         self.encoding = encoding
         self.headers = headers
+        self.tls = tls
     }
 
     package static func defaultServiceName(unit: String) -> String {

@@ -14,6 +14,7 @@ enum AppFileSchema {
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
                 .single("InstallationId"), .single("StartAt"), .single("Encoding"), .list("Header"), .list("HeaderFile"),
+                .single("CAFile"), .single("ClientCertificate"), .single("ClientKey"),
             ]
         )
     ])
@@ -159,6 +160,9 @@ enum AppFileSchema {
         let headers = AppHeaderSchema.read(
             values.list(section, "Header"), files: values.list(section, "HeaderFile"), readSecretFile: readSecretFile, report: report)
 
+        let tls = AppTLSSchema.read(
+            caFile: value("CAFile"), certificate: value("ClientCertificate"), key: value("ClientKey"), report: report)
+
         guard problems.isEmpty, let unit, let backend, let appKey,
             let redaction = try? AppRedaction(patterns: patterns, rules: redactionRules)
         else { return (nil, problems) }
@@ -166,7 +170,7 @@ enum AppFileSchema {
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
             minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
-            encoding: encoding, headers: headers), [])
+            encoding: encoding, headers: headers, tls: tls), [])
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.

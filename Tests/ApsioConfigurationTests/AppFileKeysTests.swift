@@ -300,3 +300,45 @@ import ApsioConfiguration
         #expect(twice.problems.first?.message.contains("set twice (line 5 too)") == true)
     }
 }
+
+/// `CAFile=`, `ClientCertificate=`, `ClientKey=`: paths of files that exist, a certificate with its
+/// key, and a key other users cannot read.
+@Suite struct AppFileTLSTests {
+    func loadApp(_ extra: String, in config: ConfigDirectory) throws -> (apps: [AppConfiguration], problems: [ConfigurationProblem]) {
+        try config.app("nginx", "[App]\nUnit=nginx.service\nBackend=https://ingest.example.com\nAppKey=apsio_app_k\n" + extra)
+        let loaded = config.load()
+        return (loaded.apps, loaded.problems)
+    }
+
+    @Test func theFilesAreKeptAsPaths() throws {
+        let config = try ConfigDirectory()
+        let ca = try config.write("tls/ca.pem", "-----BEGIN CERTIFICATE-----\n", mode: 0o644)
+        let certificate = try config.write("tls/client.pem", "-----BEGIN CERTIFICATE-----\n", mode: 0o644)
+        let key = try config.write("tls/client.key", "-----BEGIN PRIVATE KEY-----\n", mode: 0o640)
+        let loaded = try loadApp("CAFile=\(ca)\nClientCertificate=\(certificate)\nClientKey=\(key)\n", in: config)
+        #expect(loaded.problems == [])
+        #expect(loaded.apps.first?.tls == AppTLS(caFile: ca, clientCertificate: certificate, clientKey: key))
+        #expect(try loadApp("", in: config).apps.first?.tls == nil)
+    }
+
+    @Test func eachMistakeIsAProblemAtItsLine() throws {
+        let config = try ConfigDirectory()
+        let certificate = try config.write("tls/client.pem", "-----BEGIN CERTIFICATE-----\n", mode: 0o644)
+        let openKey = try config.write("tls/open.key", "-----BEGIN PRIVATE KEY-----\n", mode: 0o644)
+        let key = try config.write("tls/client.key", "-----BEGIN PRIVATE KEY-----\n", mode: 0o600)
+        let cases: [(extra: String, line: Int, expected: String)] = [
+            ("CAFile=tls/ca.pem\n", 5, "is not an absolute file path"),
+            ("CAFile=\(config.path)/tls/missing.pem\n", 5, "does not exist"),
+            ("CAFile=\(config.path)/tls\n", 5, "is not a regular file"),
+            ("ClientCertificate=\(certificate)\n", 5, "needs its private key in ClientKey="),
+            ("ClientKey=\(key)\n", 5, "needs its certificate in ClientCertificate="),
+            ("ClientCertificate=\(certificate)\nClientKey=\(openKey)\n", 6, "chmod o-rwx"),
+        ]
+        for (extra, line, expected) in cases {
+            let loaded = try loadApp(extra, in: config)
+            #expect(loaded.apps.isEmpty, "\(extra)")
+            #expect(loaded.problems.map(\.line) == [line], "\(extra): \(loaded.problems)")
+            #expect(loaded.problems.first?.message.contains(expected) == true, "\(extra): \(loaded.problems)")
+        }
+    }
+}

@@ -65,7 +65,7 @@ final class AgentHarness: @unchecked Sendable {
     /// `APSIO_TEST_ENCODING`'s when that is set and `extra` names none: the whole suite runs with
     /// either encoding (protobuf by default, `APSIO_TEST_ENCODING=json`), the scripted backend
     /// reading both.
-    func writeApp(_ extra: String = "") throws {
+    func writeApp(_ extra: String = "", backendOrigin: String? = nil) throws {
         let encoding = ProcessInfo.processInfo.environment["APSIO_TEST_ENCODING"].flatMap { chosen in
             extra.contains("Encoding=") ? nil : "Encoding=\(chosen)"
         }
@@ -74,7 +74,7 @@ final class AgentHarness: @unchecked Sendable {
             Unit=\(Self.unit)
             Name=com.example.demo
             Version=2.0.1
-            Backend=\(backend.origin)
+            Backend=\(backendOrigin ?? backend.origin)
             AppKey=\(Self.appKey)
             Consent=granted
             \(extra)

@@ -60,6 +60,34 @@ package final class NginxFixture: Sendable {
         try start()
     }
 
+    /// nginx with one `server { … }` block of the test's own, in the same main file as the example's
+    /// (every path in the fixture's directory): for what the example does not set up, like a
+    /// server that asks for client certificates.
+    package init(port: Int, server: String) throws {
+        self.port = port
+        directory = try TemporaryDirectory("apsio-nginx")
+        let prefix = directory.path
+        try FileManager.default.createDirectory(atPath: prefix + "/temp", withIntermediateDirectories: true)
+        try directory.write("nginx.conf", """
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log info;
+            worker_processes 1;
+            events { worker_connections 64; }
+            http {
+                default_type application/octet-stream;
+                log_format upstreams '$request_method $uri $status upstream=$upstream_addr';
+                access_log \(prefix)/access.log upstreams;
+                client_body_temp_path \(prefix)/temp/body;
+                proxy_temp_path \(prefix)/temp/proxy;
+                fastcgi_temp_path \(prefix)/temp/fastcgi;
+                uwsgi_temp_path \(prefix)/temp/uwsgi;
+                scgi_temp_path \(prefix)/temp/scgi;
+                \(server)
+            }
+            """)
+        try start()
+    }
+
     deinit { stop() }
 
     /// The configuration nginx runs: the example as filled in.

@@ -13,6 +13,10 @@ package struct TestCertificates: Sendable {
     package var otherHostKey: String { path("other.key") }
     package var untrustedCertificate: String { path("untrusted.pem") }
     package var untrustedKey: String { path("untrusted.key") }
+    /// A client certificate signed by the test CA (`extendedKeyUsage=clientAuth`), for a server
+    /// that asks for one; its key is mode 0600.
+    package var clientCertificate: String { path("client.pem") }
+    package var clientKey: String { path("client.key") }
 
     private func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
 
@@ -33,20 +37,22 @@ package struct TestCertificates: Sendable {
         ])
         try sign(name: "server", subjectAltName: "DNS:localhost,IP:127.0.0.1,IP:::1")
         try sign(name: "other", subjectAltName: "DNS:other.example")
+        try sign(name: "client", subjectAltName: "DNS:box.example", usage: "clientAuth")
+        chmod(path("client.key"), 0o600)
         try run(["req", "-x509"] + ec + [
             "-keyout", "untrusted.key", "-out", "untrusted.pem", "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ])
     }
 
-    private func sign(name: String, subjectAltName: String) throws {
+    private func sign(name: String, subjectAltName: String, usage: String = "serverAuth") throws {
         try run([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name)",
         ])
         try directory.write(
             "\(name).ext",
-            "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+            "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=\(usage)\n")
         try run([
             "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", "\(name).pem", "-days", "2", "-extfile", "\(name).ext",

@@ -27,8 +27,9 @@ final class TLSContext: @unchecked Sendable {
     }
 
     /// A client context that trusts `caFile` alone when given (a private CA, the tests' CA), and
-    /// the system's trust store otherwise.
-    static func client(caFile: String?) throws(ConfigurationError) -> TLSContext {
+    /// the system's trust store otherwise; with `identity`, it presents that certificate to a
+    /// server that asks for one.
+    static func client(caFile: String?, identity: HTTPClient.ClientIdentity? = nil) throws(ConfigurationError) -> TLSContext {
         let context = try TLSContext(method: TLS_client_method())
         SSL_CTX_set_verify(context.raw, SSL_VERIFY_PEER, nil)
         if let caFile {
@@ -40,21 +41,27 @@ final class TLSContext: @unchecked Sendable {
                 throw ConfigurationError(reason: "cannot load the system trust store: \(OpenSSLErrors.drain())")
             }
         }
+        if let identity { try context.use(certificateFile: identity.certificateFile, privateKeyFile: identity.keyFile) }
         return context
+    }
+
+    /// The certificate chain this side presents, and its key, both PEM.
+    private func use(certificateFile: String, privateKeyFile: String) throws(ConfigurationError) {
+        guard SSL_CTX_use_certificate_chain_file(raw, certificateFile) == 1 else {
+            throw ConfigurationError(reason: "cannot load the certificate \(certificateFile): \(OpenSSLErrors.drain())")
+        }
+        guard SSL_CTX_use_PrivateKey_file(raw, privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
+            throw ConfigurationError(reason: "cannot load the private key \(privateKeyFile): \(OpenSSLErrors.drain())")
+        }
+        guard SSL_CTX_check_private_key(raw) == 1 else {
+            throw ConfigurationError(reason: "the private key does not match the certificate: \(OpenSSLErrors.drain())")
+        }
     }
 
     /// A server context with a certificate chain and its key, both PEM.
     static func server(certificateFile: String, privateKeyFile: String) throws(ConfigurationError) -> TLSContext {
         let context = try TLSContext(method: TLS_server_method())
-        guard SSL_CTX_use_certificate_chain_file(context.raw, certificateFile) == 1 else {
-            throw ConfigurationError(reason: "cannot load the certificate \(certificateFile): \(OpenSSLErrors.drain())")
-        }
-        guard SSL_CTX_use_PrivateKey_file(context.raw, privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw ConfigurationError(reason: "cannot load the private key \(privateKeyFile): \(OpenSSLErrors.drain())")
-        }
-        guard SSL_CTX_check_private_key(context.raw) == 1 else {
-            throw ConfigurationError(reason: "the private key does not match the certificate: \(OpenSSLErrors.drain())")
-        }
+        try context.use(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
         return context
     }
 

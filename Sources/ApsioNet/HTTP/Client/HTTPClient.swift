@@ -30,13 +30,15 @@ package final class HTTPClient: Sendable {
     init(options: Options, resolve: @escaping Resolve) throws(HTTPClientError) {
         self.options = options
         self.resolve = resolve
-        tls = Mutex(options.caFile == nil ? nil : try Self.makeTLSContext(caFile: options.caFile))
+        // Made at once when the options name files: a wrong one is said when the client is made.
+        let named = options.caFile != nil || options.clientIdentity != nil
+        tls = Mutex(named ? try Self.makeTLSContext(options) : nil)
         pool = ConnectionPool(maxPerKey: options.maxIdleConnectionsPerOrigin, idleTimeout: options.idleTimeout)
     }
 
-    private static func makeTLSContext(caFile: String?) throws(HTTPClientError) -> TLSContext {
+    private static func makeTLSContext(_ options: Options) throws(HTTPClientError) -> TLSContext {
         do {
-            return try TLSContext.client(caFile: caFile)
+            return try TLSContext.client(caFile: options.caFile, identity: options.clientIdentity)
         } catch {
             throw .tlsConfiguration(error.reason)
         }
@@ -45,7 +47,7 @@ package final class HTTPClient: Sendable {
     private func tlsContext() throws(HTTPClientError) -> TLSContext {
         try tls.withLock { (context: inout TLSContext?) throws(HTTPClientError) -> TLSContext in
             if let context { return context }
-            let made = try Self.makeTLSContext(caFile: options.caFile)
+            let made = try Self.makeTLSContext(options)
             context = made
             return made
         }

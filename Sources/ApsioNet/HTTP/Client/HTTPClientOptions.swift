@@ -1,8 +1,21 @@
 extension HTTPClient {
+    package struct ClientIdentity: Sendable, Equatable {
+        package var certificateFile: String
+        package var keyFile: String
+
+        package init(certificateFile: String, keyFile: String) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
+
     package struct Options: Sendable {
         /// A PEM file of CA certificates to trust instead of the system store (a private CA).
         /// Verification itself is never optional.
         package var caFile: String?
+        /// A client certificate chain and its private key, both PEM files, presented to a server
+        /// that asks for one (mutual TLS). OpenSSL reads the key; it never passes through apsiod.
+        package var clientIdentity: ClientIdentity?
         package var limits: HTTPLimits
         /// Idle keep-alive connections kept per origin.
         package var maxIdleConnectionsPerOrigin: Int
@@ -11,10 +24,11 @@ extension HTTPClient {
         package var idleTimeout: Duration
 
         package init(
-            caFile: String? = nil, limits: HTTPLimits = .default, maxIdleConnectionsPerOrigin: Int = 4,
-            idleTimeout: Duration = .seconds(4)
+            caFile: String? = nil, clientIdentity: ClientIdentity? = nil, limits: HTTPLimits = .default,
+            maxIdleConnectionsPerOrigin: Int = 4, idleTimeout: Duration = .seconds(4)
         ) {
             self.caFile = caFile
+            self.clientIdentity = clientIdentity
             self.limits = limits
             self.maxIdleConnectionsPerOrigin = maxIdleConnectionsPerOrigin
             self.idleTimeout = idleTimeout
