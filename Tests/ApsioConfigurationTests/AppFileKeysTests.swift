@@ -244,21 +244,23 @@ import ApsioConfiguration
     }
 }
 
+/// A minimal app file (an inline key), `extra` from line 5 on, loaded from `config`.
+private func loadAppWith(_ extra: String, in config: ConfigDirectory) throws -> (apps: [AppConfiguration], problems: [ConfigurationProblem]) {
+    try config.app("nginx", "[App]\nUnit=nginx.service\nBackend=https://ingest.example.com\nAppKey=apsio_app_k\n" + extra)
+    let loaded = config.load()
+    return (loaded.apps, loaded.problems)
+}
+
 /// `Header=` and `HeaderFile=`: the headers a collector asks every batch to carry.
 @Suite struct AppFileHeaderTests {
     static let tenant = "tenant-7f3a"
     static let vendorKey = "vk_live_9c1e5d7a2b"
 
-    func loadApp(_ extra: String, in config: ConfigDirectory) throws -> (apps: [AppConfiguration], problems: [ConfigurationProblem]) {
-        try config.app("nginx", "[App]\nUnit=nginx.service\nBackend=https://ingest.example.com\nAppKey=apsio_app_k\n" + extra)
-        let loaded = config.load()
-        return (loaded.apps, loaded.problems)
-    }
 
     @Test func headersInlineAndFromAFileAreReadInOrder() throws {
         let config = try ConfigDirectory()
         let file = try config.write("keys/vendor", "Bearer \(Self.vendorKey)\n", mode: 0o640)
-        let loaded = try loadApp("Header=X-Scope-OrgID: \(Self.tenant)\nHeaderFile=Authorization: \(file)\n", in: config)
+        let loaded = try loadAppWith("Header=X-Scope-OrgID: \(Self.tenant)\nHeaderFile=Authorization: \(file)\n", in: config)
         #expect(loaded.problems == [])
         let headers = try #require(loaded.apps.first?.headers)
         #expect(headers == [
@@ -287,7 +289,7 @@ import ApsioConfiguration
             ("HeaderFile=Authorization: \(config.path)/keys/missing", "cannot be opened"),
         ]
         for (line, expected) in cases {
-            let loaded = try loadApp(line + "\n", in: config)
+            let loaded = try loadAppWith(line + "\n", in: config)
             #expect(loaded.apps.isEmpty, "\(line)")
             #expect(loaded.problems.map(\.line) == [5], "\(line): \(loaded.problems)")
             #expect(loaded.problems.first?.message.contains(expected) == true, "\(line): \(loaded.problems)")
@@ -295,7 +297,7 @@ import ApsioConfiguration
                 #expect(!problem.description.contains(Self.tenant) && !problem.description.contains(Self.vendorKey), "\(problem)")
             }
         }
-        let twice = try loadApp("Header=X-Tenant: a\nHeader=x-tenant: b\n", in: config)
+        let twice = try loadAppWith("Header=X-Tenant: a\nHeader=x-tenant: b\n", in: config)
         #expect(twice.problems.map(\.line) == [6])
         #expect(twice.problems.first?.message.contains("set twice (line 5 too)") == true)
     }
@@ -304,21 +306,16 @@ import ApsioConfiguration
 /// `CAFile=`, `ClientCertificate=`, `ClientKey=`: paths of files that exist, a certificate with its
 /// key, and a key other users cannot read.
 @Suite struct AppFileTLSTests {
-    func loadApp(_ extra: String, in config: ConfigDirectory) throws -> (apps: [AppConfiguration], problems: [ConfigurationProblem]) {
-        try config.app("nginx", "[App]\nUnit=nginx.service\nBackend=https://ingest.example.com\nAppKey=apsio_app_k\n" + extra)
-        let loaded = config.load()
-        return (loaded.apps, loaded.problems)
-    }
 
     @Test func theFilesAreKeptAsPaths() throws {
         let config = try ConfigDirectory()
         let ca = try config.write("tls/ca.pem", "-----BEGIN CERTIFICATE-----\n", mode: 0o644)
         let certificate = try config.write("tls/client.pem", "-----BEGIN CERTIFICATE-----\n", mode: 0o644)
         let key = try config.write("tls/client.key", "-----BEGIN PRIVATE KEY-----\n", mode: 0o640)
-        let loaded = try loadApp("CAFile=\(ca)\nClientCertificate=\(certificate)\nClientKey=\(key)\n", in: config)
+        let loaded = try loadAppWith("CAFile=\(ca)\nClientCertificate=\(certificate)\nClientKey=\(key)\n", in: config)
         #expect(loaded.problems == [])
         #expect(loaded.apps.first?.tls == AppTLS(caFile: ca, clientCertificate: certificate, clientKey: key))
-        #expect(try loadApp("", in: config).apps.first?.tls == nil)
+        #expect(try loadAppWith("", in: config).apps.first?.tls == nil)
     }
 
     @Test func eachMistakeIsAProblemAtItsLine() throws {
@@ -335,7 +332,7 @@ import ApsioConfiguration
             ("ClientCertificate=\(certificate)\nClientKey=\(openKey)\n", 6, "chmod o-rwx"),
         ]
         for (extra, line, expected) in cases {
-            let loaded = try loadApp(extra, in: config)
+            let loaded = try loadAppWith(extra, in: config)
             #expect(loaded.apps.isEmpty, "\(extra)")
             #expect(loaded.problems.map(\.line) == [line], "\(extra): \(loaded.problems)")
             #expect(loaded.problems.first?.message.contains(expected) == true, "\(extra): \(loaded.problems)")

@@ -122,15 +122,20 @@ package struct IngestReading: Sendable {
             subscribe(into: &actions)
         case .stop:
             stopped = true
-            if reading { actions.append(.stopReader) }
-            if subscribed { actions.append(.unsubscribe) }
-            reading = false
-            subscribed = false
-            subscribing = false
+            letGoOfTheReader(into: &actions)
             return actions
         }
         adjust(into: &actions)
         return actions
+    }
+
+    /// No reader, no subscription, and a subscription asked for void: before a skip, and at the stop.
+    private mutating func letGoOfTheReader(into actions: inout [IngestReadingAction]) {
+        if reading { actions.append(.stopReader) }
+        if subscribed { actions.append(.unsubscribe) }
+        reading = false
+        subscribed = false
+        subscribing = false
     }
 
     /// A new subscription replaces the one held or asked for: only its answer counts.
@@ -152,11 +157,7 @@ package struct IngestReading: Sendable {
         if skipDue, !skipping {
             skipDue = false
             skipping = true
-            if reading { actions.append(.stopReader) }
-            if subscribed { actions.append(.unsubscribe) }
-            reading = false
-            subscribed = false
-            subscribing = false
+            letGoOfTheReader(into: &actions)
             actions.append(.skipToEnd)
             return
         }
