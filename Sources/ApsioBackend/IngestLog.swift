@@ -1,4 +1,5 @@
-/// One `POST /v1/logs` the sink accepted: the app, when, and the OTLP/HTTP JSON body (gzip undone).
+/// One `POST /v1/logs` the sink accepted: the app, when, and the request in the OTLP/HTTP JSON
+/// mapping (gzip undone; a protobuf body read into it).
 package struct IngestedRequest: Sendable, Equatable {
     package let app: String
     package let receivedUnixMs: Int64

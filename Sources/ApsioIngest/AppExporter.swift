@@ -6,8 +6,8 @@ import ApsioNet
 package import ApsioState
 
 /// One app's ingest (LINUX-PROFILE §1, §4, §9, §11–§13, §15): its journal entries, redacted, through
-/// the policy's gate, as OTLP/HTTP JSON, gzip-compressed, to `POST {Backend}/v1/logs`, losing
-/// nothing across a crash.
+/// the policy's gate, as OTLP/HTTP protobuf or JSON, gzip-compressed, to `POST {Backend}/v1/logs`,
+/// losing nothing across a crash.
 ///
 /// The journal is the queue. The exporter pulls the app's entries from the daemon's shared reader
 /// (`JournalHub`, through a `JournalSubscription`), from the app's saved position, into a bounded
