@@ -50,7 +50,7 @@ import Testing
         /// How many times standard output has said `text`.
         func count(_ text: String) -> Int { stdout.components(separatedBy: text).count - 1 }
 
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        deinit { killAndRelease(process) }
     }
 
     @Test func servesTheAppsOfItsConfigurationDirectoryAndReadsThemAgainOnSIGHUP() async throws {

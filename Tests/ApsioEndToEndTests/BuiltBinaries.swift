@@ -102,16 +102,14 @@ final class RunningChild: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         if process.isRunning {
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
+            killAndRelease(process)
             return -9
         }
+        releaseEnded(process)
         return process.terminationStatus
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    deinit { killAndRelease(process) }
 }
 
 /// A loopback TCP port free right now, for a server whose own address must be in its configuration

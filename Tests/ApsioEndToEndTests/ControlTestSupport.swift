@@ -42,27 +42,8 @@ enum Apsioctl {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardInput = FileHandle.nullDevice
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
-        try process.run()
-        var status: Int32 = -1
-        do {
-            status = try await withThrowingTaskGroup(of: Int32.self) { group in
-                group.addTask {
-                    for await status in ended.stream { return status }
-                    return -1
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(60))
-                    throw WaitTimedOut(what: "apsioctl \(arguments.joined(separator: " "))")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-        } catch {
-            // Never leave it behind: stopped by its pid.
-            kill(process.processIdentifier, SIGKILL)
-            throw error
+        guard let status = try await runToEnd(process, deadline: .seconds(60)) else {
+            throw WaitTimedOut(what: "apsioctl \(arguments.joined(separator: " "))")
         }
         return Result(
             status: status, stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "",

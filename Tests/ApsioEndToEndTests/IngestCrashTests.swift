@@ -103,7 +103,7 @@ import Testing
         let children = Mutex<[Process]>([])
         defer {
             // However the test ends, no child outlives it.
-            for child in children.withLock({ $0 }) where child.isRunning { kill(child.processIdentifier, SIGKILL) }
+            for child in children.withLock({ $0 }) { killAndRelease(child) }
         }
         func launch() throws -> Process {
             let process = Process()

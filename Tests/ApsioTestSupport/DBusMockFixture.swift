@@ -99,9 +99,7 @@ final class DBusMockFixture: Sendable {
     /// SIGKILL: the children inherit the test runner's blocked signals, SIGTERM among them.
     private func stop(_ name: String) {
         guard let process = children.withLock({ $0.removeValue(forKey: name) }) else { return }
-        // As RedisServerFixture.stop: killed whatever `isRunning` says, waited for with a bound.
-        kill(process.processIdentifier, SIGKILL)
-        for _ in 0..<2000 where process.isRunning { usleep(5000) }
+        killAndRelease(process)
     }
 
     /// The pid of a child, to stop (SIGSTOP) or continue it.
@@ -166,6 +164,7 @@ final class DBusMockFixture: Sendable {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        releaseEnded(process)
         guard status == 0 else {
             throw Failure(description: "\(([executable] + arguments).joined(separator: " ")) failed (\(status)): \(text)")
         }

@@ -362,6 +362,7 @@ package final class RedisClusterFixture: Sendable {
         // hung a whole test run (RedisServerFixture): polled instead.
         for process in processes {
             for _ in 0..<2000 where process.isRunning { usleep(5000) }
+            releaseEnded(process)
         }
         release(ports)
     }
@@ -484,6 +485,7 @@ package final class RedisClusterFixture: Sendable {
         // Bounded by `overdue`, which ends it if it has not ended by itself.
         ended.wait()
         overdue.cancel()
+        releaseEnded(cli)
         let data = FileManager.default.contents(atPath: path) ?? Data()
         return (cli.terminationReason == .exit ? cli.terminationStatus : nil, String(decoding: data, as: UTF8.self))
     }

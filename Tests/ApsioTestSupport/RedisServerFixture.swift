@@ -59,11 +59,9 @@ package final class RedisServerFixture: Sendable {
     /// SIGKILL, as a crash: clients see their connections end.
     package func stop() {
         guard let server = process.withLock({ state -> Process? in defer { state = nil }; return state }) else { return }
-        // Killed whatever `isRunning` says, and waited for with a bound: `waitUntilExit` spins a run
-        // loop until Foundation's own thread sees the exit, and once hung a whole test run (at the
-        // test process's exit, both servers still alive).
-        kill(server.processIdentifier, SIGKILL)
-        for _ in 0..<2000 where server.isRunning { usleep(5000) }
+        // Killed whatever `isRunning` says: at the test process's exit a `waitUntilExit` with both
+        // servers still alive once hung a whole test run.
+        killAndRelease(server)
     }
 
     /// Stops it and starts it again, empty.
