@@ -23,4 +23,14 @@ package enum Hex {
         }
         return count == length
     }
+
+    /// The value of one hex digit, either case (percent-encoding), nil for any other byte.
+    package static func value(of byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
 }

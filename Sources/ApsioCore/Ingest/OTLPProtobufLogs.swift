@@ -178,29 +178,10 @@ package enum OTLPProtobufLogs {
                     writer.endObject()
                 default:
                     writer.key("bytesValue")
-                    writer.string(Self.base64(bytes[try value.message()]))
+                    writer.string(Base64.encode(bytes[try value.message()]))
                 }
             }
             writer.endObject()
-        }
-
-        private static let base64Digits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-        /// `bytes` fields are base64 in the JSON mapping.
-        private static func base64(_ data: Slice<UnsafeRawBufferPointer>) -> String {
-            var out: [UInt8] = []
-            out.reserveCapacity((data.count + 2) / 3 * 4)
-            var index = data.startIndex
-            while index < data.endIndex {
-                let chunk = data[index..<min(index + 3, data.endIndex)]
-                var group: UInt32 = 0
-                for (offset, byte) in chunk.enumerated() { group |= UInt32(byte) << UInt32(16 - 8 * offset) }
-                for position in 0..<4 {
-                    out.append(position <= chunk.count ? base64Digits[Int(group >> UInt32(18 - 6 * position) & 63)] : UInt8(ascii: "="))
-                }
-                index += 3
-            }
-            return String(decoding: out, as: UTF8.self)
         }
 
         private func text(_ name: String, _ field: ProtobufReader.Field?, into writer: inout JSONWriter) throws(Unreadable) {

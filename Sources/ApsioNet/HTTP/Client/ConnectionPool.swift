@@ -8,11 +8,15 @@ final class ConnectionPool: Sendable {
         let scheme: HTTPEndpoint.Scheme
         let host: String
         let port: Int
+        /// The proxy the connection tunnels through (`host:port`), nil when direct: after the
+        /// proxy settings changed, a connection made under the old ones is not reused.
+        let proxy: String?
 
-        init(_ endpoint: HTTPEndpoint) {
+        init(_ endpoint: HTTPEndpoint, proxy: HTTPProxy? = nil) {
             scheme = endpoint.scheme
             host = endpoint.host
             port = endpoint.port
+            self.proxy = proxy?.address
         }
     }
 

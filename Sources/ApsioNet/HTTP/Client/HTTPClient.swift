@@ -75,7 +75,8 @@ package final class HTTPClient: Sendable {
         let timeout = request.timeout ?? options.limits.exchangeTimeout
         let deadline = ContinuousClock.now + timeout
         let bytes = try encode(request, for: endpoint)
-        let key = ConnectionPool.Key(endpoint)
+        let proxy = options.proxy?.settings.proxy(for: endpoint)
+        let key = ConnectionPool.Key(endpoint, proxy: proxy)
 
         var mayRetry = true
         while true {
@@ -84,7 +85,7 @@ package final class HTTPClient: Sendable {
             if let reused {
                 transport = reused
             } else {
-                transport = try await open(endpoint, deadline: deadline, timeout: timeout)
+                transport = try await open(endpoint, through: proxy, deadline: deadline, timeout: timeout)
             }
             var progress = Progress()
             do {
@@ -114,35 +115,19 @@ package final class HTTPClient: Sendable {
 
     // MARK: Connecting
 
-    private func open(_ endpoint: HTTPEndpoint, deadline: ContinuousClock.Instant, timeout: Duration) async throws -> Transport {
+    private func open(
+        _ endpoint: HTTPEndpoint, through proxy: HTTPProxy?, deadline: ContinuousClock.Instant, timeout: Duration
+    ) async throws -> Transport {
         let limits = options.limits
         let context = endpoint.scheme == .https ? try tlsContext() : nil
         let connectBy = min(ContinuousClock.now + limits.connectTimeout, deadline)
         let connectPhase: (HTTPClientError.Phase, Duration) =
             connectBy == deadline ? (.exchange, timeout) : (.connect, limits.connectTimeout)
-        let addresses: [SocketAddress]
-        do {
-            addresses = try await resolve(endpoint.host, endpoint.port, connectBy - ContinuousClock.now)
-        } catch let failure as DNSResolver.Failure {
-            throw HTTPClientError.dnsFailure(host: endpoint.host, reason: failure.reason)
-        } catch TransportError.timedOut {
-            throw HTTPClientError.timedOut(connectPhase.0, after: connectPhase.1)
-        }
-        // Plain http carries the app key and the device token in clear text, so it must not leave
-        // the machine whatever `localhost` resolves to (an address literal passes trivially).
-        // https needs no such check: the key and token are encrypted, and the certificate is
-        // verified for the name, which no public CA issues one for `localhost`.
-        if endpoint.scheme == .http { try LoopbackAddress.requireAll(addresses, resolvedFrom: endpoint.host) }
         let transport: Transport
-        do {
-            transport = try await Transport.connect(to: addresses, deadline: connectBy)
-        } catch let error as TransportError {
-            switch error {
-            case .timedOut: throw HTTPClientError.timedOut(connectPhase.0, after: connectPhase.1)
-            case .reset: throw HTTPClientError.connectionRefused(host: endpoint.host, port: endpoint.port)
-            case .system(let reason), .tls(let reason, _):
-                throw HTTPClientError.connectFailed(host: endpoint.host, port: endpoint.port, reason: reason)
-            }
+        if let proxy {
+            transport = try await tunnel(to: endpoint, through: proxy, connectBy: connectBy, phase: connectPhase)
+        } else {
+            transport = try await connect(to: endpoint, connectBy: connectBy, phase: connectPhase)
         }
         guard let context else { return transport }
 
@@ -163,6 +148,77 @@ package final class HTTPClient: Sendable {
                 throw HTTPClientError.tlsVerificationFailed(host: endpoint.host, reason: verification)
             case .tls(let reason, nil), .reset(let reason), .system(let reason):
                 throw HTTPClientError.tlsHandshakeFailed(host: endpoint.host, reason: reason)
+            }
+        } catch {
+            transport.close()
+            throw error
+        }
+    }
+
+    /// Resolves the endpoint's host and connects to it.
+    private func connect(
+        to endpoint: HTTPEndpoint, connectBy: ContinuousClock.Instant, phase: (HTTPClientError.Phase, Duration)
+    ) async throws -> Transport {
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await resolve(endpoint.host, endpoint.port, connectBy - ContinuousClock.now)
+        } catch let failure as DNSResolver.Failure {
+            throw HTTPClientError.dnsFailure(host: endpoint.host, reason: failure.reason)
+        } catch TransportError.timedOut {
+            throw HTTPClientError.timedOut(phase.0, after: phase.1)
+        }
+        // Plain http carries the app key and the device token in clear text, so it must not leave
+        // the machine whatever `localhost` resolves to (an address literal passes trivially).
+        // https needs no such check: the key and token are encrypted, and the certificate is
+        // verified for the name, which no public CA issues one for `localhost`.
+        if endpoint.scheme == .http { try LoopbackAddress.requireAll(addresses, resolvedFrom: endpoint.host) }
+        do {
+            return try await Transport.connect(to: addresses, deadline: connectBy)
+        } catch let error as TransportError {
+            switch error {
+            case .timedOut: throw HTTPClientError.timedOut(phase.0, after: phase.1)
+            case .reset: throw HTTPClientError.connectionRefused(host: endpoint.host, port: endpoint.port)
+            case .system(let reason), .tls(let reason, _):
+                throw HTTPClientError.connectFailed(host: endpoint.host, port: endpoint.port, reason: reason)
+            }
+        }
+    }
+
+    /// Connects to the proxy and asks it for a tunnel to the endpoint (`ProxyTunnel`), within the
+    /// connect timeout: the endpoint's host is resolved by the proxy. Only https is ever proxied
+    /// (`ProxySettings.proxy(for:)`), so the exchange that follows is TLS with the endpoint.
+    private func tunnel(
+        to endpoint: HTTPEndpoint, through proxy: HTTPProxy, connectBy: ContinuousClock.Instant,
+        phase: (HTTPClientError.Phase, Duration)
+    ) async throws -> Transport {
+        let addresses: [SocketAddress]
+        do {
+            addresses = try await resolve(proxy.host, proxy.port, connectBy - ContinuousClock.now)
+        } catch let failure as DNSResolver.Failure {
+            throw HTTPClientError.proxyUnreachable(proxy: proxy.address, reason: "cannot resolve \(proxy.host): \(failure.reason)")
+        } catch TransportError.timedOut {
+            throw HTTPClientError.timedOut(phase.0, after: phase.1)
+        }
+        let transport: Transport
+        do {
+            transport = try await Transport.connect(to: addresses, deadline: connectBy)
+        } catch let error as TransportError {
+            switch error {
+            case .timedOut: throw HTTPClientError.timedOut(phase.0, after: phase.1)
+            case .reset: throw HTTPClientError.proxyUnreachable(proxy: proxy.address, reason: "connection refused")
+            case .system(let reason), .tls(let reason, _): throw HTTPClientError.proxyUnreachable(proxy: proxy.address, reason: reason)
+            }
+        }
+        do {
+            try await ProxyTunnel.open(over: transport, to: endpoint, through: proxy, limits: options.limits, deadline: connectBy)
+            return transport
+        } catch let error as TransportError {
+            transport.close()
+            switch error {
+            case .timedOut:
+                throw HTTPClientError.timedOut(phase.0 == .connect ? .proxyTunnel : phase.0, after: phase.1)
+            case .reset(let reason), .system(let reason), .tls(let reason, _):
+                throw HTTPClientError.proxyUnreachable(proxy: proxy.address, reason: reason)
             }
         } catch {
             transport.close()

@@ -7,6 +7,7 @@ package enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case connect = "connecting (DNS and TCP)"
         case tlsHandshake = "the TLS handshake"
         case exchange = "the exchange"
+        case proxyTunnel = "the proxy's CONNECT tunnel"
     }
 
     /// The endpoint is not one the client will talk to (a malformed base URL, a bad port).
@@ -38,6 +39,13 @@ package enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case bodyTooLarge(limit: Int)
     case unsupportedContentEncoding(String)
     case corruptGzipBody(GzipError)
+    /// The proxy (`host:port`, never its credentials) could not be resolved or connected to.
+    case proxyUnreachable(proxy: String, reason: String)
+    /// The proxy answered CONNECT with something else than 2xx: a 407 when it wants credentials or
+    /// refused them, a 403 for a destination it does not allow, a 502 when the backend is down.
+    case proxyRefusedTunnel(proxy: String, target: String, status: Int, reason: String, sentCredentials: Bool)
+    /// The proxy's answer to CONNECT was not HTTP, or came with bytes after it.
+    case proxyMalformedAnswer(proxy: String, reason: String)
 
     package var description: String {
         switch self {
@@ -63,6 +71,14 @@ package enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unsupportedContentEncoding(let coding):
             "the response uses Content-Encoding \"\(coding)\", and only gzip is accepted"
         case .corruptGzipBody(let error): "the response body is not valid gzip: \(error)"
+        case .proxyUnreachable(let proxy, let reason):
+            "cannot reach the proxy \(proxy): \(reason) (is it running? it is named by HTTPS_PROXY or Proxy= in apsiod.conf)"
+        case .proxyRefusedTunnel(let proxy, let target, let status, let reason, let sentCredentials):
+            "the proxy \(proxy) refused a tunnel to \(target): \(status) \(reason)"
+                + (status == 407
+                    ? (sentCredentials ? " (it refused the credentials of ProxyCredentialsFile=)" : " (it asks for credentials: ProxyCredentialsFile= in apsiod.conf)")
+                    : "")
+        case .proxyMalformedAnswer(let proxy, let reason): "the proxy \(proxy) did not answer CONNECT as HTTP: \(reason)"
         }
     }
 }

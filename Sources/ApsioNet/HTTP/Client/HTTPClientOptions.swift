@@ -16,6 +16,8 @@ extension HTTPClient {
         /// A client certificate chain and its private key, both PEM files, presented to a server
         /// that asks for one (mutual TLS). OpenSSL reads the key; it never passes through apsiod.
         package var clientIdentity: ClientIdentity?
+        /// The proxy https requests go through (read at each new connection); nil: always direct.
+        package var proxy: ProxyRoute?
         package var limits: HTTPLimits
         /// Idle keep-alive connections kept per origin.
         package var maxIdleConnectionsPerOrigin: Int
@@ -24,11 +26,12 @@ extension HTTPClient {
         package var idleTimeout: Duration
 
         package init(
-            caFile: String? = nil, clientIdentity: ClientIdentity? = nil, limits: HTTPLimits = .default,
+            caFile: String? = nil, clientIdentity: ClientIdentity? = nil, proxy: ProxyRoute? = nil, limits: HTTPLimits = .default,
             maxIdleConnectionsPerOrigin: Int = 4, idleTimeout: Duration = .seconds(4)
         ) {
             self.caFile = caFile
             self.clientIdentity = clientIdentity
+            self.proxy = proxy
             self.limits = limits
             self.maxIdleConnectionsPerOrigin = maxIdleConnectionsPerOrigin
             self.idleTimeout = idleTimeout
