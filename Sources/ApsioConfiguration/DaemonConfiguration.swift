@@ -13,16 +13,19 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var announceTerminals: Bool
     /// `[Queue] MaxSize=` and `MaxAge=`: what each app's queue may hold (LINUX-PROFILE §4).
     package var queue: QueueBounds
+    /// `[Network] Proxy=`, `NoProxy=`, `ProxyCredentialsFile=`.
+    package var network: NetworkConfiguration
 
     package static let defaultMotdFile = "/run/motd.d/50-apsio"
 
     package init(
         logLevel: LogLevel = .info, motdFile: String? = DaemonConfiguration.defaultMotdFile,
-        announceTerminals: Bool = true, queue: QueueBounds = .standard
+        announceTerminals: Bool = true, queue: QueueBounds = .standard, network: NetworkConfiguration = NetworkConfiguration()
     ) {
         self.logLevel = logLevel
         self.motdFile = motdFile
         self.announceTerminals = announceTerminals
         self.queue = queue
+        self.network = network
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ApsioConfiguration
 import ApsioCore
+import ApsioNet
 
 @Suite struct DaemonConfigurationTests {
     func load(_ text: String) throws -> (config: ConfigDirectory, loaded: Configuration) {
@@ -149,5 +150,75 @@ import ApsioCore
         #expect(before.changes(to: config.load()).isEmpty)
         try config.app("app", appFile("Redact=b=[0-9]+\nRedact=a=[0-9]+\n"))
         #expect(before.changes(to: config.load()).changed == [try AppName("app")])
+    }
+}
+
+/// `[Network]`: the proxy over the environment's, its credentials from a file, and mistakes said
+/// at FILE:LINE without repeating a password.
+@Suite struct DaemonNetworkConfigurationTests {
+    func load(_ text: String, files: [String: (String, Int)] = [:]) throws -> (config: ConfigDirectory, loaded: Configuration) {
+        let config = try ConfigDirectory()
+        for (name, (content, mode)) in files { try config.write(name, content, mode: mode) }
+        try config.write("apsiod.conf", text, mode: 0o644)
+        return (config, config.load())
+    }
+
+    @Test func theProxyItsExceptionsAndItsCredentialsAreRead() throws {
+        let config = try ConfigDirectory()
+        try config.write("proxy-credentials", "box:pr0xy pass\n", mode: 0o600)
+        try config.write("apsiod.conf", """
+            [Network]
+            Proxy=http://proxy.fleet.example:3128
+            NoProxy=.internal.example, 10.0.0.0/8
+            ProxyCredentialsFile=\(config.path)/proxy-credentials
+            """, mode: 0o644)
+        let loaded = config.load()
+        #expect(loaded.problems == [])
+        let network = loaded.daemon.network
+        #expect(network.proxy == .proxy(HTTPProxy(host: "proxy.fleet.example", port: 3128)))
+        #expect(network.credentials == (try ProxyCredentials(user: "box", password: "pr0xy pass")))
+        let settings = network.settings(over: ProxySettings(https: HTTPProxy(host: "env", port: 1), noProxy: NoProxy("other.example")))
+        #expect(settings.https?.address == "proxy.fleet.example:3128")
+        #expect(settings.https?.credentials != nil)
+        #expect(settings.noProxy.bypasses("a.internal.example") && !settings.noProxy.bypasses("other.example"))
+    }
+
+    @Test func withoutProxyTheEnvironmentDecidesAndNoneTurnsItOff() throws {
+        let environment = ProxySettings(https: HTTPProxy(host: "env", port: 3128), noProxy: NoProxy(".env.example"))
+        #expect(try load("").loaded.daemon.network.settings(over: environment) == environment)
+        let direct = try load("[Network]\nProxy=none\n").loaded.daemon.network.settings(over: environment)
+        #expect(direct.https == nil)
+        #expect(direct.noProxy == environment.noProxy)
+    }
+
+    @Test func eachMistakeIsSaidAtItsLineWithoutThePassword() throws {
+        let config = try ConfigDirectory()
+        try config.write("open-credentials", "box:hunter-one\n", mode: 0o644)
+        try config.write("no-colon", "just-a-user\n", mode: 0o600)
+        try config.write("apsiod.conf", """
+            [Network]
+            Proxy=http://box:hunter-two@proxy:3128
+            NoProxy=ok.example, not/a/host
+            ProxyCredentialsFile=\(config.path)/open-credentials
+            """, mode: 0o644)
+        let loaded = config.load()
+        let messages = loaded.problems.map(\.description)
+        #expect(loaded.problems.map(\.line) == [2, 3, 4])
+        #expect(messages[0].contains("ProxyCredentialsFile="))
+        #expect(messages[1].contains("not/a/host"))
+        #expect(messages[2].contains("every user"))
+        #expect(!messages.joined().contains("hunter"))
+        #expect(loaded.daemon.network == NetworkConfiguration(noProxy: NoProxy("ok.example, not/a/host")))
+
+        try config.write("apsiod.conf", """
+            [Network]
+            Proxy=https://proxy:3128
+            ProxyCredentialsFile=\(config.path)/no-colon
+            """, mode: 0o644)
+        let again = config.load()
+        #expect(again.problems.map(\.line) == [2, 3])
+        #expect(again.problems[0].description.contains("https:// proxies are not supported"))
+        #expect(again.problems[1].description.contains("user:password"))
+        #expect(again.daemon.network == NetworkConfiguration())
     }
 }
