@@ -21,6 +21,12 @@ package actor Daemon {
     /// Held from `init` until `stop()` has closed every app's queue.
     let stateLock: StateDirectoryLock
     let client: HTTPClient
+    /// What every HTTP client of the daemon reads at each new connection: the environment's proxy
+    /// (`environmentProxy`) under apsiod.conf's `[Network]`, set again at each reload.
+    let proxyRoute: ProxyRoute
+    private let environmentProxy: ProxySettings
+    /// Whether the route was said once: at start only when there is a proxy, then at each change.
+    private var proxyRouteSaid = false
     let indicator: DaemonIndicator
     let facts: ResourceFacts
 
@@ -68,8 +74,12 @@ package actor Daemon {
         }
         settingsStore = SettingsStore(layout: layout)
         appState = AppStateStore(layout: layout)
+        let (fromEnvironment, proxyProblems) = ProxySettings.environment(options.proxyEnvironment)
+        for problem in proxyProblems { edges.log.log(.warning, .configuration, problem) }
+        environmentProxy = fromEnvironment
+        proxyRoute = ProxyRoute(fromEnvironment)
         do {
-            client = try HTTPClient()
+            client = try HTTPClient(options: HTTPClient.Options(proxy: proxyRoute))
         } catch {
             throw .http(error)
         }
@@ -164,6 +174,22 @@ package actor Daemon {
         return loaded
     }
 
+    /// The proxy of `[Network]` over the environment's, said when it changes (and at start when
+    /// there is one): connections already made through the old route are closed when idle.
+    private func applyProxy(_ network: NetworkConfiguration) {
+        let settings = network.settings(over: environmentProxy)
+        let changed = proxyRoute.update(settings)
+        guard changed || (!proxyRouteSaid && settings.https != nil) else { return }
+        proxyRouteSaid = true
+        if changed { client.closeIdleConnections() }
+        if let proxy = settings.https {
+            let bypass = settings.noProxy.isEmpty ? "" : " (except the hosts of NO_PROXY)"
+            log.log(.notice, .configuration, "https requests go through the proxy \(proxy)\(bypass)")
+        } else {
+            log.log(.notice, .configuration, "https requests go directly to their hosts, through no proxy")
+        }
+    }
+
     private func loadSettings() {
         do {
             settings = try settingsStore.load()
@@ -177,6 +203,7 @@ package actor Daemon {
         let old = configuration
         let changes = ConfigurationChanges(from: old, to: new)
         configuration = new
+        applyProxy(new.daemon.network)
         await indicator.reconfigure(
             motdFile: new.daemon.motdFile, announceTerminals: new.daemon.announceTerminals, utmpPath: edges.utmpPath)
         for name in changes.removed + changes.changed {

@@ -27,6 +27,7 @@ extension Daemon: ControlHandler {
                     sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords, journalGaps: counters.journalGaps,
                     rejectedRecords: counters.rejectedRecords,
                     filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
+                status.policyProblem = apps[name]?.policyEvents.problem
             }
             statuses.append(status)
         }

@@ -1,4 +1,5 @@
 package import ApsioCore
+import ApsioNet
 
 /// `apsiod`'s command line (LINUX-PROFILE §R), with systemd's directory variables as defaults.
 package struct DaemonOptions: Sendable, Equatable {
@@ -11,6 +12,8 @@ package struct DaemonOptions: Sendable, Equatable {
     package var procfs = "/proc"
     /// From `--log-level`; nil leaves it to `apsiod.conf`.
     package var logLevel: LogLevel?
+    /// `HTTPS_PROXY`, `NO_PROXY` and their kin as the environment has them (`ProxySettings`).
+    package var proxyEnvironment: [String: String] = [:]
 
     package enum Request: Sendable, Equatable {
         case serve(DaemonOptions)
@@ -32,6 +35,7 @@ package struct DaemonOptions: Sendable, Equatable {
         if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
             options.runtimeDirectory = String(runtime)
         }
+        for name in ProxySettings.variableNames { options.proxyEnvironment[name] = environment[name] }
         var index = 0
         func value(_ option: String) throws(UsageError) -> String {
             index += 1

@@ -22,6 +22,8 @@ struct ServedApp: Sendable {
     let runtime: AppRuntime
     let exporter: AppExporter
     let fetcher: PolicyFetcher
+    /// The fetches' events as logged, and the problem in force for `apsioctl status`.
+    let policyEvents: PolicyEventLog
     var tasks: [Task<Void, Never>] = []
     var unitState: UnitState?
     var viewers = 0
@@ -54,7 +56,8 @@ struct ServedApp: Sendable {
                 caFile: tls.caFile,
                 clientIdentity: tls.clientCertificate.flatMap { certificate in
                     tls.clientKey.map { HTTPClient.ClientIdentity(certificateFile: certificate, keyFile: $0) }
-                }))
+                },
+                proxy: client.options.proxy))
         } ?? client
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         let exporter = try AppExporter(
@@ -94,13 +97,13 @@ struct ServedApp: Sendable {
         if !dayCountKept { await runtime.live.send(.dayCountKept(false)) }
         await runtime.start()
 
+        let policyEvents = PolicyEventLog(edges.log.logger(.policy, app: name.rawValue))
         let fetcher = PolicyFetcher(
             app: name, backend: app.backend, appKey: appKey, client: client, store: appState, clock: edges.clock,
-            hashing: edges.hashing,
-            events: { [log = PolicyEventLog(edges.log.logger(.policy, app: name.rawValue))] event in log.note(event) })
+            hashing: edges.hashing, events: { event in policyEvents.note(event) })
         return ServedApp(
             configuration: app, installationID: installationID, resource: resource, runtime: runtime,
-            exporter: exporter, fetcher: fetcher, liveRedaction: LiveRedaction(redactor: app.redaction.redactor))
+            exporter: exporter, fetcher: fetcher, policyEvents: policyEvents, liveRedaction: LiveRedaction(redactor: app.redaction.redactor))
     }
 
     /// The Resource with what the unit's main executable says (LINUX-PROFILE §2): `Version=` wins,

@@ -60,7 +60,7 @@ func makeDirectory(_ path: String, mode: mode_t) {
     }
 }
 
-let env = environment(["STATE_DIRECTORY", "RUNTIME_DIRECTORY", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"])
+let env = environment(["STATE_DIRECTORY", "RUNTIME_DIRECTORY", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] + ProxySettings.variableNames)
 let options: DaemonOptions
 do {
     switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: env) {

@@ -99,7 +99,8 @@ import Testing
             name: "web", unit: "web.service",
             ingest: ControlIngestStatus(
                 queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, journalGaps: 2, filteredRecords: 7,
-                lastFailure: "the backend answered 503"))], dataSaver: false))),
+                lastFailure: "the backend answered 503"),
+            policyProblem: "cannot be fetched: cannot reach the proxy 127.0.0.1:3128: connection refused")], dataSaver: false))),
         (.apps, .apps([
             ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
                            buildID: "8f3c", installationID: "0b6f4a4e-7f55-4a8e-9d7c-2f1d3c4b5a69"),
@@ -204,6 +205,15 @@ import Testing
         #expect(lines.contains("  Ingest: 1234 sent, 12 waiting (4096 bytes), 1 lost, 0 kept out by the policy"))
         #expect(lines.contains("  Last failure: the backend answered 503"))
         #expect(!lines.contains { $0.contains("journal") }, "no gap, no word of one")
+        #expect(!lines.contains { $0.hasPrefix("  Policy:") }, "no problem, no word of one")
+    }
+
+    /// Records wait for a policy: why none comes (a proxy that is down, say) is in the status.
+    @Test func theStatusSaysWhyThePolicyCannotBeFetched() {
+        var status = ControlAppStatus(name: "web", unit: "web.service")
+        status.policyProblem = "cannot be fetched: cannot reach the proxy 127.0.0.1:3128: connection refused"
+        let lines = ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) })
+        #expect(lines.contains("  Policy: cannot be fetched: cannot reach the proxy 127.0.0.1:3128: connection refused"))
     }
 
     /// A box allowed to go live that says nothing because its backend asked it to wait says until when.

@@ -24,11 +24,15 @@ package struct ControlAppStatus: Sendable, Equatable {
     /// The app's ingest, in `status` answers; nil in `watch` events (what the indicator shows) and
     /// for an app that is not served.
     package var ingest: ControlIngestStatus?
+    /// Why the last policy fetch failed, or the answer was refused, until one is good again: the
+    /// app's records wait for a policy. In `status` answers only, like `ingest`.
+    package var policyProblem: String?
 
     package init(
         name: String, unit: String, foreground: Foreground? = nil, allowLive: Bool = false,
         consentGranted: Bool? = nil, viewers: Int = 0, viewingSinceUnixMs: Int64? = nil,
-        logLevelRaisedUntilUnixMs: Int64? = nil, liveHeldUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil
+        logLevelRaisedUntilUnixMs: Int64? = nil, liveHeldUntilUnixMs: Int64? = nil, ingest: ControlIngestStatus? = nil,
+        policyProblem: String? = nil
     ) {
         self.name = name
         self.unit = unit
@@ -40,6 +44,7 @@ package struct ControlAppStatus: Sendable, Equatable {
         self.logLevelRaisedUntilUnixMs = logLevelRaisedUntilUnixMs
         self.liveHeldUntilUnixMs = liveHeldUntilUnixMs
         self.ingest = ingest
+        self.policyProblem = policyProblem
     }
 
     package var isViewed: Bool { viewers > 0 }
@@ -57,6 +62,7 @@ package struct ControlAppStatus: Sendable, Equatable {
             "live_held_until": liveHeldUntilUnixMs.map { .number(Double($0)) } ?? .null,
         ]
         if let ingest { members["ingest"] = ingest.json }
+        if let policyProblem { members["policy_problem"] = .string(policyProblem) }
         return .object(members)
     }
 
@@ -77,5 +83,6 @@ package struct ControlAppStatus: Sendable, Equatable {
         // Absent from a daemon older than the field: nothing held, as far as it says.
         liveHeldUntilUnixMs = try reader.optionalInt("live_held_until").map(Int64.init)
         ingest = try reader.optionalValue("ingest").map { value throws(ControlError) in try ControlIngestStatus(json: value) }
+        policyProblem = try reader.optionalString("policy_problem")
     }
 }

@@ -16,6 +16,7 @@ package enum ControlStatusText {
         if let until = status.liveHeldUntilUnixMs {
             lines.append("  The live backend asked for nothing until \(localTime(until))")
         }
+        if let problem = status.policyProblem { lines.append("  Policy: \(problem)") }
         if let ingest = status.ingest {
             lines.append("  Ingest: \(ingest.sentRecords) sent, \(ingest.queuedRecords) waiting (\(ingest.queuedBytes) bytes), \(ingest.droppedRecords) lost, \(ingest.filteredRecords) kept out by the policy")
             if ingest.journalGaps > 0 {
