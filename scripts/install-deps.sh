@@ -21,6 +21,7 @@ packages=(
     python3-seccomp                                   # the unit's system call filter, applied to a test's daemon
     redis-server                                      # the fleet backend's shared state (started by the tests, on a private socket)
     nginx                                             # the load balancer in front of several backend instances
+    tinyproxy                                         # an egress proxy between apsiod and its backend (started by the tests)
 )
 
 missing=()

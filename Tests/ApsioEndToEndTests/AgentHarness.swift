@@ -88,10 +88,11 @@ final class AgentHarness: @unchecked Sendable {
         try AppStateStore(layout: StateLayout(root: state)).installationID(for: AppName(Self.app))
     }
 
-    /// A policy as the backend sends it; with `live`, pointing at this backend and listing this
-    /// install as a tester.
+    /// A policy as the backend sends it; with `live`, pointing at this backend (or at `origin`, a
+    /// front of it) and listing this install as a tester.
     func policy(
-        capture: [String: JSONValue] = [:], sessionRate: Double = 1, live: Bool = true, interval: Int = 30
+        capture: [String: JSONValue] = [:], sessionRate: Double = 1, live: Bool = true, interval: Int = 30,
+        origin: String? = nil
     ) throws -> JSONValue {
         var members: [String: JSONValue] = [
             "refresh_s": .number(3600), "kill_switch": .bool(false), "capture": .object(capture),
@@ -101,7 +102,7 @@ final class AgentHarness: @unchecked Sendable {
             let sha = OpenSSLSHA256()
             let proof = TesterProof(entryID: Self.tester, installationID: try installationID(), hashing: sha)
             members["live"] = .object([
-                "origin": .string(backend.origin), "interval_s": .number(Double(interval)),
+                "origin": .string(origin ?? backend.origin), "interval_s": .number(Double(interval)),
                 "testers": .array([.object([
                     "id": .string(Self.tester), "match": .string(proof.match(hashing: sha)),
                     "expires_at": .number(4_000_000_000),

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Certificates made with the `openssl` command for one test: a test CA, a server certificate for
-/// localhost, 127.0.0.1 and ::1 signed by it, one for another host name signed by it, and a
+/// localhost, 127.0.0.1, ::1 and `collectorName` signed by it, one for another host name signed by it, and a
 /// self-signed one nobody trusts. The client trusts the test CA through its CA-file option; no
 /// test ever turns verification off.
 package struct TestCertificates: Sendable {
@@ -17,6 +17,10 @@ package struct TestCertificates: Sendable {
     /// that asks for one; its key is mode 0600.
     package var clientCertificate: String { path("client.pem") }
     package var clientKey: String { path("client.key") }
+
+    /// A name no resolver knows (`.test` is reserved) that the server certificate holds: a
+    /// collector reached through a proxy that resolves it, when the box cannot.
+    package static let collectorName = "collector.apsio.test"
 
     private func path(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
 
@@ -35,7 +39,7 @@ package struct TestCertificates: Sendable {
             "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Apsio Test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
         ])
-        try sign(name: "server", subjectAltName: "DNS:localhost,IP:127.0.0.1,IP:::1")
+        try sign(name: "server", subjectAltName: "DNS:localhost,DNS:\(Self.collectorName),IP:127.0.0.1,IP:::1")
         try sign(name: "other", subjectAltName: "DNS:other.example")
         try sign(name: "client", subjectAltName: "DNS:box.example", usage: "clientAuth")
         chmod(path("client.key"), 0o600)
