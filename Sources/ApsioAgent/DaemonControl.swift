@@ -25,6 +25,7 @@ extension Daemon: ControlHandler {
                 status.ingest = ControlIngestStatus(
                     queuedRecords: counters.queuedRecords, queuedBytes: counters.queuedBytes,
                     sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords, journalGaps: counters.journalGaps,
+                    journaldDropNotes: counters.journaldDropNotes, journaldDroppedLines: counters.journaldDroppedLines,
                     rejectedRecords: counters.rejectedRecords,
                     filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
                 status.policyProblem = apps[name]?.policyEvents.problem

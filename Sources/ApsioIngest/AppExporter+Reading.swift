@@ -121,6 +121,7 @@ extension AppExporter {
         let through = batch.cursors[name.rawValue]
         if let through { readThrough = .after(cursor: through) }
         let part = batch.records.removeValue(forKey: name.rawValue) ?? []
+        countJournaldDrops(part)
         let taken = intake.take(
             part, through: through, into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) })
         counters.filteredRecords += taken.filtered
@@ -137,5 +138,16 @@ extension AppExporter {
             return false
         }
         return true
+    }
+
+    /// Counts journald's notes of dropped lines as they are read, whatever the policy then does
+    /// with their records: what journald lost is known either way.
+    func countJournaldDrops(_ part: [LogRecord]) {
+        for record in part {
+            guard let count = JournalDropRecord.droppedCount(of: record) else { continue }
+            counters.journaldDropNotes += 1
+            counters.journaldDroppedLines += Int(clamping: count)
+            log.warning("journald dropped \(count) lines of \(configuration.unit) under its rate limit; a record says so")
+        }
     }
 }

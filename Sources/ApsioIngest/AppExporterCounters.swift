@@ -19,6 +19,11 @@ package struct AppExporterCounters: Sendable, Equatable {
     /// journal's sequence numbers count every unit's), so they are counted apart from
     /// `droppedRecords`, whose figure would be wrong by all but one of them.
     package var journalGaps = 0
+    /// journald's notes that its rate limit dropped lines of the app's unit, each sent as a record
+    /// (`JournalDropRecord`), and the lines they count: those never reached the journal, so they
+    /// are apart from `droppedRecords` too.
+    package var journaldDropNotes = 0
+    package var journaldDroppedLines = 0
     /// Records the backend accepted in a batch and then said it did not keep (OTLP's
     /// `partial_success.rejected_log_records`): not sent again, and counted apart from
     /// `droppedRecords`, which counts what apsiod itself let go.

@@ -247,6 +247,29 @@ import Testing
         #expect(parsed.apps.first?.ingest == ControlIngestStatus(sentRecords: 5, droppedRecords: 1))
     }
 
+    /// journald's own count of the lines it dropped is a figure it wrote: the status gives it, apart
+    /// from what apsiod lost, and the JSON carries it both ways.
+    @Test func theStatusCountsLinesJournaldDropped() throws {
+        var status = ControlAppStatus(name: "web", unit: "web.service")
+        status.ingest = ControlIngestStatus(sentRecords: 5, journaldDropNotes: 1, journaldDroppedLines: 1)
+        let local = { (_: Int64) in ClockTime(hour: 9, minute: 5) }
+        #expect(ControlStatusText.lines(status, localTime: local).contains(
+            "  Dropped by journald's rate limit: 1 line (1 note, each sent as a record)"))
+        status.ingest?.journaldDropNotes = 2
+        status.ingest?.journaldDroppedLines = 1234
+        #expect(ControlStatusText.lines(status, localTime: local).contains(
+            "  Dropped by journald's rate limit: 1234 lines (2 notes, each sent as a record)"))
+        status.ingest?.journaldDropNotes = 0
+        #expect(!ControlStatusText.lines(status, localTime: local).contains { $0.contains("journald") })
+
+        status.ingest = ControlIngestStatus(sentRecords: 5, journaldDropNotes: 2, journaldDroppedLines: 1234)
+        let answer = ControlAnswer.status(ControlStatus(apps: [status], dataSaver: false))
+        let text = String(decoding: answer.line, as: UTF8.self)
+        #expect(text.contains(#""journald_drop_notes":2"#), "\(text)")
+        #expect(text.contains(#""journald_dropped_lines":1234"#), "\(text)")
+        #expect(try ControlAnswer.parse(answer.line, answering: .status(apps: [])) == answer)
+    }
+
     @Test func watchSaysTheWholeStatusOnceThenOnlyWhatChanged() {
         var narrator = WatchNarrator()
         let local = { (ms: Int64) in ClockTime(hour: Int(ms / 3_600_000 % 24), minute: Int(ms / 60_000 % 60)) }

@@ -97,6 +97,41 @@ final class JournalFixture {
         return stamped(fields)
     }
 
+    /// journald's note that its rate limit dropped `dropped` lines of `unit`, as systemd 252's
+    /// journald writes it: from its own unit, `_TRANSPORT=driver`, the unit named in the text and as
+    /// `OBJECT_SYSTEMD_UNIT` (with the other `OBJECT_*` facts of the process whose line ended the
+    /// window). `dropped` goes into `N_DROPPED` as given, so a test can write a damaged one.
+    func suppression(unit: String, dropped: String?, transport: String = "driver", writer: String = "systemd-journald.service")
+        -> Entry
+    {
+        var fields: [(String, Value)] = [
+            ("SYSLOG_FACILITY", .text("3")),
+            ("SYSLOG_IDENTIFIER", .text("systemd-journald")),
+            ("_TRANSPORT", .text(transport)),
+            ("PRIORITY", .text("6")),
+            ("MESSAGE_ID", .text("a596d6fe7bfa4994828e72309e95d61e")),
+            ("MESSAGE", .text("Suppressed \(dropped ?? "?") messages from \(unit)")),
+            ("_PID", .text("310")),
+            ("_UID", .text("0")),
+            ("_GID", .text("0")),
+            ("_COMM", .text("systemd-journal")),
+            ("_EXE", .text("/usr/lib/systemd/systemd-journald")),
+            ("_SYSTEMD_CGROUP", .text("/system.slice/\(writer)")),
+            ("_SYSTEMD_UNIT", .text(writer)),
+            ("_SYSTEMD_SLICE", .text("system.slice")),
+            ("OBJECT_PID", .text("4242")),
+            ("OBJECT_UID", .text("998")),
+            ("OBJECT_COMM", .text("demo")),
+            ("OBJECT_EXE", .text("/usr/bin/demo")),
+            ("OBJECT_CMDLINE", .text("/usr/bin/demo --password=hunter2")),
+            ("OBJECT_SYSTEMD_CGROUP", .text("/system.slice/\(unit)")),
+            ("OBJECT_SYSTEMD_UNIT", .text(unit)),
+            ("OBJECT_SYSTEMD_SLICE", .text("system.slice")),
+        ]
+        if let dropped { fields.append(("N_DROPPED", .text(dropped))) }
+        return stamped(fields)
+    }
+
     private func stamped(_ fields: [(String, Value)]) -> Entry {
         realtime += 1000
         monotonic += 1000

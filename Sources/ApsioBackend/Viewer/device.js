@@ -3,7 +3,7 @@
 import { api, apiText, devicePath } from './api.js';
 import { SeriesChart } from './chart.js';
 import { CommandLog, handleSessionEvent, isObject, renderFrame, sleep } from './session.js';
-import { bytes, clockTime, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
+import { bytes, clockTime, deviceName, droppedGap, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
 
 const $ = (id) => document.getElementById(id);
 const maxLogLines = 2000;
@@ -346,6 +346,11 @@ export class DevicePage {
       }
       item.dataset.text = `${body} ${attributes.map(([k, v]) => `${k}=${v}`).join(' ')}`.toLowerCase();
       item.append(time, element('span', 'sev', severityName(severity)), text);
+      const gap = droppedGap(line.attributes);
+      if (gap) {
+        item.classList.add('dropped');
+        text.prepend(element('span', 'gap', gap), ' ');
+      }
       item.hidden = !this.matches(item);
       fragment.append(item);
     }

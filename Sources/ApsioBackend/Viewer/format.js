@@ -12,6 +12,17 @@ export function severityClass(number) {
   return `sev-${severityName(number).toLowerCase()}`;
 }
 
+/**
+ * A line that stands for lines journald dropped (docs/otlp.md, "Entries journald dropped"): the
+ * words of the gap it marks, or null for any other line. Known by its count attribute, a key no
+ * journald field can have.
+ */
+export function droppedGap(attributes) {
+  const count = attributes?.['apsio.journal.dropped.count'];
+  if (typeof count !== 'number' || !Number.isFinite(count)) return null;
+  return `gap: journald dropped ${count === 1 ? '1 line' : `${count} lines`} here`;
+}
+
 function pad(value, width = 2) {
   return String(value).padStart(width, '0');
 }

@@ -4,7 +4,7 @@
 // result goes to its own device's panel only.
 import { api, ApiError, devicePath } from './api.js';
 import { CommandLog, handleSessionEvent, isObject, sleep } from './session.js';
-import { clockTime, deviceHash, deviceKey, deviceName, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
+import { clockTime, deviceHash, deviceKey, deviceName, droppedGap, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
 import { maxWatched } from './fleet.js';
 
 const $ = (id) => document.getElementById(id);
@@ -560,6 +560,11 @@ export class WatchPage {
       item.append(tag);
     }
     item.append(element('span', 'sev', severityName(severity)), text);
+    const gap = droppedGap(line.attributes);
+    if (gap) {
+      item.classList.add('dropped');
+      text.prepend(element('span', 'gap', gap), ' ');
+    }
     item.hidden = !this.matches(item);
     return item;
   }

@@ -13,6 +13,10 @@ package struct ControlIngestStatus: Sendable, Equatable {
     /// Stretches of entries lost to the journal (vacuumed before they were sent): how many entries
     /// each held cannot be known, so they are not in `droppedRecords`.
     package var journalGaps: Int
+    /// journald's notes that its rate limit dropped lines of the app's unit, and the lines they
+    /// count: never in the journal, so not in `droppedRecords`.
+    package var journaldDropNotes: Int
+    package var journaldDroppedLines: Int
     /// Accepted in a batch and then not kept by the backend (OTLP's partial success).
     package var rejectedRecords: Int
     /// Kept out by the policy or the app file (a family that is off, the severity floor, sampling).
@@ -22,13 +26,16 @@ package struct ControlIngestStatus: Sendable, Equatable {
 
     package init(
         queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
-        journalGaps: Int = 0, rejectedRecords: Int = 0, filteredRecords: Int = 0, lastFailure: String? = nil
+        journalGaps: Int = 0, journaldDropNotes: Int = 0, journaldDroppedLines: Int = 0, rejectedRecords: Int = 0,
+        filteredRecords: Int = 0, lastFailure: String? = nil
     ) {
         self.queuedRecords = queuedRecords
         self.queuedBytes = queuedBytes
         self.sentRecords = sentRecords
         self.droppedRecords = droppedRecords
         self.journalGaps = journalGaps
+        self.journaldDropNotes = journaldDropNotes
+        self.journaldDroppedLines = journaldDroppedLines
         self.rejectedRecords = rejectedRecords
         self.filteredRecords = filteredRecords
         self.lastFailure = lastFailure
@@ -38,7 +45,9 @@ package struct ControlIngestStatus: Sendable, Equatable {
         .object([
             "queued_records": .number(Double(queuedRecords)), "queued_bytes": .number(Double(queuedBytes)),
             "sent_records": .number(Double(sentRecords)), "dropped_records": .number(Double(droppedRecords)),
-            "journal_gaps": .number(Double(journalGaps)), "rejected_records": .number(Double(rejectedRecords)),
+            "journal_gaps": .number(Double(journalGaps)), "journald_drop_notes": .number(Double(journaldDropNotes)),
+            "journald_dropped_lines": .number(Double(journaldDroppedLines)),
+            "rejected_records": .number(Double(rejectedRecords)),
             "filtered_records": .number(Double(filteredRecords)),
             "last_failure": lastFailure.map(JSONValue.string) ?? .null,
         ])
@@ -52,6 +61,9 @@ package struct ControlIngestStatus: Sendable, Equatable {
         droppedRecords = try reader.int("dropped_records")
         // Absent from an earlier apsiod's answer, which counted each gap as one dropped record.
         journalGaps = try reader.optionalInt("journal_gaps") ?? 0
+        // Absent from an earlier apsiod's answer, which did not read journald's notes.
+        journaldDropNotes = try reader.optionalInt("journald_drop_notes") ?? 0
+        journaldDroppedLines = try reader.optionalInt("journald_dropped_lines") ?? 0
         // Absent from an earlier apsiod's answer, which did not read partial successes.
         rejectedRecords = try reader.optionalInt("rejected_records") ?? 0
         filteredRecords = try reader.int("filtered_records")

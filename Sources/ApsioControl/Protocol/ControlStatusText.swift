@@ -24,6 +24,12 @@ package enum ControlStatusText {
                 let gaps = ingest.journalGaps == 1 ? "1 gap" : "\(ingest.journalGaps) gaps"
                 lines.append("  Lost to the journal: an unknown number of entries in \(gaps), vacuumed before they were sent")
             }
+            if ingest.journaldDropNotes > 0 {
+                // journald's own count: the lines never reached the journal, so apsiod never had them.
+                let dropped = ingest.journaldDroppedLines == 1 ? "1 line" : "\(ingest.journaldDroppedLines) lines"
+                let notes = ingest.journaldDropNotes == 1 ? "1 note" : "\(ingest.journaldDropNotes) notes"
+                lines.append("  Dropped by journald's rate limit: \(dropped) (\(notes), each sent as a record)")
+            }
             if ingest.rejectedRecords > 0 {
                 lines.append("  Not kept by the backend: \(ingest.rejectedRecords) of the records it accepted (its partial success)")
             }

@@ -68,6 +68,10 @@ struct JournalEntryMapper: ~Copyable {
         (.codeFunc, "code.function", .string),
         (.syslogIdentifier, "syslog.identifier", .string),
         (.syslogFacility, "syslog.facility", .integer),
+        // Read by name for journald's note of dropped entries (`JournaldSuppression`), but in the
+        // app's own entry they are its own fields, forwarded as any other.
+        (.objectSystemdUnit, "OBJECT_SYSTEMD_UNIT", .string),
+        (.dropped, "N_DROPPED", .string),
     ]
     private static let fieldAttributeSources = fieldAttributes.map(\.field)
 

@@ -9,6 +9,9 @@ enum JournalField: Int, CaseIterable {
     case coredumpUnit, coredumpExe, coredumpComm, coredumpPID, coredumpUID, coredumpSignal, coredumpSignalName
     case coredumpTimestamp, coredumpRlimit, coredumpFilename, coredumpTruncated
     case coredumpPackageName, coredumpPackageVersion
+    // journald's note that it dropped a unit's entries: who wrote it (`_TRANSPORT=driver` is
+    // journald's own, trusted), which unit it is about, and how many.
+    case transport, objectSystemdUnit, dropped
 
     var name: String {
         switch self {
@@ -40,6 +43,9 @@ enum JournalField: Int, CaseIterable {
         case .coredumpTruncated: "COREDUMP_TRUNCATED"
         case .coredumpPackageName: "COREDUMP_PACKAGE_NAME"
         case .coredumpPackageVersion: "COREDUMP_PACKAGE_VERSION"
+        case .transport: "_TRANSPORT"
+        case .objectSystemdUnit: "OBJECT_SYSTEMD_UNIT"
+        case .dropped: "N_DROPPED"
         }
     }
 

@@ -47,6 +47,8 @@ struct JournalReader: ~Copyable {
     private var pendingApps: Int
     private var fields: JournalEntryFields
     private var mapper: JournalEntryMapper
+    /// Each unit's latest lines, for the range of journald's notes of dropped lines.
+    private var suppression: JournaldSuppression
     /// The session ids made so far, for a reader that takes over the journal (`JournalFollower.retarget`).
     var sessions: JournalSessionCache { mapper.sessions }
 
@@ -72,6 +74,7 @@ struct JournalReader: ~Copyable {
         self.limits = limits
         fields = JournalEntryFields(limits: limits.record, maxUserFields: limits.maxUserFields)
         mapper = JournalEntryMapper(sessions: sessions)
+        suppression = JournaldSuppression(units: router.units.count)
         appsByUnit = router.units.map { unit in configured.indices.filter { configured[$0].unit == unit } }
         apps = start.apps
         pendingApps = start.apps.filter(\.pending).count
@@ -120,39 +123,62 @@ struct JournalReader: ~Copyable {
         fields.reset()
         try journal.forEachField { fields.add($0) }
         // An entry the matches let through that routes to no app (a coredump report written by
-        // another service) needs no cursor: libsystemd formats one with printf at each call.
+        // another service, a note of dropped lines whose count cannot be read) needs no cursor:
+        // libsystemd formats one with printf at each call.
         guard let route = router.route(fields) else { return 0 }
+        var dropped: Int64?
+        if case .suppression = route {
+            guard let count = JournaldSuppression.droppedCount(fields) else { return 0 }
+            dropped = count
+        }
         let cursor = try journal.cursor()
         lastCursor = cursor
         standsOnLastEntry = true
         if pendingApps > 0 { releaseApps(passedBy: cursor) }
         let unitIndex: Int
-        let isCoredump: Bool
+        /// Coredumps and notes of dropped lines reach the app whatever its `MinPriority=`.
+        let always: Bool
         switch route {
-        case .unit(let index): (unitIndex, isCoredump) = (index, false)
-        case .coredump(let index): (unitIndex, isCoredump) = (index, true)
+        case .unit(let index): (unitIndex, always) = (index, false)
+        case .coredump(let index), .suppression(let index): (unitIndex, always) = (index, true)
         }
 
         // The apps that get the record, found before it is made: most entries go to one app, and
         // the record is then moved into its part rather than copied.
         let priority = JournalEntryMapper.priority(of: fields)
-        func takes(_ app: AppState) -> Bool { isCoredump || priority <= app.minPriority }
+        func takes(_ app: AppState) -> Bool { always || priority <= app.minPriority }
         var lastTaker: Int?
         for appIndex in appsByUnit[unitIndex] where !apps[appIndex].pending {
             apps[appIndex].batchCursor = cursor
             if takes(apps[appIndex]) { lastTaker = appIndex }
         }
         let unit = router.units[unitIndex]
+        var realtime: UInt64?
+        if case .unit = route {
+            // Every line of the unit, taken or not, bounds where journald's next note of dropped
+            // lines starts.
+            let time = try journal.realtimeMicroseconds()
+            suppression.noteLine(unit: unitIndex, priority: priority, realtime: time)
+            realtime = time
+        }
         guard let lastTaker else {
             // No app takes the line, but it still says which session its process is in, which a
             // later report of that process's crash takes.
-            if !isCoredump { mapper.noteWriter(fields, unit: unit, cursor: cursor) }
+            if case .unit = route { mapper.noteWriter(fields, unit: unit, cursor: cursor) }
             return 0
         }
-        let realtime = try journal.realtimeMicroseconds()
-        let record = isCoredump
-            ? mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: realtime, cursor: cursor)
-            : mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: realtime, cursor: cursor)
+        let time: UInt64
+        if let realtime { time = realtime } else { time = try journal.realtimeMicroseconds() }
+        let record: LogRecord
+        switch route {
+        case .unit:
+            record = mapper.logRecord(fields, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: time, cursor: cursor)
+        case .coredump:
+            record = mapper.coredumpRecord(fields, unit: unit, realtimeMicroseconds: time, cursor: cursor)
+        case .suppression:
+            record = suppression.record(
+                fields, count: dropped ?? 0, unit: unit, unitIndex: unitIndex, realtimeMicroseconds: time, cursor: cursor)
+        }
         var takers = 1
         for appIndex in appsByUnit[unitIndex]
         where appIndex != lastTaker && !apps[appIndex].pending && takes(apps[appIndex]) {
