@@ -459,12 +459,13 @@ package actor Daemon {
 
     /// One journal reader for every app the daemon serves (`JournalHub`): its tail gives the lines
     /// the live channel streams, from the moment it opened, and each app's ingest pulls from it at
-    /// its own pace, from its own cursor. Opened again when an app's unit or `MinPriority=` (the log
-    /// bridge's floor, which holds for live lines too, also under a raised level, 16.6) changes, or
+    /// its own pace, from its own cursor. Opened again when an app's unit, `MinPriority=` (the log
+    /// bridge's floor, which holds for live lines too, also under a raised level, 16.6), `Match=` or
+    /// `Exclude=` changes, or
     /// an app comes or goes; the exporters already served move to the new one.
     private func reopenJournalIfAppsChanged(_ configurations: [AppConfiguration]) async {
         let wanted = configurations.map {
-            JournalApp(id: $0.name.rawValue, unit: $0.unit, minPriority: $0.minPriority, start: .now)
+            JournalApp(id: $0.name.rawValue, unit: $0.unit, minPriority: $0.minPriority, selection: $0.selection, start: .now)
         }.sorted { $0.id < $1.id }
         guard wanted != journal?.apps || (journal == nil && !wanted.isEmpty) else { return }
         let old = journal

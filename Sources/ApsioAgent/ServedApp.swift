@@ -62,7 +62,7 @@ struct ServedApp: Sendable {
         let roots = SysfsRoots(sysfs: options.sysfs, procfs: options.procfs)
         let exporter = try AppExporter(
             configuration: AppExporterConfiguration(
-                app: name, unit: app.unit, minPriority: app.minPriority, families: app.families,
+                app: name, unit: app.unit, minPriority: app.minPriority, selection: app.selection, families: app.families,
                 firstStart: firstStart(app.startAt, roots: roots, log: edges.log.logger(.journal, app: name.rawValue)),
                 resource: resource, waitsForResource: true,
                 redactor: app.redaction.redactor, encoding: app.encoding),

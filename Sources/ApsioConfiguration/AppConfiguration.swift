@@ -37,6 +37,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var headers: [AppHeader]
     /// `CAFile=`, `ClientCertificate=`, `ClientKey=`; nil for the system's trust store and no client certificate.
     package var tls: AppTLS?
+    /// `Match=` and `Exclude=`: which of the unit's lines are read; every one when there are none.
+    package var selection: JournalEntrySelection
 
     package static let ownUnit = "apsiod.service"
     /// debug: everything reaches the policy's floor, so a raised log level (16.6) has lines to show.
@@ -49,7 +51,8 @@ package struct AppConfiguration: Sendable, Equatable {
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
-        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = [], tls: AppTLS? = nil
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = [], tls: AppTLS? = nil,
+        selection: JournalEntrySelection = .everything
     ) {
         self.name = name
         self.path = path
@@ -68,6 +71,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.encoding = encoding
         self.headers = headers
         self.tls = tls
+        self.selection = selection
     }
 
     package static func defaultServiceName(unit: String) -> String {

@@ -14,7 +14,7 @@ enum AppFileSchema {
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
                 .single("InstallationId"), .single("StartAt"), .single("Encoding"), .list("Header"), .list("HeaderFile"),
-                .single("CAFile"), .single("ClientCertificate"), .single("ClientKey"),
+                .single("CAFile"), .single("ClientCertificate"), .single("ClientKey"), .list("Match"), .list("Exclude"),
             ]
         )
     ])
@@ -163,6 +163,10 @@ enum AppFileSchema {
         let tls = AppTLSSchema.read(
             caFile: value("CAFile"), certificate: value("ClientCertificate"), key: value("ClientKey"), report: report)
 
+        let selection = JournalEntrySelection(
+            matches: fieldMatches("Match", values.list(section, "Match"), report: report),
+            excludes: fieldMatches("Exclude", values.list(section, "Exclude"), report: report))
+
         guard problems.isEmpty, let unit, let backend, let appKey,
             let redaction = try? AppRedaction(patterns: patterns, rules: redactionRules)
         else { return (nil, problems) }
@@ -170,7 +174,36 @@ enum AppFileSchema {
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
             minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
-            encoding: encoding, headers: headers, tls: tls), [])
+            encoding: encoding, headers: headers, tls: tls, selection: selection), [])
+    }
+
+    /// The most `Match=` (or `Exclude=`) lines an app file may hold: each is compared with every
+    /// line of the unit.
+    static let maxFieldMatches = 32
+
+    /// `Match=FIELD=VALUE` or `Exclude=FIELD=VALUE` lines, each once.
+    private static func fieldMatches(_ key: String, _ entries: [UnitFileEntry], report: (Int?, String) -> Void) -> [JournalFieldMatch] {
+        var matches: [JournalFieldMatch] = []
+        for entry in entries {
+            guard let equals = entry.value.firstIndex(of: "=") else {
+                report(entry.line, "\(key)=\(entry.value) is not FIELD=VALUE, like \(key)=SYSLOG_IDENTIFIER=nginx")
+                continue
+            }
+            let field = String(entry.value[..<equals])
+            let value = String(entry.value[entry.value.index(after: equals)...])
+            if let problem = JournalFieldMatch.problem(field: field, value: value) {
+                report(entry.line, "\(key)=\(entry.value): \(problem)")
+                continue
+            }
+            let match = JournalFieldMatch(field: field, value: value)
+            guard !matches.contains(match) else { continue }
+            guard matches.count < maxFieldMatches else {
+                report(entry.line, "more than \(maxFieldMatches) \(key)= lines; an app file may have at most \(maxFieldMatches)")
+                break
+            }
+            matches.append(match)
+        }
+        return matches
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.

@@ -111,7 +111,9 @@ package actor AppExporter {
     }
 
     static func journalApp(_ configuration: AppExporterConfiguration, start: JournalStart) -> JournalApp {
-        JournalApp(id: configuration.app.rawValue, unit: configuration.unit, minPriority: configuration.minPriority, start: start)
+        JournalApp(
+            id: configuration.app.rawValue, unit: configuration.unit, minPriority: configuration.minPriority,
+            selection: configuration.selection, start: start)
     }
 
     // MARK: - What the daemon reads

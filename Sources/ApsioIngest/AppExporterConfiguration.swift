@@ -10,6 +10,8 @@ package struct AppExporterConfiguration: Sendable {
     package var unit: String
     /// The app file's `MinPriority=` as a journald priority 0–7 (the log bridge's floor, 13.7).
     package var minPriority: Int
+    /// The app file's `Match=` and `Exclude=`: which of the unit's lines are read.
+    package var selection: JournalEntrySelection
     /// The app file's `Families=`: a family it leaves out is never sent, whatever the policy says.
     package var families: Set<CaptureFamily>
     /// Where an app without a saved cursor starts (the app file's `StartAt=`): `.now` by default
@@ -38,7 +40,7 @@ package struct AppExporterConfiguration: Sendable {
     package var cursorSyncInterval: Duration
 
     package init(
-        app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
+        app: AppName, unit: String, minPriority: Int = 7, selection: JournalEntrySelection = .everything, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
         limits: Limits = .spec, encoding: OTLPEncoding = .protobuf,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
@@ -46,6 +48,7 @@ package struct AppExporterConfiguration: Sendable {
         self.app = app
         self.unit = unit
         self.minPriority = minPriority
+        self.selection = selection
         self.families = families
         self.firstStart = firstStart
         self.resource = resource

@@ -35,6 +35,32 @@ import ApsioConfiguration
         #expect(problems.map(\.message) == ["Unit= is missing from [App]; name the service to watch, like Unit=nginx.service"])
     }
 
+    @Test func matchAndExclude() throws {
+        let app = try #require(try load("""
+            Match=SYSLOG_IDENTIFIER=gunicorn
+            Match=SYSLOG_IDENTIFIER=celery
+            Match=_COMM=python3
+            Exclude=PRIORITY=7
+            Exclude=ROUTE=/healthz
+            Exclude=ROUTE=/healthz
+            Match=EMPTY=
+
+            """).app)
+        #expect(app.selection.matches.map(\.description) == [
+            "SYSLOG_IDENTIFIER=gunicorn", "SYSLOG_IDENTIFIER=celery", "_COMM=python3", "EMPTY=",
+        ])
+        #expect(app.selection.excludes.map(\.description) == ["PRIORITY=7", "ROUTE=/healthz"])
+        #expect(try load("").app?.selection == .everything)
+        #expect(try problem("Match=SYSLOG_IDENTIFIER\n") == "Match=SYSLOG_IDENTIFIER is not FIELD=VALUE, like Match=SYSLOG_IDENTIFIER=nginx")
+        #expect(try problem("Exclude=syslog_identifier=x\n").contains("is not a journal field name"))
+        #expect(try problem("Match=1ABC=x\n").contains("is not a journal field name"))
+        #expect(try problem("Match=_HOSTNAME=box\n").contains("_HOSTNAME is a trusted field apsiod does not read; it can match _COMM,"))
+        #expect(try problem("Match=A=" + String(repeating: "v", count: 1025) + "\n").contains("longer than 1024 bytes"))
+        let many = (0...32).map { "Exclude=ROUTE=/r\($0)" }.joined(separator: "\n")
+        let (_, problems) = try load(many + "\n")
+        #expect(problems.count == 1 && problems[0].message.contains("more than 32 Exclude= lines"), "\(problems)")
+    }
+
     @Test func nameAndVersion() throws {
         let app = try #require(try load("Name=com.example.nginx\nVersion=1.2.3\n").app)
         #expect(app.serviceName == "com.example.nginx")

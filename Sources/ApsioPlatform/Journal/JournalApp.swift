@@ -1,3 +1,5 @@
+package import ApsioCore
+
 /// One configured app as the journal follower sees it: whose entries, from where, and how low.
 package struct JournalApp: Sendable, Equatable {
     /// The app's name; records and cursors come back under it.
@@ -8,13 +10,20 @@ package struct JournalApp: Sendable, Equatable {
     /// severe) are not delivered, though the app's cursor still moves past them. Coredumps are
     /// always delivered.
     package var minPriority: Int
+    /// The app file's `Match=` and `Exclude=`: which of the unit's lines are delivered. Like
+    /// `minPriority`, it never holds back coredumps or journald's notes of dropped lines, and the
+    /// cursor moves past what it leaves out.
+    package var selection: JournalEntrySelection
     /// Where the app's records start.
     package var start: JournalStart
 
-    package init(id: String, unit: String, minPriority: Int = 7, start: JournalStart) {
+    package init(
+        id: String, unit: String, minPriority: Int = 7, selection: JournalEntrySelection = .everything, start: JournalStart
+    ) {
         self.id = id
         self.unit = unit
         self.minPriority = minPriority
+        self.selection = selection
         self.start = start
     }
 }

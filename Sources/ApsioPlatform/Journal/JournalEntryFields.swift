@@ -136,6 +136,14 @@ struct JournalEntryFields: ~Copyable {
         return body(bytes(known[field.rawValue]))
     }
 
+    /// Calls `body` with the value of the app's own field `name`; nil when the entry has none.
+    func withOwnField<R>(_ name: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        for index in 0..<userCount where Self.equal(bytes(user[index].name), name) {
+            return body(bytes(user[index].value))
+        }
+        return nil
+    }
+
     func has(_ field: JournalField, equalTo expected: [UInt8]) -> Bool {
         withBytes(field) { Self.equal($0, expected) } ?? false
     }

@@ -17,6 +17,8 @@ struct JournalReader: ~Copyable {
     private struct AppState {
         let id: String
         let minPriority: Int
+        /// `Match=` and `Exclude=`; nil when they choose every line.
+        let filter: JournalEntryFilter?
         /// The app has had every entry up to here (its saved cursor, or the tail for `.now`).
         let threshold: JournalPosition?
         /// The reading has not passed `threshold` yet: the app's entries are left out.
@@ -146,7 +148,9 @@ struct JournalReader: ~Copyable {
         // The apps that get the record, found before it is made: most entries go to one app, and
         // the record is then moved into its part rather than copied.
         let priority = JournalEntryMapper.priority(of: fields)
-        func takes(_ app: AppState) -> Bool { always || priority <= app.minPriority }
+        func takes(_ app: AppState) -> Bool {
+            always || (priority <= app.minPriority && app.filter.map { $0.admits(fields) } ?? true)
+        }
         var lastTaker: Int?
         for appIndex in appsByUnit[unitIndex] where !apps[appIndex].pending {
             apps[appIndex].batchCursor = cursor
@@ -317,7 +321,8 @@ struct JournalReader: ~Copyable {
             start.points[app.id] = threshold.map { .after(cursor: $0.cursor) } ?? .head
             start.apps.append(
                 AppState(
-                    id: app.id, minPriority: app.minPriority, threshold: threshold?.position,
+                    id: app.id, minPriority: app.minPriority,
+                    filter: app.selection.isEverything ? nil : JournalEntryFilter(app.selection), threshold: threshold?.position,
                     pending: threshold != nil))
         }
         if !fromHead, let earliest {
