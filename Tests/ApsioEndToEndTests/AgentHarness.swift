@@ -115,12 +115,14 @@ final class AgentHarness: @unchecked Sendable {
     // MARK: The daemon
 
     /// Starts `apsiod`. `wrapper`: a command line the daemon's is appended to (unshare, to give it
-    /// other files at /etc). `environment` adds to the daemon's.
+    /// other files at /etc). `environment` adds to the daemon's. `systemJournal`: without
+    /// `--journal-dir`, for a wrapper that puts journal files where the system journal's are.
     func start(
-        _ arguments: [String] = [], wrapper: [String] = [], environment: [String: String] = [:]
+        _ arguments: [String] = [], wrapper: [String] = [], environment: [String: String] = [:], systemJournal: Bool = false
     ) throws {
         runs += 1
-        let command = [BuiltBinaries.apsiod] + directories + ["--journal-dir", journal.path, "--log-level", "debug"] + arguments
+        let journalArguments = systemJournal ? [] : ["--journal-dir", journal.path]
+        let command = [BuiltBinaries.apsiod] + directories + journalArguments + ["--log-level", "debug"] + arguments
         let full = wrapper + command
         daemon = try RunningChild(
             full[0], Array(full.dropFirst()),

@@ -176,13 +176,19 @@ final class JournalFixture {
     /// returns once systemd-journal-remote wrote them and exited. A run that does not end within a
     /// minute is stopped by its pid and reported.
     func write(_ entries: [Entry], to file: String = "system.journal") async throws {
+        try await write(entries, toPath: directory.url.appendingPathComponent(file).path)
+    }
+
+    /// Appends the entries to the journal file at `path`, anywhere (its directory must exist): the
+    /// files of a system journal laid out elsewhere, say.
+    func write(_ entries: [Entry], toPath path: String) async throws {
         let input = directory.url.appendingPathComponent("input-\(UUID().uuidString).export")
         try Self.export(entries).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.journalRemote)
-        process.arguments = ["--output=\(directory.url.appendingPathComponent(file).path)", "-"]
+        process.arguments = ["--output=\(path)", "-"]
         process.standardInput = try FileHandle(forReadingFrom: input)
         let errors = Pipe()
         process.standardError = errors

@@ -6,7 +6,10 @@ internal import Glibc
 /// Which journal to read.
 package enum JournalSource: Sendable, Equatable {
     /// This machine's system journal (`SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM`): the services'
-    /// entries, never a user's session journal.
+    /// entries, never a user's session journal. With every journal namespace
+    /// (`SD_JOURNAL_ALL_NAMESPACES`): a unit with `LogNamespace=` logs to
+    /// `/var/log/journal/MACHINE.NAMESPACE` through a journald of its own, and is read there with no
+    /// setting of apsiod's, its lines found by `_SYSTEMD_UNIT=` as anywhere else.
     case system
     /// The journal files in a directory, as `journalctl -D` reads them.
     case directory(String)
@@ -26,7 +29,8 @@ final class Journal {
         let code: Int32
         switch source {
         case .system:
-            code = sd_journal_open(&opened, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM))
+            code = sd_journal_open_namespace(
+                &opened, nil, Int32(SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM | SD_JOURNAL_ALL_NAMESPACES))
         case .directory(let path):
             code = sd_journal_open_directory(&opened, path, 0)
         }
