@@ -30,6 +30,13 @@ import Testing
 
     static func origin(_ nginx: NginxFixture) -> String { "https://\(TestCertificates.collectorName):\(nginx.port)" }
 
+    /// The app's file naming the collector (trusting the test CA), and the policy it answers:
+    /// live pointing at the collector too, or no live.
+    static func configure(_ h: AgentHarness, _ nginx: NginxFixture, _ certificates: TestCertificates, live: Bool) throws {
+        h.backend.setPolicy(try h.policy(live: live, origin: origin(nginx)))
+        try h.writeApp("CAFile=\(certificates.caFile)", backendOrigin: origin(nginx))
+    }
+
     static func lines(_ label: String, _ range: Range<Int>) -> [String] { range.map { "\(label) \($0)" } }
 
     static func write(_ h: AgentHarness, _ lines: [String]) async throws {
@@ -54,9 +61,7 @@ import Testing
             defer { nginx.stop() }
             let proxy = try TinyproxyFixture(hosts: [TestCertificates.collectorName: "127.0.0.1"])
             defer { proxy.stop() }
-            let origin = Self.origin(nginx)
-            h.backend.setPolicy(try h.policy(origin: origin))
-            try h.writeApp("CAFile=\(certificates.caFile)", backendOrigin: origin)
+            try Self.configure(h, nginx, certificates, live: true)
             try h.start(environment: ["HTTPS_PROXY": proxy.url])
             try await h.waitServing()
 
@@ -88,9 +93,7 @@ import Testing
             defer { nginx.stop() }
             let proxy = try TinyproxyFixture(hosts: [TestCertificates.collectorName: "127.0.0.1"], start: false)
             defer { proxy.stop() }
-            let origin = Self.origin(nginx)
-            h.backend.setPolicy(try h.policy(live: false))
-            try h.writeApp("CAFile=\(certificates.caFile)", backendOrigin: origin)
+            try Self.configure(h, nginx, certificates, live: false)
             try h.start(environment: ["https_proxy": proxy.url])
             try await h.waitServing()
 
@@ -127,9 +130,7 @@ import Testing
                 hosts.path + "/hosts",
             ]
             let down = try LoopbackPort.free()
-            let origin = Self.origin(nginx)
-            h.backend.setPolicy(try h.policy(live: false))
-            try h.writeApp("CAFile=\(certificates.caFile)", backendOrigin: origin)
+            try Self.configure(h, nginx, certificates, live: false)
             try h.start(
                 wrapper: wrapper,
                 environment: ["HTTPS_PROXY": "http://127.0.0.1:\(down)", "NO_PROXY": "localhost,.apsio.test"])
@@ -153,9 +154,7 @@ import Testing
             let proxy = try TinyproxyFixture(
                 hosts: [TestCertificates.collectorName: "127.0.0.1"], credentials: (user: "box", password: password))
             defer { proxy.stop() }
-            let origin = Self.origin(nginx)
-            h.backend.setPolicy(try h.policy(live: false))
-            try h.writeApp("CAFile=\(certificates.caFile)", backendOrigin: origin)
+            try Self.configure(h, nginx, certificates, live: false)
             // apsiod.conf names the proxy; the environment names none.
             let conf = "[Indicator]\nMotdFile=\(h.root.path)/motd\nAnnounceTerminals=no\n[Network]\nProxy=\(proxy.url)\n"
             try h.root.write("etc/apsiod.conf", conf)
