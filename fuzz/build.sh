@@ -54,7 +54,7 @@ sources_of() {
     case "$1" in
         ApsioNet)
             for name in Compression/Gzip Compression/GzipError Compression/DeflateCompressor \
-                Compression/DeflateCompressorPool HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
+                Compression/CompressorPool HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
                 HTTP/Messages/HTTPParseError; do
                 files+=("Sources/ApsioNet/$name.swift")
             done ;;
