@@ -1,7 +1,7 @@
 internal import CZstd
 
-/// One Zstandard compression context at one level: its tables (about 1 MiB at the default level
-/// for a batch-sized body) are allocated once and serve every body it compresses; `Zstd.compressors`
+/// One Zstandard compression context at one level: its tables (about a MiB for a batch-sized
+/// body) are allocated once and serve every body it compresses; `Zstd.compressors`
 /// keeps it between bodies, as `Gzip.compressors` keeps ISA-L's. Not for two threads at once.
 final class ZstdCompressor: PooledCompressor {
     typealias Failure = ZstdError

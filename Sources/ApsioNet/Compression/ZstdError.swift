@@ -26,7 +26,7 @@ package enum ZstdError: Error, Equatable, CustomStringConvertible {
         case .windowTooLarge(let limit): "zstd data asks for a window over \(limit) bytes"
         case .invalidLevel(let level):
             "zstd level \(level) is outside \(Zstd.levels.lowerBound)...\(Zstd.levels.upperBound) "
-                + "(1 is fastest, \(Zstd.defaultLevel) the default, \(Zstd.levels.upperBound) the smallest output)"
+                + "(the lowest is fastest, \(Zstd.defaultLevel) the default, the highest the smallest output)"
         case .tooLargeToCompress(let limit): "a body over \(limit) bytes is too large to compress with zstd in one piece"
         case .compressor(let why): "libzstd failed to compress a body: \(why)"
         case .outOfMemory: "libzstd could not allocate its context"
