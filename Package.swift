@@ -18,7 +18,7 @@ let package = Package(
     ],
     targets: [
         // Each C library is imported by exactly one Swift module:
-        // CSystemd by ApsioPlatform; CZlib, CIsal and COpenSSL by ApsioNet; CLinux by ApsioPOSIX.
+        // CSystemd by ApsioPlatform; CZlib, CIsal, CZstd and COpenSSL by ApsioNet; CLinux by ApsioPOSIX.
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"])]),
+        // Zstandard, the other compression an app file may choose (Compression=zstd), both ways.
+        .systemLibrary(
+            name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(
             name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
@@ -42,8 +46,10 @@ let package = Package(
         .target(name: "ApsioRedaction", dependencies: ["ApsioCore"], swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
         .target(name: "ApsioPOSIX", dependencies: ["ApsioCore", "CLinux"], swiftSettings: strict),
-        // SHA-256, gzip, HTTP/1.1 and TLS.
-        .target(name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CIsal", "COpenSSL"], swiftSettings: strict),
+        // SHA-256, gzip and zstd, HTTP/1.1 and TLS.
+        .target(
+            name: "ApsioNet", dependencies: ["ApsioCore", "ApsioPOSIX", "CZlib", "CIsal", "CZstd", "COpenSSL"],
+            swiftSettings: strict),
         // The Linux "device": journal, unit state, sysfs/procfs, sd_notify.
         .target(name: "ApsioPlatform", dependencies: ["ApsioCore", "ApsioPOSIX", "CSystemd"], swiftSettings: strict),
 

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/swift-env.sh
 
-all_targets=(response request json control config gzip queue cursor redact pattern resp otlp)
+all_targets=(response request json control config gzip zstd queue cursor redact pattern resp otlp)
 
 # The entry point of each target, and the package modules it imports ("" for none).
 entry_of() {
@@ -17,6 +17,7 @@ entry_of() {
         control) echo fuzz/ControlFuzz.swift ;;
         config) echo fuzz/ConfigFuzz.swift ;;
         gzip) echo fuzz/GzipFuzz.swift ;;
+        zstd) echo fuzz/ZstdFuzz.swift ;;
         queue) echo fuzz/QueueFuzz.swift ;;
         cursor) echo fuzz/CursorFuzz.swift ;;
         redact) echo fuzz/RedactorFuzz.swift ;;
@@ -32,7 +33,7 @@ modules_of() {
         json | otlp) echo "ApsioJSON ApsioCore" ;;
         control) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioControl" ;;
         redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
-        gzip) echo "ApsioJSON ApsioCore ApsioNet" ;;
+        gzip | zstd) echo "ApsioJSON ApsioCore ApsioNet" ;;
         config) echo "ApsioJSON ApsioCore ApsioRedaction ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
         queue | cursor) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioState" ;;
     esac
@@ -54,7 +55,8 @@ sources_of() {
     case "$1" in
         ApsioNet)
             for name in Compression/Gzip Compression/GzipError Compression/DeflateCompressor \
-                Compression/DeflateCompressorPool HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
+                Compression/CompressorPool Compression/Zstd Compression/ZstdError Compression/ZstdCompressor \
+                Compression/ZstdStored HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
                 HTTP/Messages/HTTPParseError; do
                 files+=("Sources/ApsioNet/$name.swift")
             done ;;
@@ -69,7 +71,7 @@ modules=$out/modules
 swift_flags=(
     -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name apsio
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-    -I "$modules" -I Sources/CLinux -I Sources/CZlib -I Sources/CIsal
+    -I "$modules" -I Sources/CLinux -I Sources/CZlib -I Sources/CIsal -I Sources/CZstd
 )
 
 # The gold linker warns about ASan's symbols for every binary; harmless.
@@ -134,7 +136,7 @@ build_target() {
     mkdir -p "$out/$target"
     rm -f "$binary"
     echo "fuzz: linking $target" >&2
-    # The C modules' maps name their libraries (zlib, ISA-L), which the link picks up by itself.
+    # The C modules' maps name their libraries (zlib, ISA-L, libzstd), which the link picks up by itself.
     local status=0
     swiftc "${swift_flags[@]}" -o "$binary" "${sources[@]}" "${objects[@]}" 2>&1 | quiet || status=${PIPESTATUS[0]}
     [ "$status" -eq 0 ] && [ -x "$binary" ] || { echo "fuzz: building $target failed" >&2; exit 1; }

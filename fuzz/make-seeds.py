@@ -7,6 +7,7 @@ Each input's layout is the one its entry point reads (the first bytes are choice
 import gzip
 import os
 import struct
+import subprocess
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
 
@@ -55,6 +56,15 @@ write("config", "daemon", b"\x00" + b"\xef\xbb\xbf[Daemon]\nLogLevel=debug\n; co
 write("gzip", "stream", gzip.compress(b"hello, hello, hello gzip\n" * 8, mtime=0))
 write("gzip", "empty-stream", gzip.compress(b"", mtime=0))
 write("gzip", "text", b"\x02plain text, compressed at level 2 and cut 0 bytes from its end")
+
+# Zstd: the same; frames made by the zstd command (Python has no zstd module), one with its size in
+# the header and a checksum, one from a pipe (no size), and two frames after each other.
+def zstd(data, *arguments):
+    return subprocess.run(["zstd", "-q", "-c", *arguments], input=data, stdout=subprocess.PIPE, check=True).stdout
+write("zstd", "frame", zstd(b"hello, hello, hello zstd\n" * 8, "--content-size", "--check"))
+write("zstd", "empty-frame", zstd(b"", "--check"))
+write("zstd", "two-frames", zstd(b"first frame\n", "--no-check") + zstd(b"second frame\n" * 4, "-19"))
+write("zstd", "text", b"\x02plain text, compressed at level 3 and cut 0 bytes from its end")
 
 
 def entry(payload, unix_ms):

@@ -2,7 +2,7 @@
 # Builds one fuzz target and runs a campaign on it, then minimizes what it found into the corpus
 # kept in git.
 #   fuzz/run.sh TARGET [seconds] [runs]   (default 60 seconds, no limit on runs)
-# Targets: response request json control config gzip queue cursor redact pattern resp otlp (docs/fuzzing.md).
+# Targets: response request json control config gzip zstd queue cursor redact pattern resp otlp (docs/fuzzing.md).
 # libFuzzer's output, with its final stats, is kept in fuzz/out/TARGET/campaign.log.
 # The growing corpus and any crash files go to fuzz/out/TARGET/ (not in git); the minimized corpus
 # to fuzz/corpus/TARGET/, which fuzz/replay.sh (and so scripts/test.sh) runs every input of, with

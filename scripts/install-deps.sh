@@ -7,9 +7,10 @@ set -euo pipefail
 packages=(
     libsystemd-dev zlib1g-dev libssl-dev pkg-config   # the C libraries apsiod links
     libisal-dev                                       # gzip of bodies sent (zlib reads those received)
+    libzstd-dev                                       # zstd of bodies, sent and received (Compression=zstd)
     systemd-journal-remote                            # real journal files for the tests
     dbus python3-dbusmock                             # a private system bus with mock services
-    openssl gzip binutils                             # test certificates, gzip and readelf
+    openssl gzip zstd binutils                        # test certificates, gzip, zstd and readelf
     gcc libc6-dev                                     # tiny ELF files with and without a build-id
     python3 python3-venv                              # the OTLP wire check (below)
     chromium chromium-driver python3-selenium         # the viewer's browser test (scripts/test-browser.sh)

@@ -118,7 +118,7 @@ package final class BackendServer: Sendable {
 
     /// The body's size as sent: compressed when it came compressed (16.3 counts bodies "as sent").
     static func wireBytes(_ request: HTTPServerRequest) -> Int {
-        if request.headers.hasToken("gzip", in: "Content-Encoding"),
+        if request.headers.hasToken("gzip", in: "Content-Encoding") || request.headers.hasToken("zstd", in: "Content-Encoding"),
             let length = request.headers["Content-Length"].flatMap({ Int($0) }), length >= 0
         {
             return length

@@ -33,6 +33,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var startAt: StartAt
     /// `Encoding=`: OTLP/HTTP protobuf or JSON; a backend that answers 415 gets the other.
     package var encoding: OTLPEncoding
+    /// `Compression=`: gzip or zstd; a backend that refuses zstd (400 or 415) gets gzip.
+    package var compression: OTLPCompression
     /// `Header=` and `HeaderFile=`: what every `POST /v1/logs` carries besides apsiod's own headers.
     package var headers: [AppHeader]
     /// `CAFile=`, `ClientCertificate=`, `ClientKey=`; nil for the system's trust store and no client certificate.
@@ -45,13 +47,16 @@ package struct AppConfiguration: Sendable, Equatable {
     package static let defaultMinPriority = 7
     /// The OTLP specification's default for senders (docs/configuration.md).
     package static let defaultEncoding = OTLPEncoding.protobuf
+    /// gzip, the one compression every OTLP/HTTP receiver reads (docs/configuration.md).
+    package static let defaultCompression = OTLPCompression.gzip
 
     package init(
         name: AppName, path: String, unit: String, serviceName: String? = nil, version: String? = nil,
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
-        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = [], tls: AppTLS? = nil,
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding,
+        compression: OTLPCompression = AppConfiguration.defaultCompression, headers: [AppHeader] = [], tls: AppTLS? = nil,
         selection: JournalEntrySelection = .everything
     ) {
         self.name = name
@@ -69,6 +74,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.installationID = installationID
         self.startAt = startAt
         self.encoding = encoding
+        self.compression = compression
         self.headers = headers
         self.tls = tls
         self.selection = selection

@@ -13,7 +13,8 @@ enum AppFileSchema {
                 .single("Unit"), .single("Name"), .single("Version"), .single("Backend"), .single("AppKey"),
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
-                .single("InstallationId"), .single("StartAt"), .single("Encoding"), .list("Header"), .list("HeaderFile"),
+                .single("InstallationId"), .single("StartAt"), .single("Encoding"), .single("Compression"),
+                .list("Header"), .list("HeaderFile"),
                 .single("CAFile"), .single("ClientCertificate"), .single("ClientKey"), .list("Match"), .list("Exclude"),
             ]
         )
@@ -157,6 +158,15 @@ enum AppFileSchema {
             }
         }
 
+        var compression = AppConfiguration.defaultCompression
+        if let entry = value("Compression") {
+            if let chosen = OTLPCompression(rawValue: entry.value) { compression = chosen } else {
+                let choices = OTLPCompression.allCases.map(\.rawValue)
+                report(entry.line, DaemonConfigurationSchema.choiceMessage("Compression", entry.value, choices)
+                    + " (how batches are compressed for the backend's /v1/logs)")
+            }
+        }
+
         let headers = AppHeaderSchema.read(
             values.list(section, "Header"), files: values.list(section, "HeaderFile"), readSecretFile: readSecretFile, report: report)
 
@@ -174,7 +184,7 @@ enum AppFileSchema {
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
             minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
-            encoding: encoding, headers: headers, tls: tls, selection: selection), [])
+            encoding: encoding, compression: compression, headers: headers, tls: tls, selection: selection), [])
     }
 
     /// The most `Match=` (or `Exclude=`) lines an app file may hold: each is compared with every

@@ -34,6 +34,8 @@ extension AppExporter {
                 let refused = encoding
                 encoding = refused.other
                 log.notice("the backend does not take OTLP \(refused.rawValue) (415): batches go as \(encoding.rawValue) from now on, until apsiod restarts (Encoding= in the app file chooses)")
+            case .fallBackToGzip(let status):
+                log.notice("the backend does not take zstd bodies (\(status)): batches go gzip-compressed from now on, until apsiod restarts (Compression= in the app file chooses)")
             case .stopped:
                 counters.stopped = .appKeyUnknown
                 counters.lastFailure = "the backend does not know the app key (401); nothing is sent until apsiod restarts"
@@ -61,9 +63,9 @@ extension AppExporter {
             deliver(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
             return
         }
-        let (runs, resource, encoding, upload) = (next.batch.runs, resource, encoding, upload)
+        let (runs, resource, encoding, compression, upload) = (next.batch.runs, resource, encoding, delivery.compression, upload)
         let task = Task(executorPreference: IngestThread.executor) {
-            guard let answer = await upload.post(runs, resource: resource, encoding: encoding) else { return }
+            guard let answer = await upload.post(runs, resource: resource, encoding: encoding, compression: compression) else { return }
             await self.answered(id, answer)
         }
         inFlight = (id, next.batch, task)
@@ -73,8 +75,9 @@ extension AppExporter {
         guard inFlight?.id == id, reading.phase != .stopped else { return }
         if let partial = answer.partialSuccess { rejected(partial) }
         let actions = delivery.handle(.answered(id, answer.response), now: clock.now())
-        // A 415 that switches the encoding is no failure: the batch goes again at once.
-        if !actions.contains(.switchEncoding) {
+        // A 415 that switches the encoding, or a refusal of zstd, is no failure: the batch goes
+        // again at once.
+        if !actions.contains(where: \.resendsOtherwise) {
             let failure: String?
             switch answer.response {
             case .status(let code, _, _) where (200..<300).contains(code): failure = nil

@@ -6,7 +6,7 @@ import ApsioNet
 package import ApsioState
 
 /// One app's ingest (LINUX-PROFILE §1, §4, §9, §11–§13, §15): its journal entries, redacted, through
-/// the policy's gate, as OTLP/HTTP protobuf or JSON, gzip-compressed, to `POST {Backend}/v1/logs`,
+/// the policy's gate, as OTLP/HTTP protobuf or JSON, gzip- or zstd-compressed, to `POST {Backend}/v1/logs`,
 /// losing nothing across a crash.
 ///
 /// The journal is the queue. The exporter pulls the app's entries from the daemon's shared reader
@@ -85,9 +85,11 @@ package actor AppExporter {
         self.clock = clock
         self.log = log
         upload = IngestUpload(
-            encoder: OTLPLogsEncoder(hashing: hashing, limits: configuration.limits), gzipLevel: configuration.gzipLevel,
+            encoder: OTLPLogsEncoder(hashing: hashing, limits: configuration.limits),
+            gzip: GzipBodyCompressor(level: configuration.gzipLevel), zstd: ZstdBodyCompressor(level: configuration.zstdLevel),
             transport: transport)
-        delivery = IngestDelivery(limits: configuration.limits, waitsForResource: configuration.waitsForResource)
+        delivery = IngestDelivery(
+            limits: configuration.limits, waitsForResource: configuration.waitsForResource, compression: configuration.compression)
         sampler = SessionSampler(hashing: hashing, limits: configuration.limits)
         scope = CaptureScope(appFamilies: configuration.families, policy: nil)
         intake = IngestIntake(redactor: configuration.redactor, limits: configuration.limits)

@@ -31,9 +31,13 @@ package struct AppExporterConfiguration: Sendable {
     package var windowBytes: Int
     /// How batches are written (`Encoding=`); a backend that answers 415 gets the other one.
     package var encoding: OTLPEncoding
+    /// How batches are compressed (`Compression=`); a backend that refuses zstd gets gzip.
+    package var compression: OTLPCompression
     /// gzip level of the request bodies, one of `Gzip.levels`; by default the level every body the
     /// daemon sends uses (docs/ingest.md says why).
     package var gzipLevel: Int32
+    /// zstd level of the request bodies, one of `Zstd.levels`.
+    package var zstdLevel: Int32
     /// The least time between two syncs of the cursor file to disk. The cursor is written after
     /// every accepted batch (so a crash of apsiod sends again at most the batch in flight); this
     /// bounds what a power cut sends again.
@@ -42,8 +46,9 @@ package struct AppExporterConfiguration: Sendable {
     package init(
         app: AppName, unit: String, minPriority: Int = 7, selection: JournalEntrySelection = .everything, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
-        limits: Limits = .spec, encoding: OTLPEncoding = .protobuf,
-        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
+        limits: Limits = .spec, encoding: OTLPEncoding = .protobuf, compression: OTLPCompression = .gzip,
+        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel,
+        zstdLevel: Int32 = Zstd.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
         self.unit = unit
@@ -56,9 +61,11 @@ package struct AppExporterConfiguration: Sendable {
         self.redactor = redactor
         self.limits = limits
         self.encoding = encoding
+        self.compression = compression
         self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords
         self.windowBytes = windowBytes ?? 2 * limits.ingestBatchBytes
         self.gzipLevel = gzipLevel
+        self.zstdLevel = zstdLevel
         self.cursorSyncInterval = cursorSyncInterval
     }
 }

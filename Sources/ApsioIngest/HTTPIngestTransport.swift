@@ -3,9 +3,9 @@ package import ApsioCore
 package import ApsioNet
 
 /// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP in
-/// the app's encoding (protobuf or JSON), `Content-Encoding: gzip`. The client follows no redirect (a 3xx comes back as a status, and the
-/// delivery retries it like a 5xx), keeps no cookies and no cache, and speaks plain HTTP only to
-/// loopback.
+/// the app's encoding (protobuf or JSON), `Content-Encoding: gzip` or `zstd`. The client follows no
+/// redirect (a 3xx comes back as a status, and the delivery retries it like a 5xx), keeps no cookies
+/// and no cache, and speaks plain HTTP only to loopback.
 package struct HTTPIngestTransport: IngestTransport {
     private let client: HTTPClient
     private let endpoint: HTTPEndpoint
@@ -31,9 +31,11 @@ package struct HTTPIngestTransport: IngestTransport {
         wallClock = wallUnixMs
     }
 
-    package func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
+    package func post(
+        _ body: [UInt8], encoding: OTLPEncoding, compression: OTLPCompression
+    ) async throws(CancellationError) -> IngestAnswer {
         var headers: HTTPHeaders = [
-            "Apsio-App-Key": appKey.secret, "Content-Type": encoding.contentType, "Content-Encoding": "gzip",
+            "Apsio-App-Key": appKey.secret, "Content-Type": encoding.contentType, "Content-Encoding": compression.contentEncoding,
         ]
         for field in extraHeaders { headers.add(field.name, field.value) }
         // A batch sent twice is harmless: every record carries `log.record.uid`, by which the backend

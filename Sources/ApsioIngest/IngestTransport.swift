@@ -1,13 +1,13 @@
 package import ApsioCore
 
 /// Where an app's ingest batches go: `POST {Backend}/v1/logs`. The exporter hands over a body already
-/// gzip-compressed and gets the status back; tests put a scripted backend here.
+/// compressed and gets the status back; tests put a scripted backend here.
 package protocol IngestTransport: Sendable {
     /// Sends one batch and returns what came back: `.status` with `Retry-After`, or `.failed` with
     /// why when no answer came (refused, reset, timed out, unreadable, or refused by the client
     /// itself). Throws only when the task is cancelled.
-    /// `body` is gzip-compressed, an `ExportLogsServiceRequest` in `encoding`.
-    func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer
+    /// `body` is an `ExportLogsServiceRequest` in `encoding`, compressed with `compression`.
+    func post(_ body: [UInt8], encoding: OTLPEncoding, compression: OTLPCompression) async throws(CancellationError) -> IngestAnswer
 }
 
 /// What one ingest request brought back: the response the delivery rules act on and, when no

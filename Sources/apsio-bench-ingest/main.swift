@@ -3,11 +3,13 @@
 //
 //   apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR
 //                          [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N]
-//                          [--redact-rules none|standard|all]
+//                          [--redact-rules none|standard|all] [--encoding json|protobuf]
+//                          [--compression gzip|zstd] [--zstd-level N]
 //       Exports UNIT's entries in DIR (from the oldest, or after the saved cursor) to URL/v1/logs.
 //       UNIT may be a comma-separated list: one app per unit, as the daemon serves several apps.
 //       With --expect it stops once N records (of every app) were accepted in this run, writes the
-//       cursors and prints its figures; without, it runs until it is killed, or stops cleanly on SIGTERM.
+//       cursors and prints its figures (bytes= is what the bodies weighed on the wire, compressed);
+//       without, it runs until it is killed, or stops cleanly on SIGTERM.
 //   apsio-bench-ingest sink [--port N]
 //       A loopback /v1/logs that accepts every request and keeps nothing; prints port=N.
 import ApsioCore
@@ -18,6 +20,7 @@ import ApsioPOSIX
 import ApsioPlatform
 import ApsioState
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +44,7 @@ func say(_ text: String) {
 let usage = """
     usage: apsio-bench-ingest run --journal-dir DIR --unit UNIT --backend URL --state-dir DIR \
     [--app-key KEY] [--installation-id ID] [--gzip-level N] [--expect N] [--redact-rules none|standard|all] \
-    [--encoding json|protobuf]
+    [--encoding json|protobuf] [--compression gzip|zstd] [--zstd-level N]
            apsio-bench-ingest sink [--port N]
     """
 
@@ -71,6 +74,21 @@ func cpuSeconds() -> Double {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The daemon's transport, counting the bytes of the bodies it posts: what each compression sends.
+final class CountingTransport: IngestTransport {
+    let inner: HTTPIngestTransport
+    private let counted = Atomic<Int>(0)
+
+    init(_ inner: HTTPIngestTransport) { self.inner = inner }
+
+    var bytes: Int { counted.load(ordering: .relaxed) }
+
+    func post(_ body: [UInt8], encoding: OTLPEncoding, compression: OTLPCompression) async throws(CancellationError) -> IngestAnswer {
+        counted.add(body.count, ordering: .relaxed)
+        return try await inner.post(body, encoding: encoding, compression: compression)
+    }
 }
 
 /// SIGTERM as an event the main task awaits (ProcessSignals), so no Swift code runs in a handler.
@@ -114,9 +132,11 @@ case "run":
             installationID: installationID)
         let clock = SystemAgentClock()
         let client = try HTTPClient()
-        let transport = HTTPIngestTransport(client: client, backend: backend, appKey: appKey)
+        let transport = CountingTransport(HTTPIngestTransport(client: client, backend: backend, appKey: appKey))
         let redactor = try Redactor(rules: redactionRules(options["redact-rules"] ?? "standard"))
-        guard let encoding = OTLPEncoding(rawValue: options["encoding"] ?? "json") else { fail(usage) }
+        guard let encoding = OTLPEncoding(rawValue: options["encoding"] ?? "json"),
+            let compression = OTLPCompression(rawValue: options["compression"] ?? "gzip")
+        else { fail(usage) }
         // One app keeps the name it always had, so that a state directory of an earlier run resumes.
         let names = try units.indices.map { try AppName(units.count == 1 ? "bench" : "bench\($0)") }
         // One reader for every app, as the daemon has.
@@ -127,7 +147,9 @@ case "run":
         for (name, unit) in zip(names, units) {
             let configuration = AppExporterConfiguration(
                 app: name, unit: unit, firstStart: .oldest, resource: resource,
-                redactor: redactor, encoding: encoding, gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1)
+                redactor: redactor, encoding: encoding, compression: compression,
+                gzipLevel: Int32(options["gzip-level"] ?? "1") ?? 1,
+                zstdLevel: Int32(options["zstd-level"] ?? "\(Zstd.defaultLevel)") ?? Zstd.defaultLevel)
             exporters.append(try AppExporter(
                 configuration: configuration, journal: hub, state: StateLayout(root: stateDir), clock: clock, transport: transport,
                 hashing: OpenSSLSHA256(), log: Logger(StandardErrorSink(), kind: .ingest, app: name.rawValue)))
@@ -161,7 +183,7 @@ case "run":
             let status = await sent()
             say(
                 "records=\(status.records) batches=\(status.batches) cpu=\(cpu) "
-                    + "rate=\(Int(Double(status.records) / max(cpu, 1e-9)))")
+                    + "rate=\(Int(Double(status.records) / max(cpu, 1e-9))) bytes=\(transport.bytes)")
         } else {
             await waitForTermination()
             for exporter in exporters { await exporter.stop() }

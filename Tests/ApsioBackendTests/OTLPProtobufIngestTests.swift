@@ -108,4 +108,27 @@ import Testing
             #expect(try Self.parse(kept.requests[0].json) == Self.parse(kept.requests[1].json))
         }
     }
+
+    /// `Compression=zstd`'s bodies: kept as the same request as a gzip one, and a zstd bomb is
+    /// refused with 413 under the same bound as a gzip one, before the sink sees it.
+    @Test func theSinkReadsZstdBodiesWithinTheSameBound() async throws {
+        try await BackendHTTPTests.withBackend { backend, client async throws in
+            let encoder = OTLPLogsEncoder(hashing: sha256)
+            let request = encoder.encodeProtobuf(app: Self.resource, runs: Self.runs)
+            func post(_ body: [UInt8], coding: String) async throws -> Int {
+                let headers: HTTPHeaders = [
+                    "Apsio-App-Key": BackendHTTPTests.appKey, "Content-Type": "application/x-protobuf", "Content-Encoding": coding,
+                ]
+                return try await client.send(.postJSON("/v1/logs", json: body, headers: headers, gzip: false)).status
+            }
+            #expect(try await post(Zstd.compress(request), coding: "zstd") == 200)
+            #expect(try await post(Gzip.compress(request), coding: "gzip") == 200)
+            let bomb = try Zstd.compress([UInt8](repeating: 0x0a, count: 64 << 20))
+            #expect(try await post(bomb, coding: "zstd") == 413)
+            #expect(try await post(Gzip.compress([UInt8](repeating: 0x0a, count: 64 << 20)), coding: "gzip") == 413)
+            let kept = await backend.service.ingested()
+            #expect(kept.total == 2)
+            #expect(try Self.parse(kept.requests[0].json) == Self.parse(kept.requests[1].json))
+        }
+    }
 }

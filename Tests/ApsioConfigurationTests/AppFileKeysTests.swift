@@ -146,6 +146,22 @@ import ApsioConfiguration
         #expect(try problem("InstallationId=maybe\n") == "InstallationId=maybe is not yes or no")
     }
 
+    /// `Compression=`: gzip unless the file says zstd; anything else is a problem at its line that
+    /// names the choices, printed as FILE:LINE as an editor jumps to it.
+    @Test func compression() throws {
+        #expect(try load("").app?.compression == .gzip)
+        #expect(try load("Compression=gzip\n").app?.compression == .gzip)
+        #expect(try load("Compression=zstd\n").app?.compression == .zstd)
+        #expect(try problem("Compression=ztsd\n")
+            == "Compression=ztsd is not one of gzip, zstd; did you mean zstd? (how batches are compressed for the backend's /v1/logs)")
+        #expect(try problem("Compression=brotli\n").hasPrefix("Compression=brotli is not one of gzip, zstd"))
+        // Empty is the default, as for every single-value key.
+        #expect(try load("Compression=\n").app?.compression == .gzip)
+        let (_, problems) = try load("Compression=deflate\n")
+        #expect(problems.map(\.description).first?.hasSuffix("/nginx.conf:5: Compression=deflate is not one of gzip, zstd"
+            + " (how batches are compressed for the backend's /v1/logs)") == true, "\(problems)")
+    }
+
     @Test func aSingleValueKeySetTwiceIsAProblemAtTheSecondLine() throws {
         #expect(try problem("Consent=granted\nConsent=denied\n", line: 6)
             == "`Consent=` is set again (first on line 5); it takes one value, keep one line")

@@ -9,8 +9,8 @@ private struct DeliveryHarness {
     var log: [IngestDeliveryAction] = []
 
     /// Ready to send: a policy, consent, no mode holding uploads.
-    init(limits: Limits = .spec, ready: Bool = true, waitsForResource: Bool = false) {
-        delivery = IngestDelivery(limits: limits, waitsForResource: waitsForResource)
+    init(limits: Limits = .spec, ready: Bool = true, waitsForResource: Bool = false, compression: OTLPCompression = .gzip) {
+        delivery = IngestDelivery(limits: limits, waitsForResource: waitsForResource, compression: compression)
         if ready {
             send(.policyArrived)
             send(.consent(granted: true))
@@ -270,6 +270,52 @@ private extension Array where Element == IngestDeliveryAction {
         #expect(!h.log.contains { if case .dropBatch = $0 { true } else { false } })
         // A restart is a new value: it tries the configured encoding again.
         #expect(!DeliveryHarness().delivery.encodingSwitched)
+    }
+
+    /// A receiver that does not read zstd answers 415 (RFC 9110) or 400 (the OpenTelemetry
+    /// collector): the batch goes again at once gzipped, and so does every batch after; nothing is
+    /// dropped for it, and a 415 to the gzipped batch then switches the encoding as before.
+    @Test(arguments: [400, 415])
+    func aRefusedZstdBatchGoesAgainGzippedAtOnce(status: Int) throws {
+        var h = DeliveryHarness(compression: .zstd)
+        let first = try h.sendFullBatch()
+        let actions = h.answer(first, status)
+        #expect(actions.first == .fallBackToGzip(status: status))
+        #expect(h.delivery.compression == .gzip)
+        let again = try #require(actions.sent.first?.0)
+        #expect(h.delivery.rejectedBatches == 0)
+        #expect(!h.log.contains { if case .dropBatch = $0 { true } else { false } })
+        // Gzipped, the batch is what is judged: 415 is the encoding, 400 the batch itself.
+        let next = h.answer(again, status)
+        if status == 415 {
+            #expect(next.first == .switchEncoding)
+        } else {
+            #expect(next.first == .dropBatch(again, .rejected))
+        }
+        // A restart is a new value: it tries zstd again.
+        #expect(DeliveryHarness(compression: .zstd).delivery.compression == .zstd)
+    }
+
+    /// Once the receiver accepted a zstd batch it reads zstd: a later 400 is a malformed batch,
+    /// dropped, and a 415 the encoding; zstd stays.
+    @Test func afterAnAcceptedZstdBatchA400IsTheBatchsFault() throws {
+        var h = DeliveryHarness(compression: .zstd)
+        let first = try h.sendFullBatch()
+        #expect(h.answer(first, 200).first == .acknowledge(first))
+        let second = try h.sendFullBatch()
+        #expect(h.answer(second, 400).first == .dropBatch(second, .rejected))
+        let third = try h.sendFullBatch()
+        #expect(h.answer(third, 415).first == .switchEncoding)
+        #expect(h.delivery.compression == .zstd)
+        #expect(!h.log.contains { if case .fallBackToGzip = $0 { true } else { false } })
+    }
+
+    /// With gzip configured a 400 is what it always was.
+    @Test func aGzipBatchRefusedWith400IsDropped() throws {
+        var h = DeliveryHarness()
+        let first = try h.sendFullBatch()
+        #expect(h.answer(first, 400).first == .dropBatch(first, .rejected))
+        #expect(h.delivery.compression == .gzip)
     }
 
     @Test func fourOhTwoAndFourOhThreePauseAnHourByDefault() throws {

@@ -20,12 +20,13 @@ import ApsioState
         let reader: JournalHub
         let log = LogLines()
 
-        init(limits: Limits = .spec, encoding: OTLPEncoding = .json) async throws {
+        init(limits: Limits = .spec, encoding: OTLPEncoding = .json, compression: OTLPCompression = .gzip) async throws {
             journal = try JournalFixture()
             state = try TemporaryDirectory("apsio-ingest-state")
             reader = try await IngestFixture.reader(journal)
             var configuration = try IngestFixture.configuration(journal: journal, limits: limits)
             configuration.encoding = encoding
+            configuration.compression = compression
             exporter = try AppExporter(
                 configuration: configuration, journal: reader,
                 state: StateLayout(root: state.path), clock: clock, transport: sink, hashing: OpenSSLSHA256(),
@@ -207,6 +208,36 @@ import ApsioState
         #expect(host.sentBodies == ["first", "second"])
         #expect(host.sink.encodings == [.protobuf, .json, .json])
         #expect(host.log.all.filter { $0.contains("415") }.count == 1)
+        await host.stop()
+    }
+
+    /// `Compression=zstd` sends zstd bodies; a receiver that does not read zstd (400 here, the
+    /// OpenTelemetry collector's answer) gets the batch again gzipped at once, and every later one,
+    /// with the fallback said once and no failure recorded.
+    @Test func aBackendThatRefusesZstdGetsGzip() async throws {
+        let host = try await Host(compression: .zstd)
+        host.sink.refuseZstd(with: 400)
+        try await ready(host)
+        try await host.lines(["first"])
+        try await host.deliver(1)
+        try await host.lines(["second"])
+        try await host.deliver(2)
+        #expect(host.sentBodies == ["first", "second"])
+        #expect(host.sink.compressions == [.zstd, .gzip, .gzip])
+        #expect(host.log.all.filter { $0.contains("does not take zstd bodies (400)") }.count == 1)
+        #expect(await host.exporter.status.lastFailure == nil)
+        #expect(await host.exporter.status.rejectedBatches == 0)
+        await host.stop()
+    }
+
+    /// A receiver that reads zstd gets nothing else.
+    @Test func aBackendThatReadsZstdGetsZstd() async throws {
+        let host = try await Host(compression: .zstd)
+        try await ready(host)
+        try await host.lines(["first"])
+        try await host.deliver(1)
+        #expect(host.sentBodies == ["first"])
+        #expect(host.sink.compressions == [.zstd])
         await host.stop()
     }
 

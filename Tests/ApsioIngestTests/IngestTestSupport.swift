@@ -20,6 +20,11 @@ final class ScriptedIngestSink: IngestTransport {
         var refused: OTLPEncoding?
         /// Each body's encoding, in order.
         var encodings: [OTLPEncoding] = []
+        /// Each body's compression, in order.
+        var compressions: [OTLPCompression] = []
+        /// zstd bodies are answered with this status (400 or 415), whatever the script says: a
+        /// receiver that does not read zstd.
+        var refusedZstd: Int?
         /// Said with the next accepted batches, one each: what the receiver did not keep of them.
         var partialSuccesses: [OTLPPartialSuccess] = []
         /// The threads bodies were posted from, by name.
@@ -34,16 +39,24 @@ final class ScriptedIngestSink: IngestTransport {
     var accepted: [JSONValue] { state.withLock { $0.accepted } }
     var threads: Set<String> { state.withLock { $0.threads } }
     var encodings: [OTLPEncoding] { state.withLock { $0.encodings } }
+    var compressions: [OTLPCompression] { state.withLock { $0.compressions } }
+    func refuseZstd(with status: Int) { state.withLock { $0.refusedZstd = status } }
     func refuse(_ encoding: OTLPEncoding) { state.withLock { $0.refused = encoding } }
     func acceptPartially(_ partials: [OTLPPartialSuccess]) { state.withLock { $0.partialSuccesses += partials } }
 
-    func post(_ body: [UInt8], encoding: OTLPEncoding) async throws(CancellationError) -> IngestAnswer {
-        let json = (try? Gzip.decompress(body, maxOutput: 64 << 20)).flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
+    func post(_ body: [UInt8], encoding: OTLPEncoding, compression: OTLPCompression) async throws(CancellationError) -> IngestAnswer {
+        let plain = switch compression {
+        case .gzip: try? Gzip.decompress(body, maxOutput: 64 << 20)
+        case .zstd: try? Zstd.decompress(body, maxOutput: 64 << 20)
+        }
+        let json = plain.flatMap { try? JSONParser(maxBytes: 64 << 20).parse($0) }
         let thread = currentThreadName()
         return state.withLock { state in
             state.threads.insert(thread)
             state.attempts += 1
             state.encodings.append(encoding)
+            state.compressions.append(compression)
+            if compression == .zstd, let status = state.refusedZstd { return IngestAnswer(.status(status, body: nil, retryAfter: nil)) }
             if state.refused == encoding { return IngestAnswer(.status(415, body: nil, retryAfter: nil)) }
             let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
             guard case .status(let code, _, _) = answer, (200..<300).contains(code) else { return IngestAnswer(answer) }

@@ -115,6 +115,29 @@ import Testing
         }
     }
 
+    /// A zstd body is read as a gzip one is, under the same limit: a small one that would expand
+    /// past it is refused before the handler runs, a damaged one is a 400, a coding the server
+    /// does not know a 415.
+    @Test func zstdBodiesAreReadWithinTheLimit() async throws {
+        let recorder = Recorder()
+        try await withServer(Self.router(recorder: recorder)) { _, port in
+            func post(_ body: [UInt8], coding: String) async throws -> HTTPResponse {
+                try await testClient().send(
+                    .postJSON("/echo", json: body, headers: ["Content-Encoding": coding], gzip: false), to: loopback(port))
+            }
+            let text = Array(String(repeating: "{\"k\":\"v\"}\n", count: 1000).utf8)
+            let echoed = try await post(Zstd.compress(text), coding: "zstd")
+            #expect(echoed.status == 200 && echoed.body == text)
+            #expect(recorder.all.count == 1)
+            let bomb = try Zstd.compress([UInt8](repeating: 0x7b, count: 10 << 20))
+            #expect(bomb.count < 4096)
+            #expect(try await post(bomb, coding: "zstd").status == 413)
+            #expect(try await post(Array("not zstd".utf8), coding: "zstd").status == 400)
+            #expect(try await post(text, coding: "br").status == 415)
+            #expect(recorder.all.count == 1, "the handler ran for the good body only")
+        }
+    }
+
     /// Headers that never finish are cut off at the request deadline with a 408.
     @Test func slowlorisIsClosedAtTheDeadline() async throws {
         var limits = testServerLimits

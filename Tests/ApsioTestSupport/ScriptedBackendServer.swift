@@ -9,7 +9,7 @@ import ApsioLive
 /// A backend on 127.0.0.1 that a daemon talks to as to a real one, over a real `HTTPServer`: the
 /// policy it is given (`GET /v1/policy`), an ingest sink that keeps every record (`POST /v1/logs`),
 /// and the live channel answered by a `ScriptedLiveBackend`. What the script records is what
-/// arrived over the wire: the server undid the gzip, the token came in its header, a held `next`
+/// arrived over the wire: the server undid the gzip or zstd, the token came in its header, a held `next`
 /// is a handler waiting on the script, cancelled when the client closes.
 package final class ScriptedBackendServer: Sendable {
     package let script: ScriptedLiveBackend
@@ -24,6 +24,11 @@ package final class ScriptedBackendServer: Sendable {
         package var script: [Int] = []
         /// The encoding of every request, those refused included, in order.
         package var encodings: [OTLPEncoding] = []
+        /// The `Content-Encoding` of every request, those refused included, in order.
+        package var compressions: [String] = []
+        /// Answered with this status (400 or 415) when zstd-compressed, before anything else: a
+        /// receiver that does not read zstd. Such a request is not among `requests`.
+        package var refusedZstd: Int?
         /// Answered 415 before anything else (a receiver that reads the other encoding only);
         /// such a request is not among `requests`.
         package var refused: OTLPEncoding?
@@ -78,13 +83,16 @@ package final class ScriptedBackendServer: Sendable {
             state.seen(request)
             let encoding: OTLPEncoding =
                 request.headers["Content-Type"]?.lowercased().hasPrefix(OTLPEncoding.protobuf.contentType) == true ? .protobuf : .json
-            let refused = state.sink.withLock { sink in
+            let compression = request.headers["Content-Encoding"] ?? "identity"
+            let refusal = state.sink.withLock { sink -> Int? in
                 sink.encodings.append(encoding)
-                return sink.refused == encoding
+                sink.compressions.append(compression)
+                if compression == "zstd", let status = sink.refusedZstd { return status }
+                return sink.refused == encoding ? 415 : nil
             }
-            if refused {
+            if let refusal {
                 script.changes.notify()
-                return HTTPServerResponse(status: 415)
+                return HTTPServerResponse(status: refusal)
             }
             // Either encoding is read as the same request (apsio-backend's sink reads protobuf so).
             let json = encoding == .protobuf ? (try? OTLPProtobufLogs.json(from: request.body)) : request.body
@@ -152,6 +160,8 @@ package final class ScriptedBackendServer: Sendable {
     package func answerLogs(_ statuses: [Int]) { state.sink.withLock { $0.script += statuses } }
     /// 415 to every request in `encoding` from now on; nil reads both again.
     package func refuse(_ encoding: OTLPEncoding?) { state.sink.withLock { $0.refused = encoding } }
+    /// `status` (400 or 415) to every zstd-compressed request from now on; nil reads zstd again.
+    package func refuseZstd(with status: Int?) { state.sink.withLock { $0.refusedZstd = status } }
     package func acceptPartially(rejected: Int, message: String) {
         state.sink.withLock { $0.partialSuccesses.append((rejected, message)) }
     }

@@ -35,6 +35,11 @@ def main():
                         help="built-in redaction rules of each pipeline run: none, standard, all")
     parser.add_argument("--encodings", nargs="+", default=["json"],
                         help="OTLP/HTTP encodings of this build's pipeline runs: json, protobuf (earlier builds send JSON)")
+    parser.add_argument("--compressions", nargs="+", default=["gzip"],
+                        help="body compressions of this build's pipeline runs: gzip (at each of --levels), zstd "
+                        "(at each of --zstd-levels); earlier builds gzip")
+    parser.add_argument("--zstd-levels", nargs="+", default=["default"],
+                        help="zstd levels of the zstd runs: default (the build's own) or numbers")
     args = parser.parse_args()
 
     # (name, binary, what it is: "journalctl", ("reader", extra arguments) or ("pipeline", level, rules))
@@ -50,10 +55,16 @@ def main():
         suffix = "" if args.redact_rules == ["standard"] else f", redaction {rules}"
         for encoding in args.encodings:
             named = "" if args.encodings == ["json"] else f", {encoding}"
-            runners += [(f"pipeline, gzip {level}{suffix}{named}", args.bench, ("pipeline", level, rules, encoding))
-                        for level in args.levels]
+            for compression in args.compressions:
+                if compression == "gzip":
+                    runners += [(f"pipeline, gzip {level}{suffix}{named}", args.bench, ("pipeline", level, rules, encoding, "gzip"))
+                                for level in args.levels]
+                else:
+                    runners += [(f"pipeline, {compression}{'' if level == 'default' else ' ' + level}{suffix}{named}", args.bench,
+                                 ("pipeline", level, rules, encoding, compression)) for level in args.zstd_levels]
         for label, path in map(labelled, args.before):
-            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, ("pipeline", level, rules, "json")) for level in args.levels]
+            runners += [(f"pipeline {label}, gzip {level}{suffix}", path, ("pipeline", level, rules, "json", "gzip"))
+                        for level in args.levels]
     results = {name: [] for name, _, _ in runners}
     units = [f"bench{u}.service" for u in range(args.units)]
     for round_index in range(args.rounds):
@@ -73,12 +84,16 @@ def main():
                 command = [bench, "--dir", args.dir] + [part for u in units for part in ("--unit", u)] + kind[1]
                 results[name].append(run(command))
                 continue
-            _, level, rules, encoding = kind
+            _, level, rules, encoding, compression = kind
             state = os.path.join(args.work, "state")
             shutil.rmtree(state, ignore_errors=True)
             command = [bench, "run", "--journal-dir", args.dir, "--unit", ",".join(units),
                        "--backend", f"http://127.0.0.1:{args.port}", "--state-dir", state,
-                       "--gzip-level", level, "--expect", str(args.entries)]
+                       "--expect", str(args.entries)]
+            if compression == "gzip":
+                command += ["--gzip-level", level]
+            else:
+                command += ["--compression", compression] + ([] if level == "default" else ["--zstd-level", level])
             if rules != "standard":
                 command += ["--redact-rules", rules]
             if encoding != "json":
@@ -102,6 +117,19 @@ def main():
     print()
     for name, runs in results.items():
         print(f"- {name}: " + ", ".join(f"{r['cpu']:.2f}" for r in runs))
+    # What each pipeline sent on the wire, compressed (earlier builds do not say): the same entries,
+    # so the bytes an entry are comparable across compressions, and against the first pipeline.
+    sent = {name: statistics.median(int(r["report"]["bytes"]) for r in runs)
+            for name, runs in results.items() if runs and all("bytes" in r.get("report", {}) for r in runs)}
+    if sent:
+        first_name = next(iter(sent))
+        first_cpu = statistics.median(r["cpu"] for r in results[first_name])
+        print()
+        print(f"| pipeline | bytes sent | bytes an entry | bytes vs {first_name} | CPU vs {first_name} |")
+        print("|---|---:|---:|---:|---:|")
+        for name, size in sent.items():
+            cpu = statistics.median(r["cpu"] for r in results[name])
+            print(f"| {name} | {size:,.0f} | {size / args.entries:.1f} | {size / sent[first_name]:.2f}× | {cpu / first_cpu:.2f}× |")
     # The ratio of the medians hides how far apart the rounds were; the ratio of the sums weighs
     # every round alike.
     total = sum(r["cpu"] for r in results["journalctl -o export"])

@@ -12,6 +12,9 @@
 #   READER_BEFORE="before=path/to/an/earlier/apsio-bench-journal" UNITS=4 bench/ingest/run.sh
 #                                              # an earlier one reader of every unit, in the same rounds
 #   ENCODINGS="json protobuf" bench/ingest/run.sh  # OTLP/HTTP JSON and protobuf, in the same rounds
+#   COMPRESSIONS="gzip zstd" bench/ingest/run.sh   # gzip (at each of LEVELS) and zstd (at each of
+#                                              # ZSTD_LEVELS, its default unless set), in the same rounds,
+#                                              # with the bytes each sent for the same entries
 #   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
 #   MESSAGES=Tests/ApsioRedactionTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
@@ -24,6 +27,8 @@ ROUNDS=${ROUNDS:-3}
 LEVELS=${LEVELS:-1}
 REDACT_RULES=${REDACT_RULES:-standard}
 ENCODINGS=${ENCODINGS:-json}
+COMPRESSIONS=${COMPRESSIONS:-gzip}
+ZSTD_LEVELS=${ZSTD_LEVELS:-default}
 MESSAGES=${MESSAGES:-}
 UNITS=${UNITS:-1}
 
@@ -58,5 +63,6 @@ echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), lo
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
 python3 bench/ingest/measure.py --dir "$dir" --bench "$bench" --port "$port" --entries "$N" --rounds "$ROUNDS" \
     --work "$work" --units "$UNITS" ${reader:+--reader "$reader"} --levels $LEVELS --redact-rules $REDACT_RULES --encodings $ENCODINGS \
+    --compressions $COMPRESSIONS --zstd-levels $ZSTD_LEVELS \
     $(for build in ${BEFORE:-}; do printf -- '--before %s ' "$build"; done) \
     $(for build in ${READER_BEFORE:-}; do printf -- '--reader-before %s ' "$build"; done)

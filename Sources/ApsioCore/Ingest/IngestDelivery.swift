@@ -36,6 +36,15 @@ package struct IngestDelivery: Sendable {
     /// value (a restart of `apsiod`) tries the configured one again.
     package private(set) var encodingSwitched = false
 
+    /// How batches are compressed now: the app's `Compression=`, or gzip once the backend refused
+    /// zstd; only a new value (a restart of `apsiod`) tries zstd again.
+    package private(set) var compression: OTLPCompression
+    /// The backend accepted a zstd batch: it reads zstd, and a 400 or 415 after that is about the
+    /// batch or its encoding, never the compression.
+    private var zstdAccepted = false
+    /// zstd is sent and the backend has not shown it reads it.
+    private var zstdUnproven: Bool { compression == .zstd && !zstdAccepted }
+
     /// Batches the backend refused with 400, and single records it refused with 413, since start.
     package private(set) var rejectedBatches = 0
     package private(set) var tooLargeRecords = 0
@@ -47,9 +56,10 @@ package struct IngestDelivery: Sendable {
         var recordsLeft: Int
     }
 
-    /// `waitsForResource`: nothing is sent until `.resourceSettled`.
-    package init(limits: Limits = .spec, waitsForResource: Bool = false) {
+    /// `waitsForResource`: nothing is sent until `.resourceSettled`. `compression`: the app's.
+    package init(limits: Limits = .spec, waitsForResource: Bool = false, compression: OTLPCompression = .gzip) {
         self.limits = limits
+        self.compression = compression
         resourceSettled = !waitsForResource
         backoff = ReconnectBackoff(initial: limits.ingestRetryInitial, maximum: limits.ingestRetryMaximum)
     }
@@ -161,9 +171,19 @@ package struct IngestDelivery: Sendable {
         }
         switch code {
         case 200..<300:
+            if compression == .zstd { zstdAccepted = true }
             backendAnswered()
             batchGone(limit.maxRecords)
             actions.append(.acknowledge(id))
+        case 400 where zstdUnproven, 415 where zstdUnproven:
+            // A receiver that does not read zstd: 415 by RFC 9110, 400 from the OpenTelemetry
+            // collector ("unsupported Content-Encoding"). Until it accepted one zstd batch, that is
+            // what either means: the batch goes again at once gzipped, and every batch after it;
+            // gzip is what every OTLP receiver reads. A batch refused for itself is refused again
+            // gzipped, and dropped then; a 415 to the gzipped batch switches the encoding.
+            backendAnswered()
+            compression = .gzip
+            actions.append(.fallBackToGzip(status: code))
         case 400:
             backendAnswered()
             rejectedBatches += 1

@@ -15,8 +15,20 @@ package enum IngestDeliveryAction: Sendable, Equatable {
     /// The backend answered 415: send this batch and every later one in the other OTLP encoding,
     /// until `apsiod` restarts.
     case switchEncoding
+    /// The backend answered a zstd batch with `status` (400 or 415) before it accepted any: send
+    /// this batch and every later one gzip-compressed, until `apsiod` restarts.
+    case fallBackToGzip(status: Int)
     /// Nothing more is sent for this app until `apsiod` restarts; its queue is kept.
     case stopped(StopReason)
+
+    /// Whether it sends the batch again at once in another form (encoding or compression): the
+    /// answer that asked for it is no failure.
+    package var resendsOtherwise: Bool {
+        switch self {
+        case .switchEncoding, .fallBackToGzip: true
+        default: false
+        }
+    }
 
     /// Whether it moves the queue past batch `id`: the batch was answered for good.
     package func movesPast(_ id: IngestRequestID) -> Bool {

@@ -2,9 +2,10 @@ internal import CIsal
 
 /// One ISA-L igzip compressor at one level: its stream state (about 80 KiB) and the level's
 /// buffer (a few hundred KiB) are allocated once and serve every body it compresses;
-/// `DeflateCompressorPool` keeps it between bodies so that a batch does not pay for fresh pages
+/// `Gzip.compressors` keeps it between bodies so that a batch does not pay for fresh pages
 /// each time. Not for two threads at once: the pool lends it to one caller at a time.
-final class DeflateCompressor {
+final class DeflateCompressor: PooledCompressor {
+    typealias Failure = GzipError
     let level: Int32
     private let stream: UnsafeMutablePointer<isal_zstream>
     private let levelBuffer: UnsafeMutablePointer<UInt8>
@@ -57,3 +58,5 @@ final class DeflateCompressor {
         return output
     }
 }
+
+typealias DeflateCompressorPool = CompressorPool<DeflateCompressor>

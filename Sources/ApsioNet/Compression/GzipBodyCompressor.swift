@@ -1,6 +1,6 @@
 import ApsioCore
 
-/// gzip for the live channel's bodies (1.1 compresses ingest's the same way).
+/// gzip for the live channel's bodies, and for ingest's unless the app file says `Compression=zstd`.
 package struct GzipBodyCompressor: BodyCompressing {
     private let level: Int32
 

@@ -94,16 +94,29 @@ struct HTTPServerConnection: Sendable {
         return (request, head.keepsAlive, input)
     }
 
-    /// Undoes a gzip request body, within the body limit: a bomb is a 413 like any large body.
+    /// Undoes a gzip or zstd request body, within the body limit: a bomb is a 413 like any large
+    /// body. Any other coding, or two, is a 415 (RFC 9110 15.5.16).
     private func decode(_ body: [UInt8], headers: HTTPHeaders) throws(Failure) -> [UInt8] {
         let codings = headers.tokens("Content-Encoding").filter { !HTTPHeaders.sameName($0, "identity") }
         guard !codings.isEmpty else { return body }
-        guard codings.count == 1, HTTPHeaders.sameName(codings[0], "gzip") else { throw .answer(415) }
+        guard codings.count == 1 else { throw .answer(415) }
+        let maxOutput = limits.http.maxBodyBytes
+        if HTTPHeaders.sameName(codings[0], "gzip") {
+            do {
+                return try Gzip.decompress(body, maxOutput: maxOutput)
+            } catch .tooLarge {
+                throw .answer(413)
+            } catch {
+                throw .answer(400)
+            }
+        }
+        guard HTTPHeaders.sameName(codings[0], "zstd") else { throw .answer(415) }
         do {
-            return try Gzip.decompress(body, maxOutput: limits.http.maxBodyBytes)
+            return try Zstd.decompress(body, maxOutput: maxOutput)
         } catch .tooLarge {
             throw .answer(413)
         } catch {
+            // A window over RFC 9659's is the sender's mistake, as damaged data is.
             throw .answer(400)
         }
     }
