@@ -33,6 +33,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var startAt: StartAt
     /// `Encoding=`: OTLP/HTTP protobuf or JSON; a backend that answers 415 gets the other.
     package var encoding: OTLPEncoding
+    /// `RateLimit=` and `RateLimitBurst=`: nil for no limit.
+    package var rateLimit: IngestRateLimit?
     /// `Header=` and `HeaderFile=`: what every `POST /v1/logs` carries besides apsiod's own headers.
     package var headers: [AppHeader]
     /// `CAFile=`, `ClientCertificate=`, `ClientKey=`; nil for the system's trust store and no client certificate.
@@ -49,7 +51,8 @@ package struct AppConfiguration: Sendable, Equatable {
         backend: HTTPEndpoint, appKey: AppKey, appKeyFile: String? = nil, consent: AppConsent? = nil,
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
-        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, headers: [AppHeader] = [], tls: AppTLS? = nil
+        encoding: OTLPEncoding = AppConfiguration.defaultEncoding, rateLimit: IngestRateLimit? = nil,
+        headers: [AppHeader] = [], tls: AppTLS? = nil
     ) {
         self.name = name
         self.path = path
@@ -66,6 +69,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.installationID = installationID
         self.startAt = startAt
         self.encoding = encoding
+        self.rateLimit = rateLimit
         self.headers = headers
         self.tls = tls
     }
