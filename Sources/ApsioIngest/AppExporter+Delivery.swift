@@ -48,6 +48,8 @@ extension AppExporter {
     func send(_ id: IngestRequestID, limit: IngestBatchLimit) {
         guard policy != nil else { return }
         let now = clock.now()
+        // A batch's boundary: drops gathered go into the stream now, behind what is read.
+        counted(intake.placeDrops(into: &backlog.window, now: now, holding: false, admit: { admit($0) }))
         let next = backlog.nextBatch(within: limit, now: now.wallUnixMs) { admit($0) }
         counters.filteredRecords += next.filtered
         if let error = next.queueError { log.err("cannot read the record queue: \(error)") }

@@ -27,6 +27,8 @@ package struct AppExporterConfiguration: Sendable {
     /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
     package var windowRecords: Int
     package var windowBytes: Int
+    /// The app file's `RateLimit=` and `RateLimitBurst=`; nil for no limit.
+    package var rateLimit: IngestRateLimit?
     /// How batches are written (`Encoding=`); a backend that answers 415 gets the other one.
     package var encoding: OTLPEncoding
     /// gzip level of the request bodies, one of `Gzip.levels`; by default the level every body the
@@ -40,7 +42,7 @@ package struct AppExporterConfiguration: Sendable {
     package init(
         app: AppName, unit: String, minPriority: Int = 7, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
-        limits: Limits = .spec, encoding: OTLPEncoding = .protobuf,
+        limits: Limits = .spec, encoding: OTLPEncoding = .protobuf, rateLimit: IngestRateLimit? = nil,
         windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
@@ -53,6 +55,7 @@ package struct AppExporterConfiguration: Sendable {
         self.redactor = redactor
         self.limits = limits
         self.encoding = encoding
+        self.rateLimit = rateLimit
         self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords
         self.windowBytes = windowBytes ?? 2 * limits.ingestBatchBytes
         self.gzipLevel = gzipLevel
