@@ -117,6 +117,11 @@ extension AppExporter {
         } else {
             counters.droppedRecords += batch.queueEntries + batch.windowRecords
         }
+        // Drops gathered behind the batch, with nothing left in the window to take them out at the
+        // next batch's boundary: their record goes in now, or it would wait for the unit's next line.
+        if backlog.window.isEmpty {
+            counted(intake.placeDrops(into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) }))
+        }
         cursor.write(force: false, now: clock.now().mono)
         reportQueue()
         windowChanged()

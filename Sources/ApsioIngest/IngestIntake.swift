@@ -72,7 +72,8 @@ struct IngestIntake {
     }
 
     /// Places the record of the drops gathered, if any, at the window's end: at a batch's
-    /// boundary, so that it is never held back longer than a batch.
+    /// boundary, or once a batch left the window empty, so that it never waits for the unit's
+    /// next line.
     mutating func placeDrops(
         into window: inout IngestWindow, now: LiveNow, holding: Bool, admit: (LogRecord) -> SamplingMark?
     ) -> Taken {
