@@ -26,7 +26,7 @@ extension Daemon: ControlHandler {
                     queuedRecords: counters.queuedRecords, queuedBytes: counters.queuedBytes,
                     sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords, journalGaps: counters.journalGaps,
                     journaldDropNotes: counters.journaldDropNotes, journaldDroppedLines: counters.journaldDroppedLines,
-                    rejectedRecords: counters.rejectedRecords,
+                    rateLimitedRecords: counters.rateLimitedRecords, rejectedRecords: counters.rejectedRecords,
                     filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
                 status.policyProblem = apps[name]?.policyEvents.problem
             }

@@ -65,7 +65,8 @@ struct ServedApp: Sendable {
                 app: name, unit: app.unit, minPriority: app.minPriority, selection: app.selection, families: app.families,
                 firstStart: firstStart(app.startAt, roots: roots, log: edges.log.logger(.journal, app: name.rawValue)),
                 resource: resource, waitsForResource: true,
-                redactor: app.redaction.redactor, encoding: app.encoding, compression: app.compression),
+                redactor: app.redaction.redactor, encoding: app.encoding, compression: app.compression,
+                rateLimit: app.rateLimit),
             journal: journal, state: layout, clock: edges.clock,
             transport: HTTPIngestTransport(
                 client: client, backend: app.backend, appKey: app.appKey, extraHeaders: app.headers.map { ($0.name, $0.value) }),

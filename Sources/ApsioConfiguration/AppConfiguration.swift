@@ -35,6 +35,8 @@ package struct AppConfiguration: Sendable, Equatable {
     package var encoding: OTLPEncoding
     /// `Compression=`: gzip or zstd; a backend that refuses zstd (400 or 415) gets gzip.
     package var compression: OTLPCompression
+    /// `RateLimit=` and `RateLimitBurst=`: nil for no limit.
+    package var rateLimit: IngestRateLimit?
     /// `Header=` and `HeaderFile=`: what every `POST /v1/logs` carries besides apsiod's own headers.
     package var headers: [AppHeader]
     /// `CAFile=`, `ClientCertificate=`, `ClientKey=`; nil for the system's trust store and no client certificate.
@@ -56,8 +58,8 @@ package struct AppConfiguration: Sendable, Equatable {
         families: Set<CaptureFamily> = Set(CaptureFamily.allCases), minPriority: Int = AppConfiguration.defaultMinPriority,
         redaction: AppRedaction, installationID: Bool = true, startAt: StartAt = .now,
         encoding: OTLPEncoding = AppConfiguration.defaultEncoding,
-        compression: OTLPCompression = AppConfiguration.defaultCompression, headers: [AppHeader] = [], tls: AppTLS? = nil,
-        selection: JournalEntrySelection = .everything
+        compression: OTLPCompression = AppConfiguration.defaultCompression, rateLimit: IngestRateLimit? = nil,
+        headers: [AppHeader] = [], tls: AppTLS? = nil, selection: JournalEntrySelection = .everything
     ) {
         self.name = name
         self.path = path
@@ -75,6 +77,7 @@ package struct AppConfiguration: Sendable, Equatable {
         self.startAt = startAt
         self.encoding = encoding
         self.compression = compression
+        self.rateLimit = rateLimit
         self.headers = headers
         self.tls = tls
         self.selection = selection

@@ -14,7 +14,7 @@ enum AppFileSchema {
                 .single("AppKeyFile"), .single("Consent"), .list("Families"), .single("MinPriority"), .list("Redact"),
                 .list("RedactRules"),
                 .single("InstallationId"), .single("StartAt"), .single("Encoding"), .single("Compression"),
-                .list("Header"), .list("HeaderFile"),
+                .single("RateLimit"), .single("RateLimitBurst"), .list("Header"), .list("HeaderFile"),
                 .single("CAFile"), .single("ClientCertificate"), .single("ClientKey"), .list("Match"), .list("Exclude"),
             ]
         )
@@ -167,6 +167,8 @@ enum AppFileSchema {
             }
         }
 
+        let rateLimit = readRateLimit(value("RateLimit"), burst: value("RateLimitBurst"), report: report)
+
         let headers = AppHeaderSchema.read(
             values.list(section, "Header"), files: values.list(section, "HeaderFile"), readSecretFile: readSecretFile, report: report)
 
@@ -184,7 +186,8 @@ enum AppFileSchema {
             name: name, path: path, unit: unit, serviceName: serviceName, version: version, backend: backend,
             appKey: appKey.key, appKeyFile: appKey.file, consent: consent, families: families,
             minPriority: minPriority, redaction: redaction, installationID: installationID, startAt: startAt,
-            encoding: encoding, compression: compression, headers: headers, tls: tls, selection: selection), [])
+            encoding: encoding, compression: compression, rateLimit: rateLimit, headers: headers, tls: tls,
+            selection: selection), [])
     }
 
     /// The most `Match=` (or `Exclude=`) lines an app file may hold: each is compared with every
@@ -214,6 +217,43 @@ enum AppFileSchema {
             matches.append(match)
         }
         return matches
+    }
+
+    /// The units `RateLimit=` accepts after its slash.
+    static let rateIntervals: [(names: [String], interval: IngestRateLimit.Interval)] = [
+        (["s", "sec", "second"], .second), (["min", "minute"], .minute),
+    ]
+
+    /// `RateLimit=RATE/s` or `RATE/min`, and `RateLimitBurst=N` (one interval's worth, `RATE`, when
+    /// left out). A burst without a rate limits nothing, which is a slip: refused.
+    static func readRateLimit(_ rate: UnitFileEntry?, burst: UnitFileEntry?, report: (Int?, String) -> Void) -> IngestRateLimit? {
+        let rates = IngestRateLimit.rates
+        let bursts = IngestRateLimit.bursts
+        var burstValue: Int?
+        if let burst {
+            if let count = wholeNumber(burst.value), bursts.contains(count) { burstValue = count } else {
+                report(burst.line, "RateLimitBurst=\(burst.value) is not a whole number \(bursts.lowerBound) to \(bursts.upperBound) (how many entries may pass at once after a quiet spell)")
+            }
+        }
+        guard let rate else {
+            if let burst { report(burst.line, "RateLimitBurst= is set without RateLimit=; set RateLimit=, like RateLimit=100/s, or remove the line") }
+            return nil
+        }
+        let parts = rate.value.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let count = wholeNumber(String(parts[0])), rates.contains(count),
+            let interval = rateIntervals.first(where: { $0.names.contains(String(parts[1])) })?.interval
+        else {
+            report(rate.line, "RateLimit=\(rate.value) is not a rate; write a whole number \(rates.lowerBound) to \(rates.upperBound), a slash and s or min, like RateLimit=100/s or RateLimit=600/min")
+            return nil
+        }
+        guard burst == nil || burstValue != nil else { return nil }
+        return IngestRateLimit(rate: count, per: interval, burst: burstValue)
+    }
+
+    /// Digits only, no sign: at most 9 of them, which every bound here is within.
+    private static func wholeNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
     }
 
     /// A `.service` unit name as systemd accepts one, an instance rather than a template, and not ours.

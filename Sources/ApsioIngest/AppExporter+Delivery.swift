@@ -50,6 +50,8 @@ extension AppExporter {
     func send(_ id: IngestRequestID, limit: IngestBatchLimit) {
         guard policy != nil else { return }
         let now = clock.now()
+        // A batch's boundary: drops gathered go into the stream now, behind what is read.
+        counted(intake.placeDrops(into: &backlog.window, now: now, holding: false, admit: { admit($0) }))
         let next = backlog.nextBatch(within: limit, now: now.wallUnixMs) { admit($0) }
         counters.filteredRecords += next.filtered
         if let error = next.queueError { log.err("cannot read the record queue: \(error)") }
@@ -117,6 +119,11 @@ extension AppExporter {
             if batch.records > 0 { counters.sentBatches += 1 }
         } else {
             counters.droppedRecords += batch.queueEntries + batch.windowRecords
+        }
+        // Drops gathered behind the batch, with nothing left in the window to take them out at the
+        // next batch's boundary: their record goes in now, or it would wait for the unit's next line.
+        if backlog.window.isEmpty {
+            counted(intake.placeDrops(into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) }))
         }
         cursor.write(force: false, now: clock.now().mono)
         reportQueue()

@@ -124,11 +124,7 @@ extension AppExporter {
         countJournaldDrops(part)
         let taken = intake.take(
             part, through: through, into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) })
-        counters.filteredRecords += taken.filtered
-        if let passed = taken.passed {
-            cursor.save(passed, withheld: reading.withheld)
-            cursor.write(force: false, now: clock.now().mono)
-        }
+        counted(taken)
         reportQueue()
         activity.notify()
         windowChanged()
@@ -138,6 +134,16 @@ extension AppExporter {
             return false
         }
         return true
+    }
+
+    /// Counts what the intake kept out, and saves the position it passed.
+    func counted(_ taken: IngestIntake.Taken) {
+        counters.filteredRecords += taken.filtered
+        counters.rateLimitedRecords += taken.rateLimited
+        if let passed = taken.passed {
+            cursor.save(passed, withheld: reading.withheld)
+            cursor.write(force: false, now: clock.now().mono)
+        }
     }
 
     /// Counts journald's notes of dropped lines as they are read, whatever the policy then does

@@ -92,7 +92,9 @@ package actor AppExporter {
             limits: configuration.limits, waitsForResource: configuration.waitsForResource, compression: configuration.compression)
         sampler = SessionSampler(hashing: hashing, limits: configuration.limits)
         scope = CaptureScope(appFamilies: configuration.families, policy: nil)
-        intake = IngestIntake(redactor: configuration.redactor, limits: configuration.limits)
+        intake = IngestIntake(
+            redactor: configuration.redactor, limits: configuration.limits, rateLimit: configuration.rateLimit,
+            unit: configuration.unit)
         cursor = AppCursor(
             layout: state, app: configuration.app, unit: configuration.unit, syncInterval: configuration.cursorSyncInterval, log: log)
         if (try? cursor.saved())?.withheld == true {
@@ -268,6 +270,7 @@ package actor AppExporter {
 
     func dropQueue() {
         let dropped = backlog.dropAll()
+        intake.forgetDrops()
         counters.discardedRecords += dropped.records
         if let error = dropped.queueError { log.err("cannot empty the record queue: \(error)") }
     }

@@ -29,6 +29,8 @@ package struct AppExporterConfiguration: Sendable {
     /// OTLP JSON), wait. About two batches, so one can be read while the other is in flight.
     package var windowRecords: Int
     package var windowBytes: Int
+    /// The app file's `RateLimit=` and `RateLimitBurst=`; nil for no limit.
+    package var rateLimit: IngestRateLimit?
     /// How batches are written (`Encoding=`); a backend that answers 415 gets the other one.
     package var encoding: OTLPEncoding
     /// How batches are compressed (`Compression=`); a backend that refuses zstd gets gzip.
@@ -44,11 +46,12 @@ package struct AppExporterConfiguration: Sendable {
     package var cursorSyncInterval: Duration
 
     package init(
-        app: AppName, unit: String, minPriority: Int = 7, selection: JournalEntrySelection = .everything, families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
+        app: AppName, unit: String, minPriority: Int = 7, selection: JournalEntrySelection = .everything,
+        families: Set<CaptureFamily> = Set(CaptureFamily.allCases),
         firstStart: JournalStart = .now, resource: OTLPResource, waitsForResource: Bool = false, redactor: Redactor,
         limits: Limits = .spec, encoding: OTLPEncoding = .protobuf, compression: OTLPCompression = .gzip,
-        windowRecords: Int? = nil, windowBytes: Int? = nil, gzipLevel: Int32 = Gzip.defaultLevel,
-        zstdLevel: Int32 = Zstd.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
+        rateLimit: IngestRateLimit? = nil, windowRecords: Int? = nil, windowBytes: Int? = nil,
+        gzipLevel: Int32 = Gzip.defaultLevel, zstdLevel: Int32 = Zstd.defaultLevel, cursorSyncInterval: Duration = .seconds(5)
     ) {
         self.app = app
         self.unit = unit
@@ -62,6 +65,7 @@ package struct AppExporterConfiguration: Sendable {
         self.limits = limits
         self.encoding = encoding
         self.compression = compression
+        self.rateLimit = rateLimit
         self.windowRecords = windowRecords ?? 2 * limits.ingestBatchRecords
         self.windowBytes = windowBytes ?? 2 * limits.ingestBatchBytes
         self.gzipLevel = gzipLevel

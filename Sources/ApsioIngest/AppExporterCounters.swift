@@ -24,6 +24,9 @@ package struct AppExporterCounters: Sendable, Equatable {
     /// are apart from `droppedRecords` too.
     package var journaldDropNotes = 0
     package var journaldDroppedLines = 0
+    /// The unit's entries the app's `RateLimit=` dropped (each run of them sent as one record,
+    /// `RateLimitDrops`): a decision the app file made, apart from `droppedRecords` too.
+    package var rateLimitedRecords = 0
     /// Records the backend accepted in a batch and then said it did not keep (OTLP's
     /// `partial_success.rejected_log_records`): not sent again, and counted apart from
     /// `droppedRecords`, which counts what apsiod itself let go.

@@ -139,6 +139,24 @@ import ApsioConfiguration
         #expect(problems[1].message == "Redact=a* matches the empty text; make it match at least one character")
     }
 
+    @Test func rateLimitAndItsBurst() throws {
+        #expect(try load("").app?.rateLimit == nil)
+        #expect(try load("RateLimit=100/s\n").app?.rateLimit == IngestRateLimit(rate: 100, per: .second, burst: 100))
+        #expect(try load("RateLimit=600/min\nRateLimitBurst=50\n").app?.rateLimit == IngestRateLimit(rate: 600, per: .minute, burst: 50))
+        #expect(try load("RateLimit=1/sec\nRateLimitBurst=1000000\n").app?.rateLimit == IngestRateLimit(rate: 1, per: .second, burst: 1_000_000))
+        #expect(try load("RateLimit=5/minute\n").app?.rateLimit?.interval == .minute)
+        let accepted = "write a whole number 1 to 1000000, a slash and s or min, like RateLimit=100/s or RateLimit=600/min"
+        #expect(try problem("RateLimit=100\n") == "RateLimit=100 is not a rate; \(accepted)")
+        for bad in ["0/s", "1000001/s", "-5/s", "10/h", "10/", "/s", "ten/s", "10 /s", "1.5/s", "10/s/s"] {
+            #expect(try problem("RateLimit=\(bad)\n").hasPrefix("RateLimit=\(bad) is not a rate;"), "\(bad)")
+        }
+        #expect(try problem("RateLimit=10/s\nRateLimitBurst=0\n", line: 6)
+            == "RateLimitBurst=0 is not a whole number 1 to 1000000 (how many entries may pass at once after a quiet spell)")
+        #expect(try problem("RateLimit=10/s\nRateLimitBurst=lots\n", line: 6).hasPrefix("RateLimitBurst=lots is not a whole number"))
+        #expect(try problem("RateLimitBurst=20\n")
+            == "RateLimitBurst= is set without RateLimit=; set RateLimit=, like RateLimit=100/s, or remove the line")
+    }
+
     @Test func installationId() throws {
         #expect(try load("InstallationId=no\n").app?.installationID == false)
         #expect(try load("InstallationId=yes\n").app?.installationID == true)

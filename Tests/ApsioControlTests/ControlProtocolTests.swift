@@ -270,6 +270,37 @@ import Testing
         #expect(try ControlAnswer.parse(answer.line, answering: .status(apps: [])) == answer)
     }
 
+    /// What the app file's `RateLimit=` dropped is a decision, counted apart from what apsiod lost;
+    /// an earlier apsiod's answer, without the field, reads as none.
+    @Test func theStatusCountsEntriesRateLimitDropped() throws {
+        var status = ControlAppStatus(name: "web", unit: "web.service")
+        status.ingest = ControlIngestStatus(sentRecords: 5, droppedRecords: 2, rateLimitedRecords: 1)
+        let local = { (_: Int64) in ClockTime(hour: 9, minute: 5) }
+        #expect(ControlStatusText.lines(status, localTime: local).contains(
+            "  Dropped by RateLimit=: 1 entry (each run of them sent as a record)"))
+        #expect(ControlStatusText.lines(status, localTime: local).contains(
+            "  Ingest: 5 sent, 0 waiting (0 bytes), 2 lost, 0 kept out by the policy"))
+        status.ingest?.rateLimitedRecords = 4321
+        #expect(ControlStatusText.lines(status, localTime: local).contains(
+            "  Dropped by RateLimit=: 4321 entries (each run of them sent as a record)"))
+        status.ingest?.rateLimitedRecords = 0
+        #expect(!ControlStatusText.lines(status, localTime: local).contains { $0.contains("RateLimit=") })
+
+        status.ingest?.rateLimitedRecords = 4321
+        let answer = ControlAnswer.status(ControlStatus(apps: [status], dataSaver: false))
+        let text = String(decoding: answer.line, as: UTF8.self)
+        #expect(text.contains(#""rate_limited_records":4321"#), "\(text)")
+        #expect(text.contains(#""dropped_records":2"#), "\(text)")
+        #expect(try ControlAnswer.parse(answer.line, answering: .status(apps: [])) == answer)
+
+        let earlier = #"{"ok":true,"apps":[{"name":"web","unit":"web.service","foreground":null,"allow_live":false,"consent":"not_asked","viewers":0,"viewing_since":null,"log_level_raised_until":null,"ingest":{"queued_records":0,"queued_bytes":0,"sent_records":5,"dropped_records":1,"filtered_records":0,"last_failure":null}}],"data_saver":false}"#
+        guard case .status(let parsed) = try ControlAnswer.parse(Array(earlier.utf8), answering: .status(apps: [])) else {
+            Issue.record("not a status")
+            return
+        }
+        #expect(parsed.apps.first?.ingest?.rateLimitedRecords == 0)
+    }
+
     @Test func watchSaysTheWholeStatusOnceThenOnlyWhatChanged() {
         var narrator = WatchNarrator()
         let local = { (ms: Int64) in ClockTime(hour: Int(ms / 3_600_000 % 24), minute: Int(ms / 60_000 % 60)) }

@@ -17,6 +17,9 @@ package struct ControlIngestStatus: Sendable, Equatable {
     /// count: never in the journal, so not in `droppedRecords`.
     package var journaldDropNotes: Int
     package var journaldDroppedLines: Int
+    /// The unit's entries the app file's `RateLimit=` dropped, each run of them sent as one
+    /// record: a decision, not a loss, so not in `droppedRecords`.
+    package var rateLimitedRecords: Int
     /// Accepted in a batch and then not kept by the backend (OTLP's partial success).
     package var rejectedRecords: Int
     /// Kept out by the policy or the app file (a family that is off, the severity floor, sampling).
@@ -26,7 +29,8 @@ package struct ControlIngestStatus: Sendable, Equatable {
 
     package init(
         queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
-        journalGaps: Int = 0, journaldDropNotes: Int = 0, journaldDroppedLines: Int = 0, rejectedRecords: Int = 0,
+        journalGaps: Int = 0, journaldDropNotes: Int = 0, journaldDroppedLines: Int = 0, rateLimitedRecords: Int = 0,
+        rejectedRecords: Int = 0,
         filteredRecords: Int = 0, lastFailure: String? = nil
     ) {
         self.queuedRecords = queuedRecords
@@ -36,6 +40,7 @@ package struct ControlIngestStatus: Sendable, Equatable {
         self.journalGaps = journalGaps
         self.journaldDropNotes = journaldDropNotes
         self.journaldDroppedLines = journaldDroppedLines
+        self.rateLimitedRecords = rateLimitedRecords
         self.rejectedRecords = rejectedRecords
         self.filteredRecords = filteredRecords
         self.lastFailure = lastFailure
@@ -47,6 +52,7 @@ package struct ControlIngestStatus: Sendable, Equatable {
             "sent_records": .number(Double(sentRecords)), "dropped_records": .number(Double(droppedRecords)),
             "journal_gaps": .number(Double(journalGaps)), "journald_drop_notes": .number(Double(journaldDropNotes)),
             "journald_dropped_lines": .number(Double(journaldDroppedLines)),
+            "rate_limited_records": .number(Double(rateLimitedRecords)),
             "rejected_records": .number(Double(rejectedRecords)),
             "filtered_records": .number(Double(filteredRecords)),
             "last_failure": lastFailure.map(JSONValue.string) ?? .null,
@@ -64,6 +70,8 @@ package struct ControlIngestStatus: Sendable, Equatable {
         // Absent from an earlier apsiod's answer, which did not read journald's notes.
         journaldDropNotes = try reader.optionalInt("journald_drop_notes") ?? 0
         journaldDroppedLines = try reader.optionalInt("journald_dropped_lines") ?? 0
+        // Absent from an earlier apsiod's answer, which had no RateLimit=.
+        rateLimitedRecords = try reader.optionalInt("rate_limited_records") ?? 0
         // Absent from an earlier apsiod's answer, which did not read partial successes.
         rejectedRecords = try reader.optionalInt("rejected_records") ?? 0
         filteredRecords = try reader.int("filtered_records")

@@ -30,6 +30,10 @@ package enum ControlStatusText {
                 let notes = ingest.journaldDropNotes == 1 ? "1 note" : "\(ingest.journaldDropNotes) notes"
                 lines.append("  Dropped by journald's rate limit: \(dropped) (\(notes), each sent as a record)")
             }
+            if ingest.rateLimitedRecords > 0 {
+                let dropped = ingest.rateLimitedRecords == 1 ? "1 entry" : "\(ingest.rateLimitedRecords) entries"
+                lines.append("  Dropped by RateLimit=: \(dropped) (each run of them sent as a record)")
+            }
             if ingest.rejectedRecords > 0 {
                 lines.append("  Not kept by the backend: \(ingest.rejectedRecords) of the records it accepted (its partial success)")
             }

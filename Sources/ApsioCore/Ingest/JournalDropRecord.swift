@@ -1,5 +1,6 @@
-/// The record that stands for entries of the app's unit that never reached the journal: journald
-/// dropped them (its rate limit) and wrote a note saying how many. It goes out in the app's stream
+/// The record that stands for entries of the app's unit that were dropped: journald's rate limit
+/// kept them from the journal and it wrote a note saying how many, or the app's own `RateLimit=`
+/// dropped them on their way out (`RateLimitDrops`). It goes out in the app's stream
 /// like any record (severity WARN), and its attributes are what a backend, `apsioctl status` and
 /// the viewer know it by (docs/otlp.md, "Entries journald dropped"). Their keys are lowercase and
 /// dotted, which no journald field name can be, so an app's own field never passes for one.
@@ -18,6 +19,8 @@ package enum JournalDropRecord {
         /// journald's per-unit rate limit (`RateLimitIntervalSec=`/`RateLimitBurst=`, or the unit's
         /// `LogRateLimitIntervalSec=`/`LogRateLimitBurst=`).
         case rateLimit = "rate_limit"
+        /// The app file's `RateLimit=`/`RateLimitBurst=`: apsiod read the entries and did not send them.
+        case apsiodRateLimit = "apsiod_rate_limit"
     }
 
     /// The record's own attributes, in order; the caller appends the rest.
