@@ -27,7 +27,7 @@ extension Daemon: ControlHandler {
                     sentRecords: counters.sentRecords, droppedRecords: counters.droppedRecords, journalGaps: counters.journalGaps,
                     journaldDropNotes: counters.journaldDropNotes, journaldDroppedLines: counters.journaldDroppedLines,
                     rateLimitedRecords: counters.rateLimitedRecords, rejectedRecords: counters.rejectedRecords,
-                    filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure)
+                    filteredRecords: counters.filteredRecords, lastFailure: counters.lastFailure, sentAs: counters.sentAs)
                 status.policyProblem = apps[name]?.policyEvents.problem
             }
             statuses.append(status)

@@ -128,6 +128,11 @@ package actor AppExporter {
         out.queuedRecords = level.records
         out.queuedBytes = level.bytes
         out.droppedRecords += backlog.queue.counters.dropped
+        func chosen(_ now: String, instead configured: String) -> String {
+            now == configured ? now : "\(now) (the backend refused \(configured))"
+        }
+        out.sentAs = chosen(encoding.rawValue, instead: configuration.encoding.rawValue) + ", "
+            + chosen(delivery.compression.rawValue, instead: configuration.compression.rawValue)
         return out
     }
 

@@ -42,6 +42,10 @@ package struct AppExporterCounters: Sendable, Equatable {
     package var stopped: IngestDeliveryAction.StopReason?
     /// The last failure, in words an operator can act on; nil once a batch is accepted again.
     package var lastFailure: String?
+    /// How batches go now, and what the backend refused of the app file's choice: "protobuf,
+    /// zstd", or "json (the backend refused protobuf), gzip (the backend refused zstd)" after its
+    /// answers switched them until apsiod restarts.
+    package var sentAs: String?
 
     package init() {}
 }

@@ -99,7 +99,7 @@ import Testing
             name: "web", unit: "web.service",
             ingest: ControlIngestStatus(
                 queuedRecords: 12, queuedBytes: 4096, sentRecords: 1234, droppedRecords: 1, journalGaps: 2, filteredRecords: 7,
-                lastFailure: "the backend answered 503"),
+                lastFailure: "the backend answered 503", sentAs: "json (the backend refused protobuf), gzip"),
             policyProblem: "cannot be fetched: cannot reach the proxy 127.0.0.1:3128: connection refused")], dataSaver: false))),
         (.apps, .apps([
             ControlAppInfo(name: "nginx", unit: "nginx.service", serviceName: "com.example.nginx", serviceVersion: "1.22.1-9",
@@ -206,6 +206,9 @@ import Testing
         #expect(lines.contains("  Last failure: the backend answered 503"))
         #expect(!lines.contains { $0.contains("journal") }, "no gap, no word of one")
         #expect(!lines.contains { $0.hasPrefix("  Policy:") }, "no problem, no word of one")
+        #expect(!lines.contains { $0.hasPrefix("  Sent as:") }, "an older daemon's answer says nothing of it")
+        status.ingest?.sentAs = "protobuf, zstd"
+        #expect(ControlStatusText.lines(status, localTime: { _ in ClockTime(hour: 9, minute: 5) }).contains("  Sent as: protobuf, zstd"))
     }
 
     /// Records wait for a policy: why none comes (a proxy that is down, say) is in the status.

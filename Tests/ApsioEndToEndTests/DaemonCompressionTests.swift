@@ -64,6 +64,8 @@ import Testing
             let shown = try await h.ctl(["--json", "status"]).stdout
             #expect(shown.contains("\"dropped_records\":0"), "\(shown)")
             #expect(shown.contains("\"last_failure\":null"), "\(shown)")
+            let sentAs = try await h.appStatus()?["ingest"]?["sent_as"]?.stringValue ?? ""
+            #expect(sentAs.hasSuffix(", gzip (the backend refused zstd)"), "\(sentAs)")
 
             // A restart tries zstd again, and falls back again.
             await h.stop()

@@ -44,6 +44,11 @@ import Testing
             #expect(h.backend.sink.encodings.dropFirst().allSatisfy { $0 == .json }, "\(h.backend.sink.encodings)")
             #expect(h.log.components(separatedBy: "does not take OTLP protobuf (415)").count == 2, "the switch logged once")
             #expect(!h.log.contains("the backend answered 415"), "a 415 that switches is no failure")
+            // The operator sees how batches go now, and what the backend refused.
+            let ingest = try await h.appStatus()?["ingest"]
+            #expect(ingest?["sent_as"] == .string("json (the backend refused protobuf), gzip"))
+            let text = try await h.ctl(["status", AgentHarness.app])
+            #expect(text.stdout.contains("  Sent as: json (the backend refused protobuf), gzip"), "\(text.stdout)")
 
             // A restart tries the configured encoding again, and switches again.
             await h.stop()

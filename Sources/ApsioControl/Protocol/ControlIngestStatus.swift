@@ -26,12 +26,15 @@ package struct ControlIngestStatus: Sendable, Equatable {
     package var filteredRecords: Int
     /// The last failure, in words an operator can act on; nil once a batch is accepted again.
     package var lastFailure: String?
+    /// The encoding and compression batches go in now (`Encoding=`, `Compression=`), and which of
+    /// them the backend refused: "protobuf, gzip", "json (the backend refused protobuf), gzip".
+    package var sentAs: String?
 
     package init(
         queuedRecords: Int = 0, queuedBytes: Int = 0, sentRecords: Int = 0, droppedRecords: Int = 0,
         journalGaps: Int = 0, journaldDropNotes: Int = 0, journaldDroppedLines: Int = 0, rateLimitedRecords: Int = 0,
         rejectedRecords: Int = 0,
-        filteredRecords: Int = 0, lastFailure: String? = nil
+        filteredRecords: Int = 0, lastFailure: String? = nil, sentAs: String? = nil
     ) {
         self.queuedRecords = queuedRecords
         self.queuedBytes = queuedBytes
@@ -44,10 +47,11 @@ package struct ControlIngestStatus: Sendable, Equatable {
         self.rejectedRecords = rejectedRecords
         self.filteredRecords = filteredRecords
         self.lastFailure = lastFailure
+        self.sentAs = sentAs
     }
 
     var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "queued_records": .number(Double(queuedRecords)), "queued_bytes": .number(Double(queuedBytes)),
             "sent_records": .number(Double(sentRecords)), "dropped_records": .number(Double(droppedRecords)),
             "journal_gaps": .number(Double(journalGaps)), "journald_drop_notes": .number(Double(journaldDropNotes)),
@@ -56,7 +60,9 @@ package struct ControlIngestStatus: Sendable, Equatable {
             "rejected_records": .number(Double(rejectedRecords)),
             "filtered_records": .number(Double(filteredRecords)),
             "last_failure": lastFailure.map(JSONValue.string) ?? .null,
-        ])
+        ]
+        if let sentAs { members["sent_as"] = .string(sentAs) }
+        return .object(members)
     }
 
     init(json value: JSONValue) throws(ControlError) {
@@ -76,5 +82,7 @@ package struct ControlIngestStatus: Sendable, Equatable {
         rejectedRecords = try reader.optionalInt("rejected_records") ?? 0
         filteredRecords = try reader.int("filtered_records")
         lastFailure = try reader.optionalString("last_failure")
+        // Absent from an earlier apsiod's answer.
+        sentAs = try reader.optionalString("sent_as")
     }
 }

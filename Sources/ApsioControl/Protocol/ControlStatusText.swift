@@ -37,6 +37,7 @@ package enum ControlStatusText {
             if ingest.rejectedRecords > 0 {
                 lines.append("  Not kept by the backend: \(ingest.rejectedRecords) of the records it accepted (its partial success)")
             }
+            if let sentAs = ingest.sentAs { lines.append("  Sent as: \(sentAs)") }
             if let failure = ingest.lastFailure { lines.append("  Last failure: \(failure)") }
         }
         return lines
