@@ -35,7 +35,9 @@ struct IngestBacklog {
     var level: IngestQueueLevel {
         let stored = queue.counters
         let oldest = [window.oldestQueuedAt, stored.records > 0 ? queueOldestAt : nil].compactMap { $0 }.min()
-        return IngestQueueLevel(records: window.count + stored.records, bytes: window.bytes + stored.bytes, oldestAt: oldest)
+        return IngestQueueLevel(
+            records: window.count + stored.records, bytes: window.bytes + stored.bytes, oldestAt: oldest,
+            promptSince: window.firstPromptQueuedAt)
     }
 
     mutating func submit(_ payload: [UInt8], at now: LiveNow) throws(RecordQueueError) {

@@ -130,7 +130,7 @@ struct IngestIntake {
         }
         let entry = IngestWindow.Entry(
             held: mark == nil, bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
-            cursorAfter: cursorAfter, queuedAt: now.mono)
+            cursorAfter: cursorAfter, queuedAt: now.mono, prompt: JournalDropRecord.droppedCount(of: record) != nil)
         // A held record's mark is a stand-in until the first policy decides (`admitHeld`).
         chunk.append(IngestRecord(record, mark: mark ?? .unsampled, observedTimeUnixNano: UInt64(max(now.wallUnixMs, 0)) * 1_000_000), entry)
     }

@@ -24,6 +24,9 @@ struct IngestWindow {
         /// The cursor to save once this record is accepted.
         var cursorAfter: String?
         var queuedAt: MonotonicInstant
+        /// A record that says entries were lost (`JournalDropRecord`): it goes out promptly rather
+        /// than with the batch's age, so that a gap shows while it matters.
+        var prompt = false
     }
 
     /// Records read together, with their entries, index for index.
@@ -61,6 +64,17 @@ struct IngestWindow {
 
     var isEmpty: Bool { count == 0 }
     var oldestQueuedAt: MonotonicInstant? { isEmpty ? nil : chunks[0].entries[start].queuedAt }
+
+    /// When the first prompt record still here was queued; nil when none is. A walk from the
+    /// front, at most the window's bound, made when the queue's level is reported.
+    var firstPromptQueuedAt: MonotonicInstant? {
+        var found: MonotonicInstant?
+        forEachEntry { _, _, entry in
+            if entry.prompt { found = entry.queuedAt }
+            return found == nil
+        }
+        return found
+    }
 
     mutating func append(_ chunk: Chunk) {
         guard !chunk.isEmpty else { return }

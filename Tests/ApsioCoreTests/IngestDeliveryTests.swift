@@ -98,6 +98,28 @@ private extension Array where Element == IngestDeliveryAction {
         #expect(h.advance(.milliseconds(1)).sent.count == 1)
     }
 
+    /// A record saying entries were lost (journald's drops, RateLimit='s) is owed to the backend
+    /// within 2 s: its batch goes `ingestPromptDelay` after it was queued, not at the batch's age;
+    /// Low Power Mode's spacing still holds.
+    @Test func aRecordSayingEntriesWereLostGoesPromptly() {
+        var h = DeliveryHarness()
+        #expect(h.delivery.limits.ingestPromptDelay == .milliseconds(250))
+        // Lines waited 3 s already; the record saying entries were lost comes now.
+        h.send(.queued(IngestQueueLevel(records: 5, bytes: 500, oldestAt: h.now.mono - .seconds(3), promptSince: h.now.mono)))
+        #expect(h.untilDeadline == .milliseconds(250))
+        #expect(h.advance(.milliseconds(249)).sent.isEmpty)
+        #expect(h.advance(.milliseconds(1)).sent.count == 1)
+
+        var saving = DeliveryHarness()
+        saving.send(.modes(lowPower: true, lowData: false, dataSaver: false))
+        saving.queue(1, bytes: 100, age: .seconds(5))
+        let first = saving.log.sent.first
+        #expect(first != nil)
+        if let first { saving.answer(first.0, 200) }
+        saving.send(.queued(IngestQueueLevel(records: 1, bytes: 100, oldestAt: saving.now.mono, promptSince: saving.now.mono)))
+        #expect(saving.advance(.seconds(1)).sent.isEmpty, "Low Power Mode spaces uploads whatever they hold")
+    }
+
     @Test func aBatchAsksForNoMoreThanTheBounds() {
         var h = DeliveryHarness()
         let sent = h.queue(5000, bytes: 10 * h.delivery.limits.ingestBatchBytes).sent

@@ -94,6 +94,11 @@ package struct Limits: Sendable, Equatable {
     package var ingestBatchBytes = 512 * 1024
     /// A batch goes once its oldest record has waited this long, however few bytes wait.
     package var ingestBatchAge: Duration = .seconds(5)
+    /// A batch holding a record that says entries were lost (journald's drops, `RateLimit=`'s)
+    /// goes this long after that record was queued, whatever the batch's age: a gap is owed to
+    /// the backend within 2 s (docs/ingest-delivery.md), and the lines written with it still have
+    /// a moment to join it.
+    package var ingestPromptDelay: Duration = .milliseconds(250)
     /// The most records one batch asks for; a batch also goes once this many wait.
     package var ingestBatchRecords = 1000
     /// 429, 5xx, 3xx and network failures retry after this, doubling up to `ingestRetryMaximum`.

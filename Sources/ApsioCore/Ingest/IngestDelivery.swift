@@ -127,6 +127,8 @@ package struct IngestDelivery: Sendable {
             due = .origin
         } else {
             due = (queue.oldestAt ?? .origin) + limits.ingestBatchAge
+            // A record saying entries were lost does not wait for the batch's age.
+            if let prompt = queue.promptSince { due = min(due, prompt + limits.ingestPromptDelay) }
         }
         if let notBefore { due = max(due, notBefore) }
         if lowPower, let lastSentAt { due = max(due, lastSentAt + limits.lowPowerUploadSpacing) }

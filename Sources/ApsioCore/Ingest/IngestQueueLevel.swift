@@ -5,11 +5,15 @@ package struct IngestQueueLevel: Sendable, Equatable {
     package var bytes: Int
     /// When the oldest waiting record was queued; nil when nothing waits.
     package var oldestAt: MonotonicInstant?
+    /// When the first waiting record that must go promptly was queued (one saying entries were
+    /// lost, `JournalDropRecord`); nil when none waits.
+    package var promptSince: MonotonicInstant?
 
-    package init(records: Int, bytes: Int, oldestAt: MonotonicInstant?) {
+    package init(records: Int, bytes: Int, oldestAt: MonotonicInstant?, promptSince: MonotonicInstant? = nil) {
         self.records = max(records, 0)
         self.bytes = max(bytes, 0)
         self.oldestAt = records > 0 ? oldestAt : nil
+        self.promptSince = records > 0 ? promptSince : nil
     }
 
     package static let empty = IngestQueueLevel(records: 0, bytes: 0, oldestAt: nil)
