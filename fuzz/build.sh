@@ -57,7 +57,8 @@ sources_of() {
             for name in Compression/Gzip Compression/GzipError Compression/DeflateCompressor \
                 Compression/CompressorPool Compression/Zstd Compression/ZstdError Compression/ZstdCompressor \
                 Compression/ZstdStored HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
-                HTTP/Messages/HTTPParseError; do
+                HTTP/Client/Proxy/HTTPProxy HTTP/Client/Proxy/ProxyCredentials HTTP/Client/Proxy/NoProxy \
+                HTTP/Client/Proxy/ProxySettings HTTP/Messages/HTTPParseError; do
                 files+=("Sources/ApsioNet/$name.swift")
             done ;;
         *) mapfile -t files < <(find "Sources/$1" -name '*.swift' | sort) ;;

@@ -8,9 +8,8 @@ package struct ProxyCredentials: Sendable, Equatable, CustomStringConvertible {
 
     /// Refuses what Basic cannot carry: a colon in the user, control characters anywhere.
     package init(user: String, password: String) throws(ProxyURLError) {
-        guard !user.isEmpty, !user.contains(":"), HTTPSyntax.isFieldValue(user), HTTPSyntax.isFieldValue(password) else {
-            throw .badCredentials
-        }
+        func printable(_ text: String) -> Bool { text.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7f } }
+        guard !user.isEmpty, !user.contains(":"), printable(user), printable(password) else { throw .badCredentials }
         self.user = user
         self.password = password
     }
