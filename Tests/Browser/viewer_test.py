@@ -77,6 +77,22 @@ def wait_for_line(process, needle, timeout, seen):
     raise RuntimeError(f"no '{needle}' from the demo within {timeout} s; it said:\n{''.join(seen)}")
 
 
+def write_journald_note(directory, unit, dropped):
+    """journald's note that its rate limit dropped `dropped` lines of `unit` (systemd 252's fields,
+    docs/otlp.md), appended by systemd-journal-remote to a file of its own in `directory`."""
+    with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+        boot_id = boot.read().strip().replace("-", "")
+    now_us = int(time.time() * 1_000_000)
+    with open("/proc/uptime", encoding="ascii") as uptime:
+        mono_us = int(float(uptime.read().split()[0]) * 1_000_000)
+    entry = (f"__REALTIME_TIMESTAMP={now_us}\n__MONOTONIC_TIMESTAMP={mono_us}\n_BOOT_ID={boot_id}\n"
+             "_SYSTEMD_UNIT=systemd-journald.service\n_TRANSPORT=driver\n_PID=120\n_COMM=systemd-journal\n"
+             "PRIORITY=6\nSYSLOG_IDENTIFIER=systemd-journald\nMESSAGE_ID=a596d6fe7bfa4994828e72309e95d61e\n"
+             f"MESSAGE=Suppressed {dropped} messages from {unit}\nN_DROPPED={dropped}\nOBJECT_SYSTEMD_UNIT={unit}\n\n")
+    subprocess.run(["/lib/systemd/systemd-journal-remote", f"--output={os.path.join(directory, 'journald.journal')}", "-"],
+                   input=entry.encode(), capture_output=True, timeout=PATIENCE, check=True)
+
+
 def read_info(path):
     with open(path, encoding="utf-8") as info:
         return dict(line.rstrip("\n").split("=", 1) for line in info if "=" in line)
@@ -186,6 +202,15 @@ def main():
         bodies = [e.text for e in driver.find_elements(By.CSS_SELECTOR, lines + " .body")]
         assert any(DEMO_LINE.search(body.strip()) for body in bodies), f"the demo service's lines in the log: {bodies[-5:]}"
         step(f"log lines arrive ({len(bodies)} so far; newest: {bodies[-1]!r})")
+
+        # journald's note that it dropped lines of the unit, written as journald writes it into
+        # the demo's journal directory (the simulated host only): the live log marks the gap.
+        journal = os.path.join(info.get("work", ""), "journal")
+        if os.path.isdir(journal) and os.path.exists(os.path.join(journal, "demo.journal")):
+            write_journald_note(journal, unit="apsio-demo.service", dropped=1234)
+            gap = "#log li.dropped .gap"
+            wait.until(lambda d: any("journald dropped 1234 lines" in e.text for e in d.find_elements(By.CSS_SELECTOR, gap)))
+            step("journald's note of 1234 dropped lines shows as a gap in the live log")
 
         # The machine says it is being watched (16.2): apsioctl status names the viewer.
         status = subprocess.run(

@@ -13,14 +13,15 @@ export function severityClass(number) {
 }
 
 /**
- * A line that stands for lines journald dropped (docs/otlp.md, "Entries journald dropped"): the
- * words of the gap it marks, or null for any other line. Known by its count attribute, a key no
- * journald field can have.
+ * A line that stands for lines that were dropped (docs/otlp.md, "Entries journald dropped" and
+ * "Entries RateLimit= dropped"): the words of the gap it marks, or null for any other line. Known
+ * by its count attribute, a key no journald field can have; its cause says who dropped them.
  */
 export function droppedGap(attributes) {
   const count = attributes?.['apsio.journal.dropped.count'];
   if (typeof count !== 'number' || !Number.isFinite(count)) return null;
-  return `gap: journald dropped ${count === 1 ? '1 line' : `${count} lines`} here`;
+  const who = attributes['apsio.journal.dropped.cause'] === 'apsiod_rate_limit' ? 'RateLimit=' : 'journald';
+  return `gap: ${who} dropped ${count === 1 ? '1 line' : `${count} lines`} here`;
 }
 
 function pad(value, width = 2) {
