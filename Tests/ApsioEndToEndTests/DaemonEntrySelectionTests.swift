@@ -44,4 +44,42 @@ import Testing
             #expect(bodies.filter { $0 == "api request" }.count == 1)
         }
     }
+
+    /// The keys of this release, mistyped, as an operator sees them: `apsioctl reload` names each
+    /// file and line, never repeats a proxy's password, and the app whose file is fine goes on.
+    @Test func mistakesInTheNewKeysAreSaidAtTheirFileAndLine() async throws {
+        try await AgentHarness.with { h in
+            try await h.serve(try h.policy(live: false))
+            try h.root.write("etc/apps.d/other.conf", """
+                [App]
+                Unit=other.service
+                Backend=\(h.backend.origin)
+                AppKey=\(AgentHarness.appKey)
+                Match=_HOSTNAME=box-7
+                Exclude=SYSLOG_IDENTIFIER
+                RateLimit=fast
+                Compression=brotli
+                """)
+            try h.root.write("etc/apsiod.conf", """
+                [Indicator]
+                MotdFile=\(h.root.path)/motd
+                AnnounceTerminals=no
+                [Network]
+                Proxy=http://box:hunter2@proxy.example:3128
+                NoProxy=not/a/host
+                """)
+            let reload = try await h.ctl(["reload"])
+            #expect(reload.status == 0, "\(reload.stderr)")
+            for place in ["apps.d/other.conf:5:", "apps.d/other.conf:6:", "apps.d/other.conf:7:", "apps.d/other.conf:8:",
+                          "apsiod.conf:5:", "apsiod.conf:6:"] {
+                #expect(reload.stdout.contains(place), "\(place) in \(reload.stdout)")
+            }
+            #expect(!reload.stdout.contains("hunter2") && !h.log.contains("hunter2"))
+            // The demo app's file is fine: it is still served and its lines still go.
+            try await h.journal.write([Self.line(h, "after the broken reload", component: "api")])
+            try await poll("the demo app's line at the backend", seconds: 60, every: .milliseconds(100)) {
+                h.backend.records.map(\.body).contains("after the broken reload")
+            }
+        }
+    }
 }
