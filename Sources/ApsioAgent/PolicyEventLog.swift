@@ -11,30 +11,25 @@ import Synchronization
 /// wait, and a backend that cannot be reached (a proxy down, say) must be visible there.
 final class PolicyEventLog: Sendable {
     private let log: Logger
-    private let lastProblem = Mutex<String?>(nil)
-    private let shownProblem = Mutex<String?>(nil)
+    /// The problem in force: `key` tells a repeat of the same one (the retry's delay aside),
+    /// `shown` is what status says.
+    private let current = Mutex<(key: String, shown: String)?>(nil)
 
     /// What went wrong with the last fetch, until an answer is good again; nil when nothing did.
-    var problem: String? { shownProblem.withLock { $0 } }
+    var problem: String? { current.withLock { $0?.shown } }
 
     init(_ log: Logger) { self.log = log }
 
     func note(_ event: PolicyFetchEvent) {
         let level: LogLevel
         switch event {
-        case .failed(let failure, _):
-            level = problem("\(failure)")
-            shownProblem.withLock { $0 = "cannot be fetched: \(failure)" }
-        case .malformed(let error):
-            level = problem("\(error)")
-            shownProblem.withLock { $0 = "\(event)" }
+        case .failed(let failure, _): level = problem("\(failure)", shown: "cannot be fetched: \(failure)")
+        case .malformed(let error): level = problem("\(error)", shown: "\(event)")
         case .fetched(let changed, let ignoredLive):
-            lastProblem.withLock { $0 = nil }
-            shownProblem.withLock { $0 = nil }
+            current.withLock { $0 = nil }
             level = changed || ignoredLive != nil ? .notice : .debug
         case .notModified:
-            lastProblem.withLock { $0 = nil }
-            shownProblem.withLock { $0 = nil }
+            current.withLock { $0 = nil }
             level = .debug
         case .loadedFromDisk: level = .info
         case .storedPolicyUnusable, .notSaved: level = .warning
@@ -42,10 +37,10 @@ final class PolicyEventLog: Sendable {
         log.log(level, event.description)
     }
 
-    private func problem(_ text: String) -> LogLevel {
-        let repeated = lastProblem.withLock { last in
-            defer { last = text }
-            return last == text
+    private func problem(_ key: String, shown: String) -> LogLevel {
+        let repeated = current.withLock { current in
+            defer { current = (key, shown) }
+            return current?.key == key
         }
         return repeated ? .debug : .warning
     }
