@@ -12,3 +12,20 @@ private_bus_config() {
 <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/></policy></busconfig>
 CONF
 }
+
+# start_private_bus DIR: that bus and python-dbusmock's systemd on it, both in the background;
+# their pids appended to the caller's `pids` array (stopped by it), DBUS_SYSTEM_BUS_ADDRESS
+# exported. Returns once the mock answers.
+start_private_bus() {
+    private_bus_config "$1"
+    dbus-daemon --config-file="$1/bus.conf" --nofork --print-address=1 > "$1/bus.address" &
+    pids+=($!)
+    for _ in $(seq 100); do [ -s "$1/bus.address" ] && break; sleep 0.1; done
+    export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$1/bus.sock"
+    python3 -m dbusmock --system --template systemd > "$1/mock.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do
+        busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.systemd1 >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+}

@@ -30,17 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-private_bus_config "$work"
-dbus-daemon --config-file="$work/bus.conf" --nofork --print-address=1 > "$work/bus.address" &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/bus.address" ] && break; sleep 0.1; done
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus.sock"
-python3 -m dbusmock --system --template systemd > "$work/mock.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-    busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" status org.freedesktop.systemd1 >/dev/null 2>&1 && break
-    sleep 0.1
-done
+start_private_bus "$work"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
     org.freedesktop.DBus.Mock AddMockUnit s "noisy.service" >/dev/null 2>&1 || true
 
