@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aLiveSessionOnAClusterGoesOnWhenItsMasterIsKilled() async throws {
-        let cluster = try RedisClusterFixture()
+        let cluster = try await RedisClusterFixture.start()
         let fleet = try await Fleet(cluster: cluster)
         let (a, b, c) = (fleet[0], fleet[1], fleet[2])
         let (token, ann, stream) = try await FleetBinaryTests.liveSession(
@@ -35,7 +35,7 @@ import Testing
         #expect(try await held.value.body["commands"]?.arrayValue?.first?["id"] == command.body["id"])
 
         let master = try Self.masterOfDevice(cluster)
-        try cluster.waitForReplicas(of: master)
+        try await cluster.waitForReplicas(of: master)
         cluster.kill(port: master)
 
         // The device posts until its frames are taken again; meanwhile only 503s that say when to

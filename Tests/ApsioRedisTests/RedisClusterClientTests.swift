@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aClientNamingOneNodeReachesTheKeysOfEveryMaster() async throws {
-        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let cluster = try await RedisClusterFixture.start(replicasPerMaster: 0)
         let client = try Self.client(cluster)
         defer { client.close() }
         let keys = try Self.keysOnEveryMaster(cluster)
@@ -47,7 +47,7 @@ import Testing
 
     /// A backend started while the first node it names is down finds the cluster through the next.
     @Test func severalNodesNamedAreAskedInTurnUntilOneAnswers() async throws {
-        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let cluster = try await RedisClusterFixture.start(replicasPerMaster: 0)
         let down = try RedisEndpoint(parsing: "redis://127.0.0.1:1")
         let client = RedisClient(
             seeds: [down, try RedisEndpoint(parsing: cluster.seed)], clock: SystemAgentClock(), timeout: .seconds(60))
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aSlotThatMigratesIsFollowedAndTheMapCorrected() async throws {
-        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let cluster = try await RedisClusterFixture.start(replicasPerMaster: 0)
         let client = try Self.client(cluster)
         defer { client.close() }
         let key = "migrating"
@@ -91,13 +91,13 @@ import Testing
     }
 
     @Test func aKilledMastersSlotsAreServedByItsReplicaAndRequestsGoThere() async throws {
-        let cluster = try RedisClusterFixture()
+        let cluster = try await RedisClusterFixture.start()
         let client = try Self.client(cluster)
         defer { client.close() }
         let keys = try Self.keysOnEveryMaster(cluster)
         for (_, key) in keys { _ = try await client.send(RESPCommand("SET", key, "kept"), on: key) }
         let (victim, key) = try #require(keys.first)
-        try cluster.waitForReplicas(of: victim)
+        try await cluster.waitForReplicas(of: victim)
         cluster.kill(port: victim)
 
         // Until the replica is promoted, requests for its slots fail as unavailable, never hang
@@ -130,7 +130,7 @@ import Testing
     /// A resharding moves a channel's slot: its node tells the subscriber so (`sunsubscribe`), and
     /// the channel is subscribed again on the master serving it now.
     @Test func aShardedSubscriptionFollowsItsSlotToAnotherMaster() async throws {
-        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let cluster = try await RedisClusterFixture.start(replicasPerMaster: 0)
         let client = try Self.client(cluster)
         defer { client.close() }
         let channel = "moving"
@@ -156,7 +156,7 @@ import Testing
     /// map read right after names the same node again. The channel is asked for again until the
     /// nodes agree, then heard where it went; never left dead on a node that no longer serves it.
     @Test func aSlotMovedBeforeTheOtherNodesKnowIsFollowedOnceTheyDo() async throws {
-        let cluster = try RedisClusterFixture(replicasPerMaster: 0)
+        let cluster = try await RedisClusterFixture.start(replicasPerMaster: 0)
         let client = try Self.client(cluster)
         defer { client.close() }
         let masters = try cluster.masters().map(\.port)
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func shardedSubscriptionsHearEachMasterAndFollowAFailover() async throws {
-        let cluster = try RedisClusterFixture()
+        let cluster = try await RedisClusterFixture.start()
         let client = try Self.client(cluster)
         defer { client.close() }
         let channels = try Self.keysOnEveryMaster(cluster)
@@ -230,9 +230,9 @@ import Testing
         #expect(Set(heard.texts) == Set(channels.keys.map { "before \($0)" }))
 
         let (victim, channel) = try #require(channels.first)
-        try cluster.waitForReplicas(of: victim)
+        try await cluster.waitForReplicas(of: victim)
         cluster.kill(port: victim)
-        let promoted = try cluster.waitForFailover(of: victim)
+        let promoted = try await cluster.waitForFailover(of: victim)
         // Published on the promoted master until the subscriber, having found it, hears one.
         try await poll("the channel is heard on the promoted master") {
             _ = try? cluster.cli(port: promoted, "SPUBLISH", channel, "after")

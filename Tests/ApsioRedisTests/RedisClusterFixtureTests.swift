@@ -6,8 +6,8 @@ import Testing
 /// master is read back from that master's replica once the master is killed and the replica has
 /// taken over, and no node outlives the fixture.
 @Suite struct RedisClusterFixtureTests {
-    @Test func aKilledMastersReplicaTakesOverItsSlotsWithTheirKeys() throws {
-        let cluster = try RedisClusterFixture()
+    @Test func aKilledMastersReplicaTakesOverItsSlotsWithTheirKeys() async throws {
+        let cluster = try await RedisClusterFixture.start()
         defer { cluster.stop() }
         #expect(cluster.nodes.count == 6)
         #expect(try cluster.masters().count == 3)
@@ -21,11 +21,11 @@ import Testing
         #expect(standby.count == 1)
         // Replication is asynchronous: killed right after its answer, the master could take the
         // key with it.
-        try cluster.waitForReplicas(of: owner)
+        try await cluster.waitForReplicas(of: owner)
 
         cluster.kill(port: owner)
         #expect(cluster.nodes.first { $0.port == owner }?.pid == nil)
-        let promoted = try cluster.waitForFailover(of: owner)
+        let promoted = try await cluster.waitForFailover(of: owner)
         #expect(standby == [promoted])
         #expect(try cluster.master(ofKey: key) == promoted)
         #expect(try cluster.cli(port: promoted, "GET", key) == "through the failover")

@@ -38,8 +38,13 @@ package final class RedisClusterFixture: Sendable {
     /// Starts the nodes, creates the cluster and returns once every node serves (`cluster_state:ok`),
     /// every replica's link to its master is up and every node sees the same cluster. `masters`: at
     /// least 3, as `redis-cli --cluster create` asks, and as a failover needs (a majority of the
-    /// masters must vote for the replica, the dead one not voting).
-    package init(masters: Int = 3, replicasPerMaster: Int = 1) throws {
+    /// masters must vote for the replica, the dead one not voting). Started on a thread of its own
+    /// (`onOwnThread`): creating a cluster takes seconds of polling.
+    package static func start(masters: Int = 3, replicasPerMaster: Int = 1) async throws -> RedisClusterFixture {
+        try await onOwnThread { try RedisClusterFixture(masters: masters, replicasPerMaster: replicasPerMaster) }
+    }
+
+    private init(masters: Int, replicasPerMaster: Int) throws {
         guard masters >= 3, replicasPerMaster >= 0 else {
             throw Failure(description: "a cluster needs 3 masters or more, not \(masters), and replicas >= 0")
         }
@@ -137,8 +142,13 @@ package final class RedisClusterFixture: Sendable {
     /// Waits until a node that was a replica serves every slot the killed master `port` served, as
     /// every surviving node sees it, the killed master's other replicas follow the new one, and
     /// every surviving node says `cluster_state:ok`. Returns the new master's port.
+    /// Polled on a thread of its own (`onOwnThread`): a failover takes seconds.
     @discardableResult
-    package func waitForFailover(of port: Int, timeout: Duration = .seconds(60)) throws -> Int {
+    package func waitForFailover(of port: Int, timeout: Duration = .seconds(60)) async throws -> Int {
+        try await onOwnThread { try self.pollFailover(of: port, timeout: timeout) }
+    }
+
+    private func pollFailover(of port: Int, timeout: Duration) throws -> Int {
         guard let killed = state.withLock({ $0.killed[port] }) else {
             throw Failure(description: "\(port) was not killed by kill(port:)")
         }
@@ -184,7 +194,11 @@ package final class RedisClusterFixture: Sendable {
     /// Waits until every live replica of master `port` has processed what the master had been
     /// sent when called (replication is asynchronous: a write acknowledged by the master may not
     /// be on its replica yet).
-    package func waitForReplicas(of port: Int, timeout: Duration = .seconds(10)) throws {
+    package func waitForReplicas(of port: Int, timeout: Duration = .seconds(10)) async throws {
+        try await onOwnThread { try self.pollReplicas(of: port, timeout: timeout) }
+    }
+
+    private func pollReplicas(of port: Int, timeout: Duration) throws {
         let written = try Self.field("master_repl_offset", in: cli(port: port, "INFO", "replication")).flatMap(Int.init)
         guard let written else { throw Failure(description: "no master_repl_offset from \(port)") }
         let deadline = ContinuousClock.now + timeout

@@ -27,9 +27,7 @@ package struct TestCertificates: Sendable {
     /// Makes them on a thread of its own: the openssl runs block, and the cooperative pool is
     /// needed by the servers and clients of the tests running meanwhile.
     package static func make() async throws -> TestCertificates {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try TestCertificates() }) }
-        }
+        try await onOwnThread { try TestCertificates() }
     }
 
     private init() throws {
