@@ -120,8 +120,12 @@ extension AppExporter {
         countGaps(subscription?.takeGaps() ?? [], "the journal entry after which reading stood is gone")
         let through = batch.cursors[name.rawValue]
         if let through { readThrough = .after(cursor: through) }
-        let part = batch.records.removeValue(forKey: name.rawValue) ?? []
+        var part = batch.records.removeValue(forKey: name.rawValue) ?? []
         countJournaldDrops(part)
+        if let gap = untoldGap, let next = part.first {
+            part.insert(JournalGapRecord.record(for: gap, before: next, unit: configuration.unit), at: 0)
+            untoldGap = nil
+        }
         let taken = intake.take(
             part, through: through, into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) })
         counted(taken)

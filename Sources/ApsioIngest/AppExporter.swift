@@ -61,6 +61,9 @@ package actor AppExporter {
     /// The saved positions found gone, each counted once: the catch-up reader, opened on the same
     /// position, finds it gone again.
     var gapsCounted: Set<String> = []
+    /// The last gap found and not yet told: its record (`JournalGapRecord`) goes before the first
+    /// entry of the app read after it, whose time ends its range.
+    var untoldGap: JournalGap?
     var reader: (generation: UInt64, task: Task<Void, Never>)?
     var readerGeneration: UInt64 = 0
     var inFlight: (id: IngestRequestID, batch: IngestBacklog.Batch, task: Task<Void, Never>?)?
@@ -263,6 +266,7 @@ package actor AppExporter {
     func countGaps(_ gaps: [JournalGap], _ what: String) {
         for gap in gaps where gapsCounted.insert(gap.cursor).inserted {
             counters.journalGaps += 1
+            untoldGap = gap
             log.warning("\(what) (\(gap.reason)); what was between it and the oldest entry still there is lost, how many entries is not known")
         }
     }
@@ -276,6 +280,8 @@ package actor AppExporter {
     func dropQueue() {
         let dropped = backlog.dropAll()
         intake.forgetDrops()
+        // What the gap was before is skipped with the rest.
+        untoldGap = nil
         counters.discardedRecords += dropped.records
         if let error = dropped.queueError { log.err("cannot empty the record queue: \(error)") }
     }

@@ -47,8 +47,8 @@ struct IngestIntake {
         part.withUnsafeMutableBufferPointer { $0.reverse() }
         var chunk = IngestWindow.Chunk(reservingCapacity: part.count)
         while var record = part.popLast() {
-            // apsiod's own record of journald's drops is never limited: it says what was lost.
-            if limiter != nil, JournalDropRecord.droppedCount(of: record) == nil {
+            // apsiod's own record of what was dropped or lost is never limited: it says what was lost.
+            if limiter != nil, !JournalDropRecord.isDropRecord(record) {
                 switch limiter?.decide(timeUnixNano: record.timeUnixNano, cursor: record.journalCursor) {
                 case .drop:
                     taken.rateLimited += 1
@@ -130,7 +130,7 @@ struct IngestIntake {
         }
         let entry = IngestWindow.Entry(
             held: mark == nil, bytes: IngestWindow.estimatedBytes(record, memo: &attributeBytes),
-            cursorAfter: cursorAfter, queuedAt: now.mono, prompt: JournalDropRecord.droppedCount(of: record) != nil)
+            cursorAfter: cursorAfter, queuedAt: now.mono, prompt: JournalDropRecord.isDropRecord(record))
         // A held record's mark is a stand-in until the first policy decides (`admitHeld`).
         chunk.append(IngestRecord(record, mark: mark ?? .unsampled, observedTimeUnixNano: UInt64(max(now.wallUnixMs, 0)) * 1_000_000), entry)
     }
