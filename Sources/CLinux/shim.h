@@ -11,6 +11,9 @@
 // first instant (accept and then fcntl would leave a window for a fork to inherit it).
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
+// pipe2(2), the same: a pipe close-on-exec from its first instant.
+extern int pipe2(int fds[2], int flags);
+
 // sched_getaffinity(2) is declared by glibc only under _GNU_SOURCE, like accept4, with a
 // cpu_set_t that needs it too: declared here with the mask as bytes. The CPUs this process may
 // run on (a cpuset, `taskset`, a container's limit), counted; 0 if the call failed.

@@ -78,67 +78,74 @@ do {
     exit(2)
 }
 
-let log = DaemonLog(minimum: options.logLevel ?? .info)
-// Device tokens, tester proofs and app keys live in this process's memory only: before any of them
-// is read, keep them out of core files and out of reach of other processes of the same user.
-do {
-    try ProcessHardening.disableCoreDumps()
-} catch {
-    log.log(.warning, .started, "core dumps of apsiod cannot be turned off (\(error)): a crash may write what it holds in memory to disk")
-}
-// The one clock every wait of the daemon goes through.
-let clock = SystemAgentClock()
-let notifier = SystemdNotifier()
-let signals = ProcessSignals([SIGTERM, SIGINT, SIGHUP])
-makeDirectory(options.stateDirectory, mode: 0o750)
-makeDirectory(options.runtimeDirectory, mode: 0o755)
+// Every task runs on the daemon's own executors: the main thread's loop and a pool that sleeps
+// while there is nothing to do, where the runtime's own pool would wake once a second for good.
+DaemonExecutors.run { await serve(options, environment: env) }
 
-// The socket is bound before READY=1, so `apsioctl` works as soon as systemd says the daemon is up.
-let listener: ControlListener
-do {
-    listener = try ControlListener.inherited(environment: env)
-        ?? ControlListener.bind(path: ControlListener.path(runtimeDirectory: options.runtimeDirectory))
-} catch {
-    writeError("the control socket cannot be opened: \(error)")
-    exit(1)
-}
+/// The daemon, from its log to the end of a SIGTERM; the process's exit status.
+func serve(_ options: DaemonOptions, environment env: [String: String]) async -> Int32 {
+    let log = DaemonLog(minimum: options.logLevel ?? .info)
+    // Device tokens, tester proofs and app keys live in this process's memory only: before any of them
+    // is read, keep them out of core files and out of reach of other processes of the same user.
+    do {
+        try ProcessHardening.disableCoreDumps()
+    } catch {
+        log.log(.warning, .started, "core dumps of apsiod cannot be turned off (\(error)): a crash may write what it holds in memory to disk")
+    }
+    // The one clock every wait of the daemon goes through.
+    let clock = SystemAgentClock()
+    let notifier = SystemdNotifier()
+    let signals = ProcessSignals([SIGTERM, SIGINT, SIGHUP])
+    makeDirectory(options.stateDirectory, mode: 0o750)
+    makeDirectory(options.runtimeDirectory, mode: 0o755)
 
-let daemon: Daemon
-do {
-    daemon = try Daemon(
-        options: options,
-        edges: DaemonEdges(clock: clock, hashing: OpenSSLSHA256(), log: log, notifier: notifier))
-} catch {
-    writeError("cannot start: \(error)")
-    exit(1)
-}
-await daemon.start()
-// The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
-// from it for nothing.
-let server = ControlServer(
-    listener: listener, handler: daemon, access: ControlAccess(stateOwner: ProcessIdentity.effectiveUserID), clock: clock)
-server.start()
-notifier.ready(status: await daemon.statusLine)
+    // The socket is bound before READY=1, so `apsioctl` works as soon as systemd says the daemon is up.
+    let listener: ControlListener
+    do {
+        listener = try ControlListener.inherited(environment: env)
+            ?? ControlListener.bind(path: ControlListener.path(runtimeDirectory: options.runtimeDirectory))
+    } catch {
+        writeError("the control socket cannot be opened: \(error)")
+        exit(1)
+    }
 
-let watchdog: Task<Void, Never>? = notifier.watchdogInterval.map { interval in
-    Task {
-        while !Task.isCancelled {
-            // From inside the daemon's actor: a daemon stuck on its own work misses the keep-alive
-            // and systemd restarts it.
-            await daemon.keepAlive()
-            try? await clock.sleep(for: interval)
+    let daemon: Daemon
+    do {
+        daemon = try Daemon(
+            options: options,
+            edges: DaemonEdges(clock: clock, hashing: OpenSSLSHA256(), log: log, notifier: notifier))
+    } catch {
+        writeError("cannot start: \(error)")
+        exit(1)
+    }
+    await daemon.start()
+    // The daemon's own user owns the state where the installation ids are kept: `apps` withholds them
+    // from it for nothing.
+    let server = ControlServer(
+        listener: listener, handler: daemon, access: ControlAccess(stateOwner: ProcessIdentity.effectiveUserID), clock: clock)
+    server.start()
+    notifier.ready(status: await daemon.statusLine)
+
+    let watchdog: Task<Void, Never>? = notifier.watchdogInterval.map { interval in
+        Task {
+            while !Task.isCancelled {
+                // From inside the daemon's actor: a daemon stuck on its own work misses the keep-alive
+                // and systemd restarts it.
+                await daemon.keepAlive()
+                try? await clock.sleep(for: interval)
+            }
         }
     }
-}
 
-for await number in signals.events {
-    if number == SIGHUP {
-        await daemon.reloadConfiguration()
-        continue
+    for await number in signals.events {
+        if number == SIGHUP {
+            await daemon.reloadConfiguration()
+            continue
+        }
+        break
     }
-    break
+    watchdog?.cancel()
+    await server.stop()
+    await daemon.stop()
+    return 0
 }
-watchdog?.cancel()
-await server.stop()
-await daemon.stop()
-exit(0)

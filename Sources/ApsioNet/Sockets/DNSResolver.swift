@@ -1,17 +1,22 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
-import Dispatch
+import ApsioPOSIX
+import Synchronization
 
-/// Name resolution with getaddrinfo, which blocks: it runs on a queue of its own, never on the
-/// cooperative pool, and the caller stops waiting at its deadline or on cancellation (the lookup
-/// itself then finishes in the background and its answer is dropped).
+/// Name resolution with getaddrinfo, which blocks: each lookup runs on a thread of its own, never
+/// on the task pool, and the caller stops waiting at its deadline or on cancellation (the lookup
+/// itself then finishes in the background and its answer is dropped). A thread, not a dispatch
+/// queue: libdispatch's pool, once started, wakes the process every second for good.
 enum DNSResolver {
     struct Failure: Error, Equatable {
         let reason: String
     }
 
-    private static let queue = DispatchQueue(label: "apsio.dns", attributes: .concurrent)
+    /// Lookups whose thread has not ended: a resolver that answers nobody must not leave a thread
+    /// behind for every connection tried.
+    private static let inFlight = Atomic<Int>(0)
+    static let maxInFlight = 16
 
     /// Addresses for a TCP connection to `host`:`port`, in getaddrinfo's order. Throws `Failure`,
     /// `TransportError.timedOut` or `CancellationError`.
@@ -20,15 +25,27 @@ enum DNSResolver {
         // without reading a file or asking a server, so it runs here instead of waiting for a
         // thread of the lookup queue (which a busy process may not have free for a while).
         if isAddressLiteral(host) { return try lookUp(host: host, port: port, numeric: true).get() }
+        guard inFlight.add(1, ordering: .relaxed).newValue <= maxInFlight else {
+            inFlight.subtract(1, ordering: .relaxed)
+            throw Failure(reason: "\(maxInFlight) name lookups are still waiting for the resolver")
+        }
         let once = OneShot<[SocketAddress]>()
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            once.settle(.failure(TransportError.timedOut))
+        }
+        defer { deadline.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 once.install(continuation)
-                queue.async { once.settle(lookUp(host: host, port: port)) }
-                let (seconds, attoseconds) = timeout.components
-                let nanos = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-                queue.asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
-                    once.settle(.failure(TransportError.timedOut))
+                let started = DetachedThread.tryStart(name: "apsio-resolve") {
+                    let answer = lookUp(host: host, port: port)
+                    inFlight.subtract(1, ordering: .relaxed)
+                    once.settle(answer)
+                }
+                if started != 0 {
+                    inFlight.subtract(1, ordering: .relaxed)
+                    once.settle(.failure(Failure(reason: "no thread for the lookup: \(String(cString: strerror(started)))")))
                 }
             }
         } onCancel: {
