@@ -117,7 +117,7 @@ package enum PolicyParser {
         }
         return .success(
             LivePolicy(
-                origin: origin, interval: HelloInterval.seconds(from: live["interval_s"], limits: limits),
+                origin: origin, interval: HelloInterval.seconds(from: live["interval_s"]?.numberValue, limits: limits),
                 testers: testers))
     }
 

@@ -38,10 +38,10 @@ package actor LiveRuntime {
     package init(
         installationID: String, limits: Limits = .spec, dayBytes: DayBytes, clock: any AgentClock,
         host: any LiveHost, hashing: any SHA256Hashing, compressor: any BodyCompressing = GzipBodyCompressor(),
-        recalled: LiveChannelMemory? = nil,
+        bodies: any LiveBodyCoding = LiveBodies(), recalled: LiveChannelMemory? = nil,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport
     ) {
-        channel = LiveChannel(limits: limits, compressor: compressor, dayBytes: dayBytes)
+        channel = LiveChannel(limits: limits, compressor: compressor, bodies: bodies, dayBytes: dayBytes)
         self.recalled = recalled
         self.installationID = installationID
         self.clock = clock
@@ -218,7 +218,7 @@ package actor LiveRuntime {
             let outcome: CommandOutcome = result == nil ? .failed : .done
             let finished = CommandResult(
                 id: id, name: name.rawValue, outcome: outcome, atUnixMs: clock.now().wallUnixMs,
-                result: result ?? .object(["error": .string("the command could not be carried out")]))
+                result: result.map { .encoded(JSONWriter.encode($0)) } ?? .error("the command could not be carried out"))
             await self?.commandFinished(finished)
         }
     }
