@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioState
+import ApsioWire
 
 /// The exporter's sending half: it performs what `IngestDelivery` asks, and keeps one timer for the
 /// delivery's next deadline and the position's next write.

@@ -1,6 +1,7 @@
 import ApsioPOSIX
 package import ApsioCore
 package import ApsioNet
+import ApsioWire
 
 /// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP in
 /// the app's encoding (protobuf or JSON), `Content-Encoding: gzip` or `zstd`. The client follows no

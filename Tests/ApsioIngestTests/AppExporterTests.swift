@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import ApsioIngest
 import ApsioState
+import ApsioWire
 
 /// One app's ingest on real journal files, a manual clock and a scripted backend: what is held,
 /// what is sent, what a failing backend costs, and what consent and the kill switch drop.

@@ -9,6 +9,7 @@ import Synchronization
 @testable import ApsioTestSupport
 import Testing
 import ApsioIngest
+import ApsioWire
 
 /// A backend for ingest that answers from a script (then 200) and keeps every body it accepted.
 final class ScriptedIngestSink: IngestTransport {

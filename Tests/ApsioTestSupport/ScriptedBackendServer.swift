@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Synchronization
 import ApsioLive
+import ApsioWire
 
 /// A backend on 127.0.0.1 that a daemon talks to as to a real one, over a real `HTTPServer`: the
 /// policy it is given (`GET /v1/policy`), an ingest sink that keeps every record (`POST /v1/logs`),

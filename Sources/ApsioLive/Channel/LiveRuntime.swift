@@ -2,6 +2,7 @@ package import ApsioPOSIX
 package import ApsioCore
 import ApsioJSON
 import ApsioNet
+import ApsioWire
 
 /// Carries out one app's live channel: feeds the pure `LiveChannel` its events, performs the
 /// actions it returns (requests, cancellations, commands, notices), and wakes it at its deadlines.

@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioJSON
+import ApsioWire
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioJSON
 extension LiveCommand {
     /// A command as a `next` answer or a viewer's request spells it: `args` absent, null, `{}` or

@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioJSON
 extension HelloAnswer {
     /// The answer's JSON body, nil when there was none or it was not JSON: every field has its

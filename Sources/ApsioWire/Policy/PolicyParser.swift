@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioJSON
 /// A policy as read from a body: the policy, and why its `live` object was ignored when it was.
 package struct PolicyReading: Sendable, Equatable {

@@ -1,3 +1,4 @@
+package import ApsioCore
 import ApsioJSON
 /// The live channel's bodies in JSON (16.4): those the device sends, written field by field, and
 /// the backend's answers to a hello and to `next`, read with the strict parser (`LiveAnswerBody`).
