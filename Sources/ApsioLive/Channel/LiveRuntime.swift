@@ -39,10 +39,10 @@ package actor LiveRuntime {
     package init(
         installationID: String, limits: Limits = .spec, dayBytes: DayBytes, clock: any AgentClock,
         host: any LiveHost, hashing: any SHA256Hashing, compressor: any BodyCompressing = GzipBodyCompressor(),
-        bodies: any LiveBodyCoding = LiveBodies(), recalled: LiveChannelMemory? = nil,
+        recalled: LiveChannelMemory? = nil,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport
     ) {
-        channel = LiveChannel(limits: limits, compressor: compressor, bodies: bodies, dayBytes: dayBytes)
+        channel = LiveChannel(limits: limits, compressor: compressor, bodies: LiveBodies(), dayBytes: dayBytes)
         self.recalled = recalled
         self.installationID = installationID
         self.clock = clock
