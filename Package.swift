@@ -39,9 +39,11 @@ let package = Package(
         // epoll and timerfd, which Swift's Glibc module leaves out; glibc itself, nothing to link.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // Pure rules and state machines: no C, no I/O, no clock reads.
+        // Pure: no C, no I/O, no clock reads. JSON bytes in and out; the spec's rules and state machines.
         .target(name: "ApsioJSON", swiftSettings: strict),
-        .target(name: "ApsioCore", dependencies: ["ApsioJSON"], swiftSettings: strict),
+        .target(name: "ApsioCore", swiftSettings: strict),
+        // The spec's bodies on the wire, pure too: JSON and OTLP codecs over the core's types.
+        .target(name: "ApsioWire", dependencies: ["ApsioCore", "ApsioJSON"], swiftSettings: strict),
         // The secrets and personal data taken out of a record before it leaves the box.
         .target(name: "ApsioRedaction", dependencies: ["ApsioCore"], swiftSettings: strict),
         // File descriptors, errno and readiness: the POSIX edge every I/O module stands on.
@@ -71,15 +73,16 @@ let package = Package(
         // One app's records from the journal to POST /v1/logs, through the record queue.
         .target(
             name: "ApsioIngest",
-            dependencies: ["ApsioCore", "ApsioRedaction", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState"],
+            dependencies: ["ApsioCore", "ApsioWire", "ApsioRedaction", "ApsioPOSIX", "ApsioNet", "ApsioPlatform", "ApsioState"],
             swiftSettings: strict),
         // The policy of each app: fetched, kept on disk, the last good one kept on a bad answer.
         .target(
-            name: "ApsioPolicy", dependencies: ["ApsioCore", "ApsioPOSIX", "ApsioNet", "ApsioState"],
+            name: "ApsioPolicy", dependencies: ["ApsioCore", "ApsioWire", "ApsioPOSIX", "ApsioNet", "ApsioState"],
             swiftSettings: strict),
         // The live channel's runtime, the device feeds it reports, and the indicator on the machine.
         .target(
-            name: "ApsioLive", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioJSON", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
+            name: "ApsioLive",
+            dependencies: ["ApsioCore", "ApsioWire", "ApsioRedaction", "ApsioJSON", "ApsioPOSIX", "ApsioNet", "ApsioPlatform"],
             swiftSettings: strict),
         // The daemon assembled: one served app per app file, the control handler, logging, signals.
         .target(
@@ -94,7 +97,9 @@ let package = Package(
         // viewer's pages: plain files in Sources/ApsioBackend/Viewer, compiled into the binary by
         // the EmbedViewerAssets plugin so that `apsio-devbackend` alone serves them.
         .target(
-            name: "ApsioBackend", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration", "ApsioRedis"], exclude: ["Viewer"],
+            name: "ApsioBackend",
+            dependencies: ["ApsioCore", "ApsioWire", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioConfiguration", "ApsioRedis"],
+            exclude: ["Viewer"],
             swiftSettings: strict, plugins: ["EmbedViewerAssets"]),
         .executableTarget(name: "apsio-embed-viewer", swiftSettings: strict),
         .plugin(name: "EmbedViewerAssets", capability: .buildTool(), dependencies: ["apsio-embed-viewer"]),
@@ -113,7 +118,8 @@ let package = Package(
         // bench/journal/run.sh: reads a journal directory through the follower, as fast as it can.
         .executableTarget(name: "apsio-bench-journal", dependencies: ["ApsioCore", "ApsioPlatform", "ApsioPOSIX"], swiftSettings: strict),
         // bench/redaction/run.sh: redaction and OTLP encoding, the per-line cost of ingest's hot path.
-        .executableTarget(name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioRedaction", "ApsioNet"], swiftSettings: strict),
+        .executableTarget(
+            name: "apsio-bench-redaction", dependencies: ["ApsioCore", "ApsioWire", "ApsioRedaction", "ApsioNet"], swiftSettings: strict),
         // bench/ingest/run.sh and the crash test: one app's ingest pipeline, and a sink that keeps nothing.
         .executableTarget(
             name: "apsio-bench-ingest",
@@ -128,18 +134,24 @@ let package = Package(
         // control server with a fake daemon behind it.
         .target(
             name: "ApsioTestSupport",
-            dependencies: ["ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioState"],
+            dependencies: [
+                "ApsioControl", "ApsioCore", "ApsioWire", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform", "ApsioPOSIX",
+                "ApsioState",
+            ],
             path: "Tests/ApsioTestSupport",
             swiftSettings: strict),
         .testTarget(
-            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
+            name: "ApsioCoreTests", dependencies: ["ApsioCore", "ApsioWire", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
+            exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "ApsioWireTests", dependencies: ["ApsioWire", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "ApsioJSONTests", dependencies: ["ApsioJSON"], swiftSettings: strict),
         .testTarget(
             name: "ApsioIngestTests",
             dependencies: [
-                "ApsioIngest", "ApsioBackend", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPlatform", "ApsioPOSIX", "ApsioRedaction",
-                "ApsioState", "ApsioTestSupport",
+                "ApsioIngest", "ApsioBackend", "ApsioCore", "ApsioWire", "ApsioJSON", "ApsioNet", "ApsioPlatform", "ApsioPOSIX",
+                "ApsioRedaction", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -174,15 +186,18 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ApsioBackendTests",
-            dependencies: ["ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioRedis", "ApsioTestSupport"],
+            dependencies: [
+                "ApsioBackend", "ApsioConfiguration", "ApsioCore", "ApsioWire", "ApsioJSON", "ApsioNet", "ApsioPOSIX", "ApsioRedis",
+                "ApsioTestSupport",
+            ],
             swiftSettings: strict),
         // Every test that runs a built binary (apsiod, apsioctl, apsio-backend, apsio-bench-ingest),
         // with the nginx and redis-server processes set up in front of and behind them.
         .testTarget(
             name: "ApsioEndToEndTests",
             dependencies: [
-                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioJSON", "ApsioLive", "ApsioNet", "ApsioPlatform",
-                "ApsioRedaction", "ApsioState", "ApsioTestSupport",
+                "ApsioAgent", "ApsioBackend", "ApsioControl", "ApsioCore", "ApsioWire", "ApsioJSON", "ApsioLive", "ApsioNet",
+                "ApsioPlatform", "ApsioRedaction", "ApsioState", "ApsioTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(name: "ApsioPOSIXTests", dependencies: ["ApsioPOSIX", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
@@ -191,7 +206,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "ApsioNetTests", dependencies: ["ApsioNet", "ApsioCore", "ApsioTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioPOSIX", "ApsioTestSupport"],
+            name: "ApsioPlatformTests", dependencies: ["ApsioPlatform", "ApsioCore", "ApsioWire", "ApsioPOSIX", "ApsioTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

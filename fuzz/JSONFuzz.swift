@@ -8,6 +8,7 @@
 // JSON reads back to the same policy, or a typed error; hello and `next` answers keep their bounds.
 import ApsioCore
 import ApsioJSON
+import ApsioWire
 
 /// Small limits so that short inputs reach every check. The policy's byte limit is large enough
 /// for the canonical JSON of any policy the other limits allow (4 testers of at most 8-byte ids,

@@ -5,6 +5,7 @@
 // object whose `resourceLogs` is an array; a body it refuses says why.
 import ApsioCore
 import ApsioJSON
+import ApsioWire
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOTLPProtobuf(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {

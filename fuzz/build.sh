@@ -30,10 +30,10 @@ entry_of() {
 modules_of() {
     case "$1" in
         response | request | resp) echo "" ;;
-        json | otlp) echo "ApsioJSON ApsioCore" ;;
+        json | otlp) echo "ApsioJSON ApsioCore ApsioWire" ;;
         control) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioControl" ;;
-        redact | pattern) echo "ApsioJSON ApsioCore ApsioRedaction" ;;
-        gzip | zstd) echo "ApsioJSON ApsioCore ApsioNet" ;;
+        redact | pattern) echo "ApsioCore ApsioRedaction" ;;
+        gzip | zstd) echo "ApsioCore ApsioNet" ;;
         config) echo "ApsioJSON ApsioCore ApsioRedaction ApsioPOSIX ApsioNet ApsioState ApsioConfiguration" ;;
         queue | cursor) echo "ApsioJSON ApsioCore ApsioPOSIX ApsioState" ;;
     esac
@@ -81,10 +81,10 @@ quiet() { grep -v "Cannot export local symbol '__asan" >&2 || true; }
 # The modules each module imports: built first, and a change to one rebuilds those that import it.
 imports_of() {
     case "$1" in
-        ApsioJSON) echo "" ;;
-        ApsioCore) echo "ApsioJSON" ;;
-        ApsioRedaction) echo "ApsioJSON ApsioCore" ;;
-        ApsioPOSIX | ApsioNet) echo "ApsioJSON ApsioCore" ;;
+        ApsioJSON | ApsioCore) echo "" ;;
+        ApsioWire) echo "ApsioJSON ApsioCore" ;;
+        ApsioRedaction) echo "ApsioCore" ;;
+        ApsioPOSIX | ApsioNet) echo "ApsioCore" ;;
         ApsioState | ApsioControl) echo "ApsioJSON ApsioCore ApsioPOSIX" ;;
         ApsioConfiguration) echo "ApsioJSON ApsioCore ApsioRedaction ApsioPOSIX ApsioNet ApsioState" ;;
     esac

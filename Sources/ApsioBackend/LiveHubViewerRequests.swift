@@ -1,5 +1,6 @@
 package import ApsioCore
 import ApsioJSON
+import ApsioWire
 
 /// What signed-in people do: list present devices, join and leave a device's live view, renew
 /// its session, send commands, and poll their stream. The HTTP layer has already checked that

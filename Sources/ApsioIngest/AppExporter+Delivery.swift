@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioState
+import ApsioWire
 
 /// The exporter's sending half: it performs what `IngestDelivery` asks, and keeps one timer for the
 /// delivery's next deadline and the position's next write.
@@ -62,7 +63,7 @@ extension AppExporter {
         guard next.batch.records > 0 else {
             // Everything peeked was kept out by the policy: nothing to send, and nothing to keep.
             inFlight = (id, next.batch, nil)
-            deliver(delivery.handle(.answered(id, .status(204, body: nil, retryAfter: nil)), now: now))
+            deliver(delivery.handle(.answered(id, .status(204, body: [], retryAfter: nil)), now: now))
             return
         }
         let (runs, resource, encoding, compression, upload) = (next.batch.runs, resource, encoding, delivery.compression, upload)

@@ -3,6 +3,7 @@ package import ApsioCore
 import ApsioRedaction
 import ApsioPlatform
 import ApsioNet
+import ApsioWire
 package import ApsioState
 
 /// One app's ingest (LINUX-PROFILE §1, §4, §9, §11–§13, §15): its journal entries, redacted, through

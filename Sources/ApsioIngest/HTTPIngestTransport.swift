@@ -1,6 +1,7 @@
 import ApsioPOSIX
 package import ApsioCore
 package import ApsioNet
+import ApsioWire
 
 /// Ingest over HTTP (LINUX-PROFILE §1): `POST {Backend}/v1/logs` with the app key, OTLP/HTTP in
 /// the app's encoding (protobuf or JSON), `Content-Encoding: gzip` or `zstd`. The client follows no
@@ -49,7 +50,7 @@ package struct HTTPIngestTransport: IngestTransport {
             // An accepted batch's answer may say what the receiver did not keep, in the encoding
             // the batch went in (the OTLP specification); any other body is not read.
             let partial = (200..<300).contains(response.status) ? OTLPPartialSuccess.read(response.body, encoding: encoding) : nil
-            return IngestAnswer(.status(response.status, body: nil, retryAfter: retryAfter), partialSuccess: partial)
+            return IngestAnswer(.status(response.status, body: [], retryAfter: retryAfter), partialSuccess: partial)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

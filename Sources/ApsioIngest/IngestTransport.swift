@@ -1,4 +1,5 @@
 package import ApsioCore
+package import ApsioWire
 
 /// Where an app's ingest batches go: `POST {Backend}/v1/logs`. The exporter hands over a body already
 /// compressed and gets the status back; tests put a scripted backend here.

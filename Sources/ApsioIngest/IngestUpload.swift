@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioNet
+import ApsioWire
 
 /// One batch's way to `POST {Backend}/v1/logs`: encoded as OTLP/HTTP protobuf or JSON into a
 /// reused buffer, compressed with gzip or zstd, posted. Run off the exporter's actor, so that its

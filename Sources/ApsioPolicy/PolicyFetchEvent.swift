@@ -1,6 +1,7 @@
 package import ApsioCore
 package import ApsioNet
 package import ApsioState
+package import ApsioWire
 
 /// What the policy fetcher did, for one log line each. None carries the app key: the HTTP
 /// client's errors hold no header value, and statuses and parser messages hold none either.

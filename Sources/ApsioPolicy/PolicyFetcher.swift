@@ -2,6 +2,7 @@ package import ApsioCore
 package import ApsioNet
 package import ApsioPOSIX
 package import ApsioState
+import ApsioWire
 
 /// Keeps one app's policy (LINUX-PROFILE §12): `GET {Backend}/v1/policy` with the app key and the
 /// last `ETag`, every `refresh_s`, on `fetchNow()`, and again after a failure.

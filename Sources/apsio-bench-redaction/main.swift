@@ -5,6 +5,7 @@
 import ApsioCore
 import ApsioRedaction
 import ApsioNet
+import ApsioWire
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -183,7 +183,7 @@ import Testing
         /// Starts a live session as an operator and a team would: allow-live on, the unit active,
         /// a hello answered with a viewer.
         func startSession() async throws {
-            backend.answerHellos(.status(200, body: .object([
+            backend.answerHellos(.status(200, json: .object([
                 "viewers": .number(1), "device_token": .string(LiveIntegrationTests.token),
             ]), retryAfter: nil))
             try await setUnit([["ActiveState", "s", "active"], ["SubState", "s", "running"]])
@@ -250,11 +250,11 @@ import Testing
         try await host.startSession()
 
         // A command, then the same id again: run once, answered from memory the second time.
-        let screenshot: LiveResponse = .status(200, body: .object([
+        let screenshot: LiveResponse = .status(200, json: .object([
             "commands": .array([.object(["id": .string("s1"), "name": .string("screenshot"), "args": .object([:])])]),
             "viewers": .number(1), "remaining_ms": .number(1_800_000),
         ]), retryAfter: nil)
-        host.backend.answerResults(.status(409, body: nil, retryAfter: nil))
+        host.backend.answerResults(.status(409, body: [], retryAfter: nil))
         host.backend.releaseNext(screenshot)
         // The 409 reached the runtime once nothing is in flight: `next` waits for the clock.
         try await host.until("the first result answered") {
@@ -281,8 +281,8 @@ import Testing
 
         // A 401 on next: the session ends without an ended body and a hello goes at once, tokenless.
         let hellosBefore = host.backend.requests(to: "/v1/live/hello").count
-        host.backend.answerHellos(.status(200, body: .object(["viewers": .number(0)]), retryAfter: nil))
-        host.backend.releaseNext(.status(401, body: nil, retryAfter: nil))
+        host.backend.answerHellos(.status(200, json: .object(["viewers": .number(0)]), retryAfter: nil))
+        host.backend.releaseNext(.status(401, body: [], retryAfter: nil))
         // No clock moves: the hello that follows is the immediate one, and it carries no token.
         try await host.until("an immediate hello without the token") {
             host.backend.requests(to: "/v1/live/hello").dropFirst(hellosBefore).contains { $0.request.token == nil }
@@ -341,7 +341,7 @@ import Testing
     @Test func aRaisedLogLevelReachesTheAppAndEndsWithConsent() async throws {
         try await Self.withHost { host in
             try await host.startSession()
-            host.backend.releaseNext(.status(200, body: .object([
+            host.backend.releaseNext(.status(200, json: .object([
                 "commands": .array([.object(["id": .string("r1"), "name": .string("raise_log_level"), "args": .object([:])])]),
                 "viewers": .number(1),
             ]), retryAfter: nil))
@@ -386,7 +386,7 @@ import Testing
     @Test func aTokenlessHelloAnswerEndsTheSession() async throws {
         try await Self.withHost { host in
         try await host.startSession()
-        host.backend.answerHellos(.status(200, body: .object(["viewers": .number(1)]), retryAfter: nil))
+        host.backend.answerHellos(.status(200, json: .object(["viewers": .number(1)]), retryAfter: nil))
         host.clock.advance(by: .seconds(30))
         try await host.until("the session ended by the renewing hello") { host.endings.contains("token_lost") }
         try await host.until("the held next cancelled") { host.backend.cancelledNext >= 1 }

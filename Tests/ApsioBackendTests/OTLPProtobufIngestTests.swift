@@ -2,6 +2,7 @@ import ApsioBackend
 import ApsioCore
 import ApsioJSON
 import ApsioNet
+import ApsioWire
 import Testing
 
 /// The sink reads OTLP/HTTP's binary encoding as well as JSON, and keeps the same request from

@@ -38,7 +38,7 @@ private struct DeliveryHarness {
 
     @discardableResult
     mutating func answer(_ id: IngestRequestID, _ code: Int, retryAfter: Duration? = nil) -> [IngestDeliveryAction] {
-        send(.answered(id, .status(code, body: nil, retryAfter: retryAfter)))
+        send(.answered(id, .status(code, body: [], retryAfter: retryAfter)))
     }
 
     /// The time from now until the delivery's next deadline.
@@ -412,9 +412,9 @@ private extension Array where Element == IngestDeliveryAction {
         var id = try h.sendFullBatch()
         var waits: [Duration] = []
         let answers: [LiveResponse] = [
-            .failed, .status(500, body: nil, retryAfter: nil), .status(503, body: nil, retryAfter: nil),
-            .status(429, body: nil, retryAfter: nil), .status(301, body: nil, retryAfter: nil),
-            .status(302, body: nil, retryAfter: nil), .failed, .status(502, body: nil, retryAfter: nil),
+            .failed, .status(500, body: [], retryAfter: nil), .status(503, body: [], retryAfter: nil),
+            .status(429, body: [], retryAfter: nil), .status(301, body: [], retryAfter: nil),
+            .status(302, body: [], retryAfter: nil), .failed, .status(502, body: [], retryAfter: nil),
             .failed, .failed, .failed,
         ]
         for response in answers {
@@ -505,7 +505,7 @@ private extension Array where Element == IngestDeliveryAction {
                     let codes = [200, 400, 401, 402, 413, 429, 500, 302, 0]
                     let code = codes[Int(random.next() % UInt64(codes.count))]
                     let retry: Duration? = random.next() % 2 == 0 ? .seconds(Int64(random.next() % 600)) : nil
-                    h.send(.answered(id, code == 0 ? .failed : .status(code, body: nil, retryAfter: retry)))
+                    h.send(.answered(id, code == 0 ? .failed : .status(code, body: [], retryAfter: retry)))
                     if code == 401 { h = DeliveryHarness(ready: false) }
                 }
             default:

@@ -27,10 +27,10 @@ import Testing
         var l = Limits.spec
         l.minHelloInterval = .seconds(20)
         l.maxHelloInterval = .seconds(60)
-        #expect(HelloInterval.seconds(from: .number(20), limits: l) == .seconds(20))
-        #expect(HelloInterval.seconds(from: .number(19), limits: l) == .seconds(20))
-        #expect(HelloInterval.seconds(from: .number(60), limits: l) == .seconds(60))
-        #expect(HelloInterval.seconds(from: .number(61), limits: l) == .seconds(60))
+        #expect(HelloInterval.seconds(from: Double(20), limits: l) == .seconds(20))
+        #expect(HelloInterval.seconds(from: Double(19), limits: l) == .seconds(20))
+        #expect(HelloInterval.seconds(from: Double(60), limits: l) == .seconds(60))
+        #expect(HelloInterval.seconds(from: Double(61), limits: l) == .seconds(60))
     }
 
     @Test func pausedAtAndPastItsLimit() {

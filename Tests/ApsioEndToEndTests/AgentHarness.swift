@@ -227,11 +227,11 @@ final class AgentHarness: @unchecked Sendable {
     static func hello(viewers: Int, token: String? = AgentHarness.token, interval: Int = 15) -> LiveResponse {
         var members: [String: JSONValue] = ["viewers": .number(Double(viewers)), "interval_s": .number(Double(interval))]
         if let token { members["device_token"] = .string(token) }
-        return .status(200, body: .object(members), retryAfter: nil)
+        return .status(200, json: .object(members), retryAfter: nil)
     }
 
     static func next(commands: [(id: String, name: String)] = [], viewers: Int = 1) -> LiveResponse {
-        .status(200, body: .object([
+        .status(200, json: .object([
             "commands": .array(commands.map { .object(["id": .string($0.id), "name": .string($0.name), "args": .object([:])]) }),
             "viewers": .number(Double(viewers)), "until": .number(4_000_000_000_000), "remaining_ms": .number(1_800_000),
             "stop": .null,

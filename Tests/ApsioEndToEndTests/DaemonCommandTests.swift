@@ -88,15 +88,15 @@ import Testing
 
             // The token is refused on `next`: the device says hello at once and gets another.
             h.live.answerHellos(AgentHarness.hello(viewers: 1, token: AgentHarness.otherToken))
-            h.live.releaseNext(.status(401, body: nil, retryAfter: nil))
-            let other = DeviceToken(.string(AgentHarness.otherToken))
+            h.live.releaseNext(.status(401, body: [], retryAfter: nil))
+            let other = DeviceToken(AgentHarness.otherToken)
             try await poll("a session on the new token, next held", seconds: 60, every: .milliseconds(100)) {
                 h.live.requests(to: "/v1/live/frames").contains { $0.request.token == other && $0.body?["state"] == .string("live") }
                     && h.live.heldNextCount == 1
             }
 
             // The slow result's 401 comes now: it was sent with the old token.
-            h.live.releaseResults(.status(401, body: nil, retryAfter: nil))
+            h.live.releaseResults(.status(401, body: [], retryAfter: nil))
             // The session on the new token still serves commands.
             let result = try await h.run(command: "screenshot", id: "shot-2")
             #expect(result["outcome"] != nil)
@@ -120,7 +120,7 @@ import Testing
             let policies = h.backend.policyRequests
             #expect(try await h.ctl(["reload"]).status == 0)
             try await poll("the policy fetched again", seconds: 30, every: .milliseconds(100)) { h.backend.policyRequests > policies }
-            h.live.answerNextHellos([.status(503, body: nil, retryAfter: nil)])
+            h.live.answerNextHellos([.status(503, body: [], retryAfter: nil)])
             try await poll("the second hello, 15 s after the first", seconds: 60, every: .milliseconds(100)) { h.hellos.count == 2 }
             // The backoff starts from the answer's 15 s, not the policy's 100 s.
             try await poll("the third hello, 15 s after the failed one", seconds: 45, every: .milliseconds(100)) { h.hellos.count == 3 }

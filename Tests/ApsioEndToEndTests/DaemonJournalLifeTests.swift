@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import ApsioState
 import ApsioLive
+import ApsioWire
 
 /// The journal's own life under the built `apsiod`, with real journal files: files rotate, get
 /// vacuumed and get torn, units restart, clocks jump and machines reboot. What the journald shippers'

@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized) struct DaemonLiveBackoffTests {
     /// Long enough that the hello due 15 s after the session's falls inside it.
     static let retryAfter: Duration = .seconds(20)
-    static let unavailable = LiveResponse.status(503, body: nil, retryAfter: retryAfter)
+    static let unavailable = LiveResponse.status(503, body: [], retryAfter: retryAfter)
 
     enum Told: String, CaseIterable, Sendable { case frames, next, results, hello }
 
@@ -129,7 +129,7 @@ import Testing
 
             h.live.answerHellos(AgentHarness.hello(viewers: 0, interval: 15))
             let stop: JSONValue = .object(["commands": .array([]), "stop": .string("viewers_left")])
-            h.live.releaseNext(.status(200, body: stop, retryAfter: nil))
+            h.live.releaseNext(.status(200, json: stop, retryAfter: nil))
             try await poll("the session ended", seconds: 30, every: .milliseconds(100)) {
                 let run = try? await h.ctl(["--json", "status", AgentHarness.app])
                 let app = run.flatMap { JSONValueEncoding.decode(Array($0.stdout.utf8))?["apps"]?.arrayValue?.first }

@@ -22,7 +22,7 @@ import Testing
             try await h.startLiveSession(interval: 120)
             let retryAfter: Duration = .seconds(10)
             let before = h.live.requests(to: "/v1/live/frames").count
-            h.live.answerNextFrames([.status(503, body: nil, retryAfter: retryAfter)])
+            h.live.answerNextFrames([.status(503, body: [], retryAfter: retryAfter)])
             try await h.journal.write([h.journal.entry(unit: AgentHarness.unit, message: "answered 503")])
             try await poll("the frames body answered 503", seconds: 30, every: .milliseconds(100)) { h.live.requests(to: "/v1/live/frames").count > before }
             let told503 = h.live.requests(to: "/v1/live/frames")[before].arrivedAt

@@ -27,7 +27,7 @@ import Testing
             try await h.serve(try h.policy(), appFile: Self.before)
             try await h.startLiveSession(interval: 15)
             let before = h.hellos.count
-            h.live.answerNextHellos([.status(503, body: nil, retryAfter: Self.retryAfter)])
+            h.live.answerNextHellos([.status(503, body: [], retryAfter: Self.retryAfter)])
             try await poll("the renewal hello, answered 503", seconds: 30, every: .milliseconds(100)) { h.hellos.count > before }
             let told503 = h.hellos[before].arrivedAt
             // The device reads the answer before the reload stops the app: a request the reload

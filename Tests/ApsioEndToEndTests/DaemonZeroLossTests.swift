@@ -8,6 +8,7 @@ import Synchronization
 @testable import ApsioTestSupport
 import Testing
 import ApsioState
+import ApsioWire
 
 /// "From the moment an app is first served, every entry read must reach the backend at least
 /// once, whatever moment the daemon is killed at": the built `apsiod`, a fresh state directory,

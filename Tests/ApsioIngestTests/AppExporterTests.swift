@@ -7,6 +7,7 @@ import Foundation
 import Testing
 import ApsioIngest
 import ApsioState
+import ApsioWire
 
 /// One app's ingest on real journal files, a manual clock and a scripted backend: what is held,
 /// what is sent, what a failing backend costs, and what consent and the kill switch drop.
@@ -146,8 +147,8 @@ import ApsioState
     @Test func anOutageBacksOffHonoursRetryAfterAndLosesNothing() async throws {
         let host = try await Host()
         host.sink.answer([
-            .status(503, body: nil, retryAfter: nil),
-            .status(503, body: nil, retryAfter: .seconds(120)),
+            .status(503, body: [], retryAfter: nil),
+            .status(503, body: [], retryAfter: .seconds(120)),
             .failed, .failed, .failed,
         ])
         try await ready(host)
@@ -187,7 +188,7 @@ import ApsioState
         #expect(await host.exporter.status.queuedRecords == 0)
         #expect(await host.exporter.status.lastFailure == nil)
         // Recovered: the next failure waits the backoff's first step again.
-        host.sink.answer([.status(500, body: nil, retryAfter: nil)])
+        host.sink.answer([.status(500, body: [], retryAfter: nil)])
         try await host.lines(["after"])
         try await host.waitQueued(1)
         host.clock.advance(by: .seconds(5))
@@ -268,7 +269,7 @@ import ApsioState
     /// 1.5: a 401 stops the app until restart and keeps its queue.
     @Test func anUnknownAppKeyStopsSendingAndKeepsTheQueue() async throws {
         let host = try await Host()
-        host.sink.answer([.status(401, body: nil, retryAfter: nil)])
+        host.sink.answer([.status(401, body: [], retryAfter: nil)])
         try await ready(host)
         try await host.lines(["one", "two"])
         try await host.waitQueued(2)

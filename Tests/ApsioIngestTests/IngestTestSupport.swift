@@ -9,6 +9,7 @@ import Synchronization
 @testable import ApsioTestSupport
 import Testing
 import ApsioIngest
+import ApsioWire
 
 /// A backend for ingest that answers from a script (then 200) and keeps every body it accepted.
 final class ScriptedIngestSink: IngestTransport {
@@ -56,9 +57,9 @@ final class ScriptedIngestSink: IngestTransport {
             state.attempts += 1
             state.encodings.append(encoding)
             state.compressions.append(compression)
-            if compression == .zstd, let status = state.refusedZstd { return IngestAnswer(.status(status, body: nil, retryAfter: nil)) }
-            if state.refused == encoding { return IngestAnswer(.status(415, body: nil, retryAfter: nil)) }
-            let answer = state.script.isEmpty ? .status(200, body: nil, retryAfter: nil) : state.script.removeFirst()
+            if compression == .zstd, let status = state.refusedZstd { return IngestAnswer(.status(status, body: [], retryAfter: nil)) }
+            if state.refused == encoding { return IngestAnswer(.status(415, body: [], retryAfter: nil)) }
+            let answer = state.script.isEmpty ? .status(200, body: [], retryAfter: nil) : state.script.removeFirst()
             guard case .status(let code, _, _) = answer, (200..<300).contains(code) else { return IngestAnswer(answer) }
             if let json { state.accepted.append(json) }
             let partial = state.partialSuccesses.isEmpty ? nil : state.partialSuccesses.removeFirst()

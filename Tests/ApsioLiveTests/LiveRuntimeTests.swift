@@ -31,7 +31,7 @@ import ApsioTestSupport
     /// `next` is held.
     func sessionStarted() async throws -> (ScriptedLiveBackend, RecordingLiveHost, ManualAgentClock, LiveRuntime) {
         let backend = ScriptedLiveBackend()
-        backend.answerHellos(.status(200, body: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
+        backend.answerHellos(.status(200, json: .object(["viewers": .number(1), "device_token": .string(Self.token)]), retryAfter: nil))
         let host = RecordingLiveHost()
         let clock = ManualAgentClock()
         let runtime = await makeRuntime(backend, host, clock)
@@ -69,7 +69,7 @@ import ApsioTestSupport
         #expect(next.request.token?.secretHex == Self.token)
         #expect(host.received.contains(.viewers(1)))
 
-        backend.releaseNext(.status(200, body: .object([
+        backend.releaseNext(.status(200, json: .object([
             "commands": .array([.object(["id": .string("s1"), "name": .string("screenshot"), "args": .object([:])])]),
             "viewers": .number(1), "remaining_ms": .number(1_800_000),
         ]), retryAfter: nil))

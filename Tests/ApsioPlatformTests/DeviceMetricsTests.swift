@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPlatform
+import ApsioWire
 import Foundation
 @testable import ApsioTestSupport
 import Testing

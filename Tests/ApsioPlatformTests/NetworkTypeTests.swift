@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioPlatform
+import ApsioWire
 @testable import ApsioTestSupport
 import Testing
 

@@ -18,7 +18,7 @@ import ApsioTestSupport
         let appKey = "apsio_app_4f2c9d1e8b7a6c5d4e3f2a1b0c9d8e7f"
         let installationID = try state.apps.installationID(for: app)
         let proof = TesterProof(entryID: "qa-box-7", installationID: installationID, hashing: hashing)
-        let token = try #require(DeviceToken(.string(String(repeating: "7e", count: 32))))
+        let token = try #require(DeviceToken(String(repeating: "7e", count: 32)))
         let secrets = [appKey, proof.secretHex, token.secretHex]
 
         // Everything the stores can write, fed with what the daemon would feed them.

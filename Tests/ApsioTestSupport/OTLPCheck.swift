@@ -2,7 +2,7 @@ import ApsioCore
 import ApsioJSON
 import Foundation
 
-/// The one check that the wire is OTLP: `Tests/ApsioCoreTests/Fixtures/otlp/otlp_check.py` parses a
+/// The one check that the wire is OTLP: `Tests/ApsioWireTests/Fixtures/otlp/otlp_check.py` parses a
 /// request with the OpenTelemetry protobuf definitions (Python's `json_format.Parse` into
 /// `ExportLogsServiceRequest`, unknown fields refused) and prints back what a receiver would store.
 ///
@@ -12,7 +12,7 @@ import Foundation
 enum OTLPCheck {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let script = packageRoot.appendingPathComponent("Tests/ApsioCoreTests/Fixtures/otlp/otlp_check.py")
+    static let script = packageRoot.appendingPathComponent("Tests/ApsioWireTests/Fixtures/otlp/otlp_check.py")
 
     static var python: String {
         ProcessInfo.processInfo.environment["APSIO_OTLP_PYTHON"]

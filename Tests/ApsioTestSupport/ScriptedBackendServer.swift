@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Synchronization
 import ApsioLive
+import ApsioWire
 
 /// A backend on 127.0.0.1 that a daemon talks to as to a real one, over a real `HTTPServer`: the
 /// policy it is given (`GET /v1/policy`), an ingest sink that keeps every record (`POST /v1/logs`),
@@ -193,7 +194,7 @@ package final class ScriptedBackendServer: Sendable {
     private static func answer(_ request: HTTPServerRequest, from script: ScriptedLiveBackend) async -> HTTPServerResponse {
         let live = LiveHTTPRequest(
             method: request.method == "GET" ? .get : .post, path: request.path + query(request.queryItems),
-            gzipBody: nil, token: request.headers["Apsio-Live-Token"].flatMap { DeviceToken(.string($0)) })
+            gzipBody: nil, token: request.headers["Apsio-Live-Token"].flatMap { DeviceToken($0) })
         let body = request.body.isEmpty ? nil : JSONValueEncoding.decode(request.body)
         let response: LiveResponse
         do {
@@ -206,8 +207,8 @@ package final class ScriptedBackendServer: Sendable {
         case .status(let status, let body, let retryAfter):
             var headers: HTTPHeaders = [:]
             if let retryAfter { headers.set("Retry-After", "\(retryAfter.components.seconds)") }
-            guard let body else { return HTTPServerResponse(status: status, headers: headers) }
-            return .json(JSONWriter.encode(body), status: status, headers: headers)
+            guard !body.isEmpty else { return HTTPServerResponse(status: status, headers: headers) }
+            return .json(body, status: status, headers: headers)
         case .failed:
             // A socket cannot be made to fail on cue here; the channel takes a 5xx as it takes a
             // failure ("treated as a 5xx is").

@@ -19,10 +19,10 @@ package final class ScriptedLiveBackend: LiveTransport, Sendable {
 
     private struct State {
         var seen: [Seen] = []
-        var helloAnswer: LiveResponse = .status(200, body: .object(["viewers": .number(0)]), retryAfter: nil)
+        var helloAnswer: LiveResponse = .status(200, json: .object(["viewers": .number(0)]), retryAfter: nil)
         /// Answers for the next hellos, before `helloAnswer`.
         var helloScript: [LiveResponse] = []
-        var resultsAnswer: LiveResponse = .status(202, body: nil, retryAfter: nil)
+        var resultsAnswer: LiveResponse = .status(202, body: [], retryAfter: nil)
         /// Answers for the next `frames` and `results`, one each, before the usual ones.
         var framesScript: [LiveResponse] = []
         var resultsScript: [LiveResponse] = []
@@ -109,9 +109,9 @@ package final class ScriptedLiveBackend: LiveTransport, Sendable {
         }
         if request.path.hasPrefix("/v1/live/frames") {
             let scripted = state.withLock { $0.framesScript.isEmpty ? nil : $0.framesScript.removeFirst() }
-            return scripted ?? .status(202, body: nil, retryAfter: nil)
+            return scripted ?? .status(202, body: [], retryAfter: nil)
         }
-        guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: nil, retryAfter: nil) }
+        guard request.path.hasPrefix("/v1/live/next") else { return .status(202, body: [], retryAfter: nil) }
         return try await held(.next)
     }
 

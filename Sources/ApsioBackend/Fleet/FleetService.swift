@@ -3,6 +3,7 @@ import ApsioJSON
 package import ApsioPOSIX
 package import ApsioRedis
 import ApsioNet
+import ApsioWire
 import Synchronization
 
 /// The hub, over its stores (`FleetStores`): in this process for the demo and one instance, or in

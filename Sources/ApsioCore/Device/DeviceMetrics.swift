@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// One metrics sample (7.6–7.10, 16.5 `metrics`): each attribute by the spec's name and unit, and
 /// absent when it could not be read. Encodes as the live channel's `metrics` object, `t` included.
 package struct DeviceMetrics: Sendable, Equatable, Codable {
@@ -82,10 +81,5 @@ package struct DeviceMetrics: Sendable, Equatable, Codable {
         put(.connectionType, connectionType.map { .string($0.rawValue) })
         put(.vpn, vpn.map(AttributeValue.bool))
         return out.sorted { $0.key < $1.key }
-    }
-
-    /// The sample as a JSON object's members (the live channel's `metrics`), `t` left out.
-    package var attributes: [String: JSONValue] {
-        Dictionary(uniqueKeysWithValues: recordAttributes.map { ($0.key, $0.value.json) })
     }
 }

@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// What the Resource (2.2, LINUX-PROFILE §2) says about the machine. Nothing here identifies the
 /// machine: never `/etc/machine-id`, the DMI product UUID or serial, or a MAC address.
 package struct ResourceFacts: Sendable, Equatable, Codable {
@@ -38,15 +37,13 @@ package struct ResourceFacts: Sendable, Equatable, Codable {
         self.hostName = hostName
     }
 
-    /// The facts as Resource attributes, the absent ones left out.
-    package var attributes: [String: JSONValue] {
-        var out: [String: JSONValue] = [:]
+    /// The facts as Resource attributes, in this order, the absent ones left out.
+    package var attributes: [Attribute] {
         let pairs: [(CodingKeys, String?)] = [
             (.osName, osName), (.osVersion, osVersion), (.osBuildID, osBuildID),
             (.deviceManufacturer, deviceManufacturer), (.deviceModelIdentifier, deviceModelIdentifier),
             (.hostName, hostName),
         ]
-        for case let (key, value?) in pairs { out[key.rawValue] = .string(value) }
-        return out
+        return pairs.compactMap { key, value in value.map { .string(key.rawValue, $0) } }
     }
 }

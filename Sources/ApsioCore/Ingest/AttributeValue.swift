@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// An attribute's value as OpenTelemetry carries it on a log record, and as a live line's
 /// `attributes` allows it (16.5: string, number or boolean).
 package enum AttributeValue: Sendable, Equatable, Hashable {
@@ -27,18 +26,5 @@ package struct Attribute: Sendable, Equatable, Hashable {
 extension Array where Element == Attribute {
     package subscript(key: String) -> AttributeValue? {
         first(where: { $0.key == key })?.value
-    }
-}
-
-extension AttributeValue {
-    /// The value in a JSON body (a command's `result`, the live channel's `metrics`): JSON has one
-    /// number type, and an integer is written without a fraction.
-    package var json: JSONValue {
-        switch self {
-        case .string(let text): .string(text)
-        case .int(let number): .number(Double(number))
-        case .double(let number): .number(number)
-        case .bool(let flag): .bool(flag)
-        }
     }
 }

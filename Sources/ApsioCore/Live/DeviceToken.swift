@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// The device token of a hello answer (16.4): 64 lowercase hex characters, or none at all.
 ///
 /// It is a secret like the tester proof: kept in memory while the channel is not closed, sent only
@@ -7,11 +6,10 @@ package struct DeviceToken: Sendable, Equatable, CustomStringConvertible, Custom
     /// Send it only in the `Apsio-Live-Token` header.
     package let secretHex: String
 
-    /// A token of any other shape, or none, is not kept.
-    package init?(_ value: JSONValue?, limits: Limits = .spec) {
-        guard let text = value?.stringValue, Hex.isLowercase(text, length: limits.deviceTokenHexLength) else {
-            return nil
-        }
+    /// `text`: the answer's `device_token` when it is a string, nil when it is absent or of another
+    /// type. A token of any other shape, or none, is not kept.
+    package init?(_ text: String?, limits: Limits = .spec) {
+        guard let text, Hex.isLowercase(text, length: limits.deviceTokenHexLength) else { return nil }
         secretHex = text
     }
 

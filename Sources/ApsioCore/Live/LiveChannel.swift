@@ -1,4 +1,3 @@
-import ApsioJSON
 /// The device side of spec 16, one value per app: events in, actions out, no I/O and no clock.
 ///
 /// The runtime tells it what changed (`handle(_:now:)`), carries out the actions it returns, and
@@ -7,6 +6,7 @@ import ApsioJSON
 package struct LiveChannel: Sendable {
     package let limits: Limits
     private let compressor: any BodyCompressing
+    private let bodies: any LiveBodyCoding
 
     private var gate = ChannelGateInputs()
     private var tester: TesterProof?
@@ -39,7 +39,7 @@ package struct LiveChannel: Sendable {
     private var raisedUntil: MonotonicInstant?
 
     private enum RequestKind: Sendable, Equatable {
-        case hello(reason: LiveBodies.HelloReason?)
+        case hello(reason: HelloReason?)
         case next
         case frames
         case results(commandID: String)
@@ -55,9 +55,10 @@ package struct LiveChannel: Sendable {
     private var lastRequestNumber: UInt64 = 0
     package private(set) var viewers = 0
 
-    package init(limits: Limits = .spec, compressor: some BodyCompressing, dayBytes: DayBytes) {
+    package init(limits: Limits = .spec, compressor: some BodyCompressing, bodies: some LiveBodyCoding, dayBytes: DayBytes) {
         self.limits = limits
         self.compressor = compressor
+        self.bodies = bodies
         self.dayBytes = dayBytes
         interval = limits.defaultHelloInterval
     }
@@ -242,7 +243,7 @@ package struct LiveChannel: Sendable {
         state != .closed && !gate.lowData && !gate.dataSaver && identity != nil
     }
 
-    private func helloReason(now: LiveNow) -> LiveBodies.HelloReason? {
+    private func helloReason(now: LiveNow) -> HelloReason? {
         if gate.foreground == .interrupted { return .inactive }
         if gate.lowPower { return .lowPower }
         if spentToday(now: now) >= limits.maxDayBytes { return .capped }
@@ -288,7 +289,7 @@ package struct LiveChannel: Sendable {
             let id = newRequest(.hello(reason: reason), token: token)
             helloInFlight = id
             helloSentAt = now.mono
-            let body = compressor.compress(LiveBodies.hello(identity: identity, tester: tester, reason: reason))
+            let body = compressor.compress(bodies.hello(identity: identity, tester: tester, reason: reason))
             actions.append(.sendHello(id, body: body, token: token))
         }
     }
@@ -367,13 +368,13 @@ package struct LiveChannel: Sendable {
 
     /// Sends a `frames` body with what is pending, counting its compressed size.
     private mutating func sendFrames(
-        _ state: LiveBodies.FramesState, reason: String?, token: DeviceToken, now: LiveNow,
+        _ state: FramesState, reason: String?, token: DeviceToken, now: LiveNow,
         _ actions: inout [LiveAction]
     ) {
         guard var s = session, let identity else { return }
         let lines = s.pendingLines.prefix(limits.maxLinesPerFrames)
         let body = compressor.compress(
-            LiveBodies.frames(
+            bodies.frames(
                 install: identity.install, state: state, reason: reason, lines: lines, droppedLines: s.droppedLines,
                 metrics: s.metricsDirty ? s.metrics : nil, wireframe: s.wireframeDirty ? s.wireframe : nil))
         s.pendingLines.removeAll(keepingCapacity: true)
@@ -408,7 +409,7 @@ package struct LiveChannel: Sendable {
             now.mono >= resumesAt(s), let identity
         {
             let body = compressor.compress(
-                LiveBodies.frames(
+                bodies.frames(
                     install: identity.install, state: .ended, reason: reason.rawValue, lines: s.pendingLines.prefix(limits.maxLinesPerFrames),
                     droppedLines: s.droppedLines, metrics: nil, wireframe: nil))
             let id = newRequest(.frames, token: token)
@@ -460,13 +461,13 @@ package struct LiveChannel: Sendable {
     // MARK: - Answers
 
     private mutating func helloAnswered(
-        _ response: LiveResponse, sentReason: LiveBodies.HelloReason?, now: LiveNow, _ actions: inout [LiveAction]
+        _ response: LiveResponse, sentReason: HelloReason?, now: LiveNow, _ actions: inout [LiveAction]
     ) {
         helloInFlight = nil
         switch response {
         case .status(let code, let body, _) where (200..<300).contains(code):
             helloFailures = 0
-            let answer = HelloAnswer(body: body, limits: limits)
+            let answer = bodies.helloAnswer(body, limits: limits)
             answeredInterval = answer.interval
             interval = answer.interval
             helloNextAt = now.mono + interval
@@ -539,7 +540,7 @@ package struct LiveChannel: Sendable {
             session = s
         case .status(let code, let body, _) where (200..<300).contains(code):
             s.networkFailures = 0
-            let answer = NextAnswer(body: body, limits: limits)
+            let answer = bodies.nextAnswer(body, limits: limits)
             if let remaining = answer.remainingMs {
                 // A viewer's renewal gives at most another session length: a backend cannot keep
                 // the device live for longer at a time than the spec allows.
@@ -632,26 +633,26 @@ package struct LiveChannel: Sendable {
         }
         guard !commands.isRunning(command.id) else { return }
         guard let name = command.known else {
-            finish(command, .refused, ["error": .string("unknown command")], now: now)
+            finish(command, .refused, .error("unknown command"), now: now)
             return
         }
         switch name {
         case .raiseLogLevel:
             guard raisedUntil == nil else {
-                finish(command, .refused, ["error": .string("the log level is already raised")], now: now)
+                finish(command, .refused, .error("the log level is already raised"), now: now)
                 return
             }
             raisedUntil = now.mono + limits.raisedLogLevelDuration
             let untilMs = now.wallUnixMs + Int64(limits.raisedLogLevelDuration.components.seconds) * 1000
             actions.append(.raiseLogLevel(untilUnixMs: untilMs))
             actions.append(.notice(.raiseLogLevel))
-            finish(command, .done, ["until": .number(Double(untilMs))], now: now)
+            finish(command, .done, .until(unixMs: untilMs), now: now)
         case .screenshot where !capture.isOn(.replay):
             // 16.5: replay that is off stays off; a screenshot is a wireframe.
-            finish(command, .refused, ["error": .string("process frames (replay) are off for this app")], now: now)
+            finish(command, .refused, .error("process frames (replay) are off for this app"), now: now)
         case .diagnostics where !capture.isOn(CaptureFamily.logs):
             // The diagnostics record is a `logs` record, and a family that is off stays off.
-            finish(command, .refused, ["error": .string("the logs family is off for this app")], now: now)
+            finish(command, .refused, .error("the logs family is off for this app"), now: now)
         case .screenshot, .diagnostics:
             commands.started(command.id)
             actions.append(.notice(name))
@@ -660,10 +661,10 @@ package struct LiveChannel: Sendable {
     }
 
     private mutating func finish(
-        _ command: LiveCommand, _ outcome: CommandOutcome, _ result: [String: JSONValue], now: LiveNow
+        _ command: LiveCommand, _ outcome: CommandOutcome, _ result: CommandResultValue, now: LiveNow
     ) {
         let result = CommandResult(
-            id: command.id, name: command.name, outcome: outcome, atUnixMs: now.wallUnixMs, result: .object(result))
+            id: command.id, name: command.name, outcome: outcome, atUnixMs: now.wallUnixMs, result: result)
         commands.finished(result, at: now.mono, keptFor: limits.commandMemory)
         queueResult(result, now: now)
     }
@@ -684,7 +685,7 @@ package struct LiveChannel: Sendable {
                 pendingResults[commandID] = nil
                 continue
             }
-            let body = compressor.compress(LiveBodies.results(install: identity.install, result: pending.result))
+            let body = compressor.compress(bodies.results(install: identity.install, result: pending.result))
             let id = newRequest(.results(commandID: commandID), token: token)
             pending.inFlight = id
             pending.attempts += 1

@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// The three commands a viewer can send (16.6).
 package enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
     case screenshot
@@ -12,24 +11,21 @@ package enum LiveCommandName: String, Sendable, Equatable, CaseIterable {
 package struct LiveCommand: Sendable, Equatable {
     package let id: String
     package let name: String
-    /// `nil` when `args` was absent; commands take empty `args` only.
-    package let args: JSONValue?
+    /// Whether its `args` held anything: absent, null, `{}` and `[]` hold nothing, and commands
+    /// take nothing (16.6). Only that is kept: the arguments of a command that takes none are
+    /// never read.
+    package let hasArguments: Bool
 
-    package init(id: String, name: String, args: JSONValue? = nil) {
+    package init(id: String, name: String, hasArguments: Bool = false) {
         self.id = id
         self.name = name
-        self.args = args
+        self.hasArguments = hasArguments
     }
 
     /// The known command this is, when its `args` are empty as 16.6 requires.
     package var known: LiveCommandName? {
-        guard let name = LiveCommandName(rawValue: name) else { return nil }
-        switch args {
-        case nil, .null: return name
-        case .object(let members) where members.isEmpty: return name
-        case .array(let items) where items.isEmpty: return name
-        default: return nil
-        }
+        guard !hasArguments else { return nil }
+        return LiveCommandName(rawValue: name)
     }
 }
 
@@ -47,13 +43,24 @@ package struct CommandResult: Sendable, Equatable {
     package let outcome: CommandOutcome
     /// When it was served, Unix ms.
     package let atUnixMs: Int64
-    package let result: JSONValue
+    package let result: CommandResultValue
 
-    package init(id: String, name: String, outcome: CommandOutcome, atUnixMs: Int64, result: JSONValue) {
+    package init(id: String, name: String, outcome: CommandOutcome, atUnixMs: Int64, result: CommandResultValue) {
         self.id = id
         self.name = name
         self.outcome = outcome
         self.atUnixMs = atUnixMs
         self.result = result
     }
+}
+
+/// The `result` member of a `results` body (16.4): what the channel says itself of a command it
+/// served or refused, or what the runtime's command returned.
+package enum CommandResultValue: Sendable, Equatable {
+    /// `{"error": …}`: why the command was refused or could not be carried out.
+    case error(String)
+    /// `{"until": …}`: the Unix ms a raised log level lasts until.
+    case until(unixMs: Int64)
+    /// A JSON object the runtime already encoded: a screenshot's wireframe, the diagnostics record.
+    case encoded([UInt8])
 }

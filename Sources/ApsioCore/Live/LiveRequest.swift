@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// Names one request the channel asked the runtime to make, so that an answer that arrives after
 /// the channel moved on (a cancelled `next`, a hello from before a 401) is recognised and ignored.
 package struct LiveRequestID: Sendable, Hashable, CustomStringConvertible {
@@ -8,9 +7,10 @@ package struct LiveRequestID: Sendable, Hashable, CustomStringConvertible {
 
 /// What came back for a request.
 package enum LiveResponse: Sendable, Equatable {
-    /// An HTTP answer. `body` is the parsed JSON when there was one; `retryAfter` is the header's
-    /// delay from now, in either of its forms.
-    case status(Int, body: JSONValue?, retryAfter: Duration?)
+    /// An HTTP answer. `body` is its bytes as they came, or empty where nothing reads them: the
+    /// channel reads those of a hello or `next` answer through its `LiveBodyCoding`, and ingest
+    /// none. `retryAfter` is the header's delay from now, in either of its forms.
+    case status(Int, body: [UInt8], retryAfter: Duration?)
     /// No answer: refused, reset, timed out, or unreadable. Treated as a 5xx is.
     case failed
 }

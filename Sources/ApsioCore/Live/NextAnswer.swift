@@ -1,4 +1,3 @@
-package import ApsioJSON
 /// A 2xx answer to `next` (16.4), read defensively.
 package struct NextAnswer: Sendable, Equatable {
     package let commands: [LiveCommand]
@@ -22,30 +21,5 @@ package struct NextAnswer: Sendable, Equatable {
         self.untilUnixMs = untilUnixMs
         self.remainingMs = remainingMs
         self.stop = stop
-    }
-
-    package init(body: JSONValue?, limits: Limits = .spec) {
-        var commands: [LiveCommand] = []
-        var leftOver = 0
-        for item in body?["commands"]?.arrayValue ?? [] {
-            guard let id = item["id"]?.stringValue, let name = item["name"]?.stringValue,
-                !id.isEmpty, id.utf8.count <= limits.maxCommandIDBytes, name.utf8.count <= limits.maxCommandIDBytes
-            else { continue }
-            if commands.count == limits.maxCommandsPerAnswer {
-                leftOver += 1
-                continue
-            }
-            commands.append(LiveCommand(id: id, name: name, args: item["args"]))
-        }
-        self.commands = commands
-        commandsLeftOver = leftOver
-        viewers = body?["viewers"].map { LiveNumbers.count($0) }
-        untilUnixMs = LiveNumbers.milliseconds(body?["until"])
-        remainingMs = LiveNumbers.milliseconds(body?["remaining_ms"])
-        switch body?["stop"] {
-        case nil, .null?: stop = nil
-        case .string(let reason)?: stop = UTF8Cut.cut(reason, maxBytes: 64)
-        case .some: stop = "unknown"
-        }
     }
 }

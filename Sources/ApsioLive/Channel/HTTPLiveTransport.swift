@@ -45,7 +45,7 @@ package struct HTTPLiveTransport: LiveTransport {
             let response = try await client.send(http, to: endpoint)
             report(nil)
             let retryAfter = response.retryAfter(nowUnixSeconds: Int(wallClock() / 1000))
-            return .status(response.status, body: LiveAnswerBody.parse(response.body, limits: limits), retryAfter: retryAfter)
+            return .status(response.status, body: response.body, retryAfter: retryAfter)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -2,6 +2,7 @@ package import ApsioPOSIX
 package import ApsioCore
 import ApsioJSON
 import ApsioNet
+import ApsioWire
 
 /// Carries out one app's live channel: feeds the pure `LiveChannel` its events, performs the
 /// actions it returns (requests, cancellations, commands, notices), and wakes it at its deadlines.
@@ -41,7 +42,7 @@ package actor LiveRuntime {
         recalled: LiveChannelMemory? = nil,
         makeTransport: @escaping @Sendable (LiveOrigin) -> any LiveTransport
     ) {
-        channel = LiveChannel(limits: limits, compressor: compressor, dayBytes: dayBytes)
+        channel = LiveChannel(limits: limits, compressor: compressor, bodies: LiveBodies(), dayBytes: dayBytes)
         self.recalled = recalled
         self.installationID = installationID
         self.clock = clock
@@ -218,7 +219,7 @@ package actor LiveRuntime {
             let outcome: CommandOutcome = result == nil ? .failed : .done
             let finished = CommandResult(
                 id: id, name: name.rawValue, outcome: outcome, atUnixMs: clock.now().wallUnixMs,
-                result: result ?? .object(["error": .string("the command could not be carried out")]))
+                result: result.map { .encoded(JSONWriter.encode($0)) } ?? .error("the command could not be carried out"))
             await self?.commandFinished(finished)
         }
     }

@@ -2,6 +2,7 @@ package import ApsioPOSIX
 package import ApsioCore
 import ApsioJSON
 import ApsioPlatform
+import ApsioWire
 
 /// One configured app, served: it turns what the device layer reports (unit state, saving modes,
 /// journal records, /proc and /sys readings) into the live channel's events, and the channel's

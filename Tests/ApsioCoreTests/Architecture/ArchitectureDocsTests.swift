@@ -29,7 +29,8 @@ import Testing
     @Test func theManifestIsReadWhole() throws {
         let manifest = try PackageManifestText()
         #expect(manifest["ApsioJSON"]?.dependencies == [])
-        #expect(manifest["ApsioCore"]?.dependencies == ["ApsioJSON"])
+        #expect(manifest["ApsioCore"]?.dependencies == [])
+        #expect(manifest["ApsioWire"]?.dependencies == ["ApsioCore", "ApsioJSON"])
         #expect(manifest["apsioctl"] == .init(kind: "executableTarget", name: "apsioctl", path: nil, dependencies: ["ApsioCtl"]))
         #expect(manifest["ApsioTestSupport"]?.directory == "Tests/ApsioTestSupport")
         #expect(manifest.targets.filter { $0.kind == "testTarget" }.count >= 8)

@@ -8,8 +8,8 @@ import Testing
 /// forget it.
 @Suite struct LiveBackoffTests {
     static let retryAfter: Duration = .seconds(40)
-    static let busy = LiveResponse.status(503, body: nil, retryAfter: retryAfter)
-    static let accepted = LiveResponse.status(202, body: nil, retryAfter: nil)
+    static let busy = LiveResponse.status(503, body: [], retryAfter: retryAfter)
+    static let accepted = LiveResponse.status(202, body: [], retryAfter: nil)
 
     enum Told: CaseIterable, Sendable { case frames, next, results, hello }
 
@@ -69,7 +69,7 @@ import Testing
     @Test func theHoldOutlivesTheSession() throws {
         var (h, next) = try Self.session()
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(90))))
+        h.send(.answered(frames.0, .status(503, body: [], retryAfter: .seconds(90))))
         let end = h.send(.answered(next, nextAnswer(stop: "viewers_left")))
         #expect(end.sessionEnds == [.reason(.stop)])
         #expect(!end.sentAnything, "no ended body while held")
@@ -81,7 +81,7 @@ import Testing
     @Test func theHoldOutlivesTheChannelClosingAndOpening() throws {
         var (h, _) = try Self.session()
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        h.send(.answered(frames.0, .status(429, body: nil, retryAfter: .seconds(90))))
+        h.send(.answered(frames.0, .status(429, body: [], retryAfter: .seconds(90))))
         h.send(.allowed(false))
         h.log.removeAll()
         h.send(.allowed(true))
@@ -93,7 +93,7 @@ import Testing
     @Test func anotherOriginForgetsTheHold() throws {
         var (h, _) = try Self.session()
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(3600))))
+        h.send(.answered(frames.0, .status(503, body: [], retryAfter: .seconds(3600))))
         #expect(h.send(.originChanged).helloBodies.count == 1)
     }
 
@@ -102,9 +102,9 @@ import Testing
     @Test func theHoldIsToldOnlyWhenItMoves() throws {
         var (h, next) = try Self.session()
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        let named = h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(60))))
+        let named = h.send(.answered(frames.0, .status(503, body: [], retryAfter: .seconds(60))))
         #expect(named.holds == [h.now.wallUnixMs + 60_000])
-        #expect(h.send(.answered(next, .status(503, body: nil, retryAfter: .seconds(5)))).holds.isEmpty)
+        #expect(h.send(.answered(next, .status(503, body: [], retryAfter: .seconds(5)))).holds.isEmpty)
         h.advance(.seconds(10))
         #expect(h.send(.originChanged).holds == [nil])
     }
@@ -113,8 +113,8 @@ import Testing
     @Test func aShorterRetryAfterDoesNotBringTheHoldForward() throws {
         var (h, next) = try Self.session()
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(60))))
-        h.send(.answered(next, .status(503, body: nil, retryAfter: .seconds(5))))
+        h.send(.answered(frames.0, .status(503, body: [], retryAfter: .seconds(60))))
+        h.send(.answered(next, .status(503, body: [], retryAfter: .seconds(5))))
         h.log.removeAll()
         #expect(!h.wakeAtDeadlines(for: .seconds(60) - .milliseconds(1)).sentAnything)
         #expect(h.wakeAtDeadlines(for: .milliseconds(1)).nextIDs.count == 1)
@@ -126,7 +126,7 @@ import Testing
     func aRefusalOnFramesHoldsHellosForAnHour(code: Int) throws {
         var (h, _) = try Self.session()
         let frames = try #require(h.send(.record(record("refused"))).frames.first)
-        h.send(.answered(frames.0, .status(code, body: nil, retryAfter: nil)))
+        h.send(.answered(frames.0, .status(code, body: [], retryAfter: nil)))
         h.log.removeAll()
         #expect(!h.wakeAtDeadlines(for: .seconds(3600) - .milliseconds(1)).sentAnything)
         #expect(h.wakeAtDeadlines(for: .milliseconds(1)).helloBodies.count == 1)
@@ -155,7 +155,7 @@ import Testing
         var waits: [Duration] = []
         for retryAfter in [nil, nil, Duration.seconds(200), nil, nil] as [Duration?] {
             let answeredAt = h.now.mono
-            h.send(.answered(hello, .status(503, body: nil, retryAfter: retryAfter)))
+            h.send(.answered(hello, .status(503, body: [], retryAfter: retryAfter)))
             let deadline = try #require(h.channel.nextDeadline)
             h.now = h.now.advanced(by: deadline - h.now.mono)
             hello = try #require(h.send(.tick).helloID)

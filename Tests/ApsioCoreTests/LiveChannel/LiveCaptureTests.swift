@@ -33,7 +33,7 @@ import Testing
         h.send(.consent(false))
         h.send(.consent(true))
         let hello = try #require(h.run(for: .seconds(30)).helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 1), retryAfter: nil)))
         h.send(.record(record("another debug line", severity: 5)))
         h.send(.record(record("a warning", severity: 13)))
         #expect(lines(h.run(for: .seconds(2))) == ["a warning"])

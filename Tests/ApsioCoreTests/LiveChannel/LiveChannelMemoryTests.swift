@@ -25,7 +25,7 @@ import Testing
     @Test func theHelloKeepsItsCadence() throws {
         var old = LiveHarness()
         let hello = try #require(old.openChannel().helloID)
-        old.send(.answered(hello, .status(200, body: old.helloBody(viewers: 0, interval: 15), retryAfter: nil)))
+        old.send(.answered(hello, .status(200, json: old.helloBody(viewers: 0, interval: 15), retryAfter: nil)))
         old.advance(.seconds(5))
 
         var (new, opened) = Self.restarted(from: old)
@@ -52,7 +52,7 @@ import Testing
     @Test func theRetryAfterOutlivesTheRestart() throws {
         var old = LiveHarness()
         let hello = try #require(old.openChannel().helloID)
-        old.send(.answered(hello, .status(503, body: nil, retryAfter: .seconds(90))))
+        old.send(.answered(hello, .status(503, body: [], retryAfter: .seconds(90))))
         old.advance(.seconds(1))
 
         var (new, opened) = Self.restarted(from: old)
@@ -65,7 +65,7 @@ import Testing
     @Test func anotherOriginRecallsNothing() throws {
         var old = LiveHarness()
         let hello = try #require(old.openChannel().helloID)
-        old.send(.answered(hello, .status(503, body: nil, retryAfter: .seconds(90))))
+        old.send(.answered(hello, .status(503, body: [], retryAfter: .seconds(90))))
 
         let (_, opened) = Self.restarted(from: old, origin: LiveOrigin("https://other.example.com")!)
         #expect(opened.helloBodies.count == 1)
@@ -79,13 +79,13 @@ import Testing
         var next = try old.openNext()
         let served = old.send(.answered(next, nextAnswer(commands: [("c1", "diagnostics"), ("c2", "screenshot")])))
         #expect(served.commandsRun == ["c1", "c2"])
-        let result = CommandResult(id: "c1", name: "diagnostics", outcome: .done, atUnixMs: 1, result: .object([:]))
+        let result = CommandResult(id: "c1", name: "diagnostics", outcome: .done, atUnixMs: 1, result: .encoded(Array("{}".utf8)))
         old.send(.commandFinished(result))
         old.advance(.seconds(1))
 
         var (new, _) = Self.restarted(from: old)
         let hello = try #require(new.run(for: Limits.spec.defaultHelloInterval).helloID)
-        new.send(.answered(hello, .status(200, body: new.helloBody(viewers: 1), retryAfter: nil)))
+        new.send(.answered(hello, .status(200, json: new.helloBody(viewers: 1), retryAfter: nil)))
         next = try new.openNext()
         let again = new.send(.answered(next, nextAnswer(commands: [("c1", "diagnostics"), ("c2", "screenshot")])))
         #expect(again.commandsRun == ["c2"])

@@ -19,7 +19,7 @@ import Testing
         #expect(actions.notices == [.screenshot])
         let done = h.send(.commandFinished(CommandResult(
             id: "c1", name: "screenshot", outcome: .done, atUnixMs: h.now.wallUnixMs,
-            result: .object(["wireframe": .object(["processes": .array([])])]))))
+            result: .encoded(JSONWriter.encode(.object(["wireframe": .object(["processes": .array([])])]))))))
         let body = try #require(done.results.first?.1)
         #expect(body["id"] == .string("c1") && body["name"] == .string("screenshot"))
         #expect(body["outcome"] == .string("done"))
@@ -35,10 +35,10 @@ import Testing
         h.startSession()
         try deliver([("c1", "diagnostics")], to: &h)
         let result = CommandResult(
-            id: "c1", name: "diagnostics", outcome: .done, atUnixMs: 1, result: .object(["apsio.queue.records": .number(3)]))
+            id: "c1", name: "diagnostics", outcome: .done, atUnixMs: 1, result: .encoded(JSONWriter.encode(.object(["apsio.queue.records": .number(3)]))))
         let first = h.send(.commandFinished(result))
         let firstResults = try #require(first.results.first)
-        h.send(.answered(firstResults.0, .status(200, body: nil, retryAfter: nil)))
+        h.send(.answered(firstResults.0, .status(200, body: [], retryAfter: nil)))
         h.run(for: .seconds(1))
         let again = try deliver([("c1", "diagnostics")], to: &h)
         #expect(again.commandsRun.isEmpty)
@@ -54,11 +54,11 @@ import Testing
         // The session ends before the command finished: its result cannot be posted.
         let next = try h.openNext()
         h.send(.answered(next, nextAnswer(stop: "viewers_left")))
-        let finished = h.send(.commandFinished(CommandResult(id: "c1", name: "screenshot", outcome: .done, atUnixMs: 1, result: .object([:]))))
+        let finished = h.send(.commandFinished(CommandResult(id: "c1", name: "screenshot", outcome: .done, atUnixMs: 1, result: .encoded(Array("{}".utf8)))))
         #expect(finished.results.isEmpty)
         // A new session within 2 minutes: the command comes again and is answered from memory.
         let hello = try #require(h.run(for: .seconds(30)).helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 1), retryAfter: nil)))
         let again = try deliver([("c1", "screenshot")], to: &h)
         #expect(again.commandsRun.isEmpty)
         #expect(again.results.count == 1)
@@ -68,7 +68,7 @@ import Testing
         var h = LiveHarness()
         h.startSession()
         try deliver([("c1", "screenshot")], to: &h)
-        h.send(.commandFinished(CommandResult(id: "c1", name: "screenshot", outcome: .done, atUnixMs: 1, result: .object([:]))))
+        h.send(.commandFinished(CommandResult(id: "c1", name: "screenshot", outcome: .done, atUnixMs: 1, result: .encoded(Array("{}".utf8)))))
         h.run(for: .seconds(120) - .milliseconds(1))
         #expect(try deliver([("c1", "screenshot")], to: &h).commandsRun.isEmpty)
         h.run(for: .milliseconds(1))
@@ -103,7 +103,7 @@ import Testing
             "commands": .array([.object(["id": .string("c1"), "name": .string("screenshot"), "args": .object(["path": .string("/etc/shadow")])])]),
             "viewers": .number(1),
         ])
-        let actions = h.send(.answered(next, .status(200, body: body, retryAfter: nil)))
+        let actions = h.send(.answered(next, .status(200, json: body, retryAfter: nil)))
         #expect(actions.commandsRun.isEmpty)
         #expect(actions.results.first?.1["outcome"] == .string("refused"))
     }
@@ -131,7 +131,7 @@ import Testing
         h.startSession()
         let actions = try deliver([("c1", "reboot")], to: &h)
         let posted = try #require(actions.results.first)
-        h.send(.answered(posted.0, .status(409, body: nil, retryAfter: nil)))
+        h.send(.answered(posted.0, .status(409, body: [], retryAfter: nil)))
         #expect(h.run(for: .seconds(300)).results.isEmpty)
     }
 
@@ -141,11 +141,11 @@ import Testing
         h.acceptsBodies = false
         h.startSession()
         let posted = try #require(try deliver([("c1", "reboot")], to: &h).results.first)
-        h.send(.answered(posted.0, .status(503, body: nil, retryAfter: .seconds(5))))
+        h.send(.answered(posted.0, .status(503, body: [], retryAfter: .seconds(5))))
         #expect(h.run(for: .seconds(5) - .milliseconds(1)).results.isEmpty)
         let retry = try #require(h.advance(.milliseconds(1)).results.first)
         #expect(retry.1 == posted.1)
-        h.send(.answered(retry.0, .status(503, body: nil, retryAfter: .seconds(5))))
+        h.send(.answered(retry.0, .status(503, body: [], retryAfter: .seconds(5))))
         #expect(h.run(for: .seconds(300)).results.isEmpty)
     }
 
@@ -154,7 +154,7 @@ import Testing
         h.acceptsBodies = false
         h.startSession()
         let posted = try #require(try deliver([("c1", "reboot")], to: &h).results.first)
-        let actions = h.send(.answered(posted.0, .status(401, body: nil, retryAfter: nil)))
+        let actions = h.send(.answered(posted.0, .status(401, body: [], retryAfter: nil)))
         #expect(actions.sessionEnds == [.tokenLost])
         #expect(h.run(for: .seconds(300)).results.isEmpty)
     }

@@ -1,5 +1,6 @@
 import ApsioCore
 import ApsioJSON
+import ApsioWire
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct LiveHarness {
     static let proof = TesterProof(entryID: "qa-box-7", installationID: identity.install, hashing: sha256)
 
     init(limits: Limits = .spec, dayBytes: DayBytes = DayBytes(day: 0, bytes: 0)) {
-        channel = LiveChannel(limits: limits, compressor: Uncompressed(), dayBytes: dayBytes)
+        channel = LiveChannel(limits: limits, compressor: Uncompressed(), bodies: LiveBodies(), dayBytes: dayBytes)
     }
 
     @discardableResult
@@ -38,7 +39,7 @@ struct LiveHarness {
         while index < actions.count {
             switch actions[index] {
             case .sendFrames(let id, _, _), .sendResults(let id, _, _):
-                let more = channel.handle(.answered(id, .status(202, body: nil, retryAfter: nil)), now: now)
+                let more = channel.handle(.answered(id, .status(202, body: [], retryAfter: nil)), now: now)
                 log += more
                 actions += more
             default:
@@ -108,7 +109,7 @@ struct LiveHarness {
     @discardableResult
     mutating func startSession(viewers: Int = 1) -> [LiveAction] {
         let hello = try! #require(openChannel().helloID)
-        return send(.answered(hello, .status(200, body: helloBody(viewers: viewers), retryAfter: nil)))
+        return send(.answered(hello, .status(200, json: helloBody(viewers: viewers), retryAfter: nil)))
     }
 
     func helloBody(viewers: Int, token: String? = LiveHarness.token, interval: Double? = nil) -> JSONValue {
@@ -200,7 +201,7 @@ func nextAnswer(
     ]
     members["remaining_ms"] = remainingMs.map { .number(Double($0)) } ?? .null
     members["stop"] = stop.map { .string($0) } ?? .null
-    return .status(200, body: .object(members), retryAfter: nil)
+    return .status(200, json: .object(members), retryAfter: nil)
 }
 
 func record(_ body: String, severity: Int = 9, atMs: Int64 = 1_800_000_000_000) -> LogRecord {

@@ -8,12 +8,12 @@ import Testing
         var helloCount = 0
         let first = try #require(h.openChannel().helloID)
         helloCount += 1
-        h.send(.answered(first, .status(200, body: h.helloBody(viewers: 0), retryAfter: nil)))
+        h.send(.answered(first, .status(200, json: h.helloBody(viewers: 0), retryAfter: nil)))
         for _ in 0..<9 {
             let actions = h.run(for: .seconds(30))
             let hello = try #require(actions.helloID)
             helloCount += 1
-            h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 0), retryAfter: nil)))
+            h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 0), retryAfter: nil)))
         }
         #expect(helloCount == 10)
         // Just before the interval, nothing; at it, a hello.
@@ -53,7 +53,7 @@ import Testing
         let hello = try #require(h.send(.allowed(true)).helloBodies.first)
         #expect(hello.1["reason"] == .string("inactive"))
         // Answered with viewers, a hello sent with a reason starts nothing.
-        let actions = h.send(.answered(hello.0, .status(200, body: h.helloBody(viewers: 3), retryAfter: nil)))
+        let actions = h.send(.answered(hello.0, .status(200, json: h.helloBody(viewers: 3), retryAfter: nil)))
         #expect(actions.frames.isEmpty && !h.channel.isInSession)
     }
 
@@ -71,7 +71,7 @@ import Testing
         var h = LiveHarness(dayBytes: DayBytes(day: today, bytes: 50_000_000))
         let hello = try #require(h.openChannel().helloBodies.first)
         #expect(hello.1["reason"] == .string("capped"))
-        h.send(.answered(hello.0, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        h.send(.answered(hello.0, .status(200, json: h.helloBody(viewers: 1), retryAfter: nil)))
         #expect(!h.channel.isInSession)
     }
 
@@ -89,7 +89,7 @@ import Testing
         h.now.wallUnixMs = (today + 1) * 86_400_000 - 10_000
         let first = try #require(h.openChannel().helloBodies.first)
         #expect(first.1["reason"] == .string("capped"))
-        h.send(.answered(first.0, .status(200, body: h.helloBody(viewers: 0), retryAfter: nil)))
+        h.send(.answered(first.0, .status(200, json: h.helloBody(viewers: 0), retryAfter: nil)))
         let next = try #require(h.run(for: .seconds(30)).helloBodies.first)
         #expect(next.1["reason"] == nil)
     }
@@ -98,7 +98,7 @@ import Testing
     func theIntervalComesFromTheAnswerWithinBounds(given: Double?, used: Int64) throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 0, interval: given), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 0, interval: given), retryAfter: nil)))
         #expect(h.channel.interval == .seconds(used))
         #expect(h.advance(.seconds(used) - .milliseconds(1)).helloBodies.isEmpty)
         #expect(h.advance(.milliseconds(1)).helloBodies.count == 1)
@@ -108,7 +108,7 @@ import Testing
     @Test func everyHelloCarriesTheTokenItHolds() throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 0), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 0), retryAfter: nil)))
         let second = try #require(h.run(for: .seconds(30)).helloBodies.first)
         #expect(second.2?.secretHex == LiveHarness.token)
     }
@@ -117,7 +117,7 @@ import Testing
     func aTokenOfAnyOtherShapeIsNotKept(_ bad: String) throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 1, token: bad), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 1, token: bad), retryAfter: nil)))
         #expect(!h.channel.holdsToken)
         // Without a token nothing can be sent on the session: none starts.
         #expect(!h.channel.isInSession)
@@ -127,7 +127,7 @@ import Testing
     @Test func helloAnswered401ClosesTheChannelForThisLaunch() throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(401, body: nil, retryAfter: nil)))
+        h.send(.answered(hello, .status(401, body: [], retryAfter: nil)))
         h.log.removeAll()
         h.send(.allowed(false))
         h.send(.allowed(true))
@@ -140,7 +140,7 @@ import Testing
     func refusedHellosPauseAnHourWithoutRetryAfter(code: Int) throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(code, body: nil, retryAfter: nil)))
+        h.send(.answered(hello, .status(code, body: [], retryAfter: nil)))
         #expect(h.run(for: .seconds(3600) - .milliseconds(1)).helloBodies.isEmpty)
         #expect(h.advance(.milliseconds(1)).helloBodies.count == 1)
     }
@@ -153,7 +153,7 @@ import Testing
         var waits: [Duration] = []
         for _ in 0..<5 {
             let sentAt = h.now.mono
-            h.send(.answered(hello, .status(503, body: nil, retryAfter: nil)))
+            h.send(.answered(hello, .status(503, body: [], retryAfter: nil)))
             var next: LiveRequestID?
             while next == nil {
                 let deadline = try #require(h.channel.nextDeadline)
@@ -172,10 +172,10 @@ import Testing
         var h = LiveHarness()
         h.send(.policyInterval(.seconds(60)))
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(503, body: nil, retryAfter: nil)))
+        h.send(.answered(hello, .status(503, body: [], retryAfter: nil)))
         #expect(h.run(for: .seconds(60) - .milliseconds(1)).helloBodies.isEmpty)
         let next = try #require(h.advance(.milliseconds(1)).helloID)
-        h.send(.answered(next, .status(200, body: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
+        h.send(.answered(next, .status(200, json: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
         #expect(h.channel.interval == .seconds(20), "the answer's interval wins from then on")
     }
 
@@ -185,13 +185,13 @@ import Testing
         var h = LiveHarness()
         h.send(.policyInterval(.seconds(60)))
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(200, body: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
+        h.send(.answered(hello, .status(200, json: h.helloBody(viewers: 0, interval: 20), retryAfter: nil)))
         h.send(.policyInterval(.seconds(60)))
         #expect(h.channel.interval == .seconds(20))
         #expect(h.run(for: .seconds(20)).helloBodies.count == 1, "the next hello goes at the answer's interval")
     }
 
-    @Test(arguments: [LiveResponse.status(429, body: nil, retryAfter: .seconds(90)), .status(302, body: nil, retryAfter: .seconds(90))])
+    @Test(arguments: [LiveResponse.status(429, body: [], retryAfter: .seconds(90)), .status(302, body: [], retryAfter: .seconds(90))])
     func retryAfterIsHonouredOnHellos(_ response: LiveResponse) throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
@@ -203,7 +203,7 @@ import Testing
     @Test func aRetryAfterShorterThanTheIntervalWaitsTheInterval() throws {
         var h = LiveHarness()
         let hello = try #require(h.openChannel().helloID)
-        h.send(.answered(hello, .status(503, body: nil, retryAfter: .seconds(1))))
+        h.send(.answered(hello, .status(503, body: [], retryAfter: .seconds(1))))
         #expect(h.run(for: .seconds(30) - .milliseconds(1)).helloBodies.isEmpty)
         #expect(h.advance(.milliseconds(1)).helloBodies.count == 1)
     }

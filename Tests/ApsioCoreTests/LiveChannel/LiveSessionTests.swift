@@ -34,7 +34,7 @@ import Testing
         for _ in 0..<5 {
             let open = h.log.nextIDs
             #expect(open.count >= 1)
-            let actions = h.send(.answered(open.last!, .status(204, body: nil, retryAfter: nil)))
+            let actions = h.send(.answered(open.last!, .status(204, body: [], retryAfter: nil)))
             // Never two at once; the spacing floor may defer the next one a moment.
             #expect(actions.nextIDs.count <= 1)
             h.run(for: .seconds(1))
@@ -98,10 +98,10 @@ import Testing
         var h = LiveHarness()
         h.acceptsBodies = false
         let live = try #require(h.startSession().frames.first)
-        h.send(.answered(live.0, .status(202, body: nil, retryAfter: nil)))
+        h.send(.answered(live.0, .status(202, body: [], retryAfter: nil)))
         h.advance(.seconds(5))
         let frames = try #require(h.send(.record(record("answered 503"))).frames.first)
-        h.send(.answered(frames.0, .status(503, body: nil, retryAfter: .seconds(2))))
+        h.send(.answered(frames.0, .status(503, body: [], retryAfter: .seconds(2))))
         h.log.removeAll()
         h.send(.modes(lowPower: false, lowData: false, dataSaver: true))
         h.wakeAtDeadlines(for: .seconds(10))
@@ -115,12 +115,12 @@ import Testing
 
     /// "when the network allows": a paused body held by a backoff goes the moment it ends, though
     /// nothing else (a line, a reading, a hello) wakes the channel then.
-    @Test(arguments: [LiveResponse.status(503, body: nil, retryAfter: .seconds(2)), .failed])
+    @Test(arguments: [LiveResponse.status(503, body: [], retryAfter: .seconds(2)), .failed])
     func aPausedBodyHeldByABackoffGoesWhenItEnds(_ failure: LiveResponse) throws {
         var h = LiveHarness()
         h.acceptsBodies = false
         let live = try #require(h.startSession().frames.first)
-        h.send(.answered(live.0, .status(202, body: nil, retryAfter: nil)))
+        h.send(.answered(live.0, .status(202, body: [], retryAfter: nil)))
         h.send(.record(record("answered with a failure")))
         let frames = try #require(h.advance(.seconds(1)).frames.first)
         h.send(.answered(frames.0, failure))
@@ -254,13 +254,13 @@ import Testing
         let save = retry.firstIndex { if case .saveDayBytes = $0 { true } else { false } }
         let sent = retry.firstIndex { if case .sendHello = $0 { true } else { false } }
         #expect(try #require(save) < #require(sent), "the count is written again before the hello")
-        h.send(.answered(hello.0, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        h.send(.answered(hello.0, .status(200, json: h.helloBody(viewers: 1), retryAfter: nil)))
         #expect(!h.channel.isInSession)
 
         h.send(.dayCountKept(true))
         let next = try #require(h.run(for: .seconds(30)).helloBodies.first)
         #expect(next.1["reason"] == nil)
-        h.send(.answered(next.0, .status(200, body: h.helloBody(viewers: 1), retryAfter: nil)))
+        h.send(.answered(next.0, .status(200, json: h.helloBody(viewers: 1), retryAfter: nil)))
         #expect(h.channel.isInSession)
     }
 

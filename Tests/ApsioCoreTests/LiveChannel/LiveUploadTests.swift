@@ -98,12 +98,12 @@ import Testing
         h.acceptsBodies = false
         h.startSession()
         let live = try #require(h.log.frames.first)
-        h.send(.answered(live.0, .status(200, body: nil, retryAfter: nil)))
+        h.send(.answered(live.0, .status(200, body: [], retryAfter: nil)))
         h.send(.record(record("a")))
         let first = try #require(h.advance(.seconds(1)).frames.first)
         h.send(.record(record("b")))
         #expect(h.advance(.seconds(5)).frames.isEmpty)
-        let after = h.send(.answered(first.0, .status(200, body: nil, retryAfter: nil)))
+        let after = h.send(.answered(first.0, .status(200, body: [], retryAfter: nil)))
         #expect(after.frames.count == 1)
     }
 

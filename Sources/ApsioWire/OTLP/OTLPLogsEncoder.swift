@@ -1,3 +1,4 @@
+package import ApsioCore
 import ApsioJSON
 /// Writes an OTLP `ExportLogsServiceRequest` in the protobuf JSON mapping (OTLP/HTTP with
 /// `Content-Type: application/json`, LINUX-PROFILE §1) straight into bytes, field by field.

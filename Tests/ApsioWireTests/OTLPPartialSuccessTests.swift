@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioWire
 import Testing
 
 /// An accepted batch's answer, read for what the receiver did not keep (OTLP's `partial_success`),

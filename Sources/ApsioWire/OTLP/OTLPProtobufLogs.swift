@@ -1,3 +1,4 @@
+import ApsioCore
 import ApsioJSON
 
 /// An OTLP/HTTP `ExportLogsServiceRequest` in protobuf's binary wire format (`Content-Type:

@@ -1,3 +1,5 @@
+package import ApsioCore
+
 /// The request `encode(app:runs:reusing:)` writes as JSON, in protobuf's binary wire format:
 /// OTLP/HTTP with `Content-Type: application/x-protobuf`, the specification's default and what
 /// several receivers ask for. The same groups (one `ResourceLogs` a session), fields, attributes,

@@ -1,3 +1,4 @@
+import ApsioCore
 package import ApsioJSON
 /// A policy body that is not the shape of LINUX-PROFILE §12. The caller keeps the policy it had
 /// and logs this once; the message names the field, so the backend's operator can find it.

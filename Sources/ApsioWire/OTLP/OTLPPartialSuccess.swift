@@ -1,3 +1,4 @@
+package import ApsioCore
 import ApsioJSON
 
 /// What an OTLP/HTTP receiver says it did not keep of an accepted batch: an

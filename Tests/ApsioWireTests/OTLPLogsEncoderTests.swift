@@ -1,8 +1,9 @@
 import ApsioCore
+import ApsioWire
 import ApsioJSON
 import Testing
 
-/// The encoder's output read back with the core's JSON reader. The protobuf schema's own reading
+/// The encoder's output read back with the strict JSON parser. The protobuf schema's own reading
 /// of it is `OTLPProtobufCheckTests`.
 @Suite struct OTLPLogsEncoderTests {
     let encoder = OTLPLogsEncoder(hashing: sha256)

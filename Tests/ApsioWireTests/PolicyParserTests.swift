@@ -1,4 +1,5 @@
 import ApsioCore
+import ApsioWire
 import ApsioJSON
 import Testing
 

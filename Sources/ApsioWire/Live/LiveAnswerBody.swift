@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioJSON
 /// The JSON body of an answer on the live channel (hello, `next`, and the body of any refusal),
 /// read with the strict parser that reads every body a backend sends: a body with two equal keys

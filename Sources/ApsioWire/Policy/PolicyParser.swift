@@ -1,3 +1,4 @@
+package import ApsioCore
 package import ApsioJSON
 /// A policy as read from a body: the policy, and why its `live` object was ignored when it was.
 package struct PolicyReading: Sendable, Equatable {
@@ -117,7 +118,7 @@ package enum PolicyParser {
         }
         return .success(
             LivePolicy(
-                origin: origin, interval: HelloInterval.seconds(from: live["interval_s"], limits: limits),
+                origin: origin, interval: HelloInterval.seconds(from: live["interval_s"]?.numberValue, limits: limits),
                 testers: testers))
     }
 

@@ -1,14 +1,12 @@
+package import ApsioCore
 import ApsioJSON
-/// The JSON bodies the device sends on the live channel (16.4), written field by field.
-package enum LiveBodies {
-    package enum HelloReason: String, Sendable, Equatable {
-        case inactive
-        case lowPower = "low_power"
-        case capped
-    }
+/// The live channel's bodies in JSON (16.4): those the device sends, written field by field, and
+/// the backend's answers to a hello and to `next`, read with the strict parser (`LiveAnswerBody`).
+package struct LiveBodies: LiveBodyCoding {
+    package init() {}
 
     /// A hello. The proof goes in this body and nowhere else; never a `user.hash`.
-    package static func hello(identity: LiveIdentity, tester: TesterProof, reason: HelloReason?) -> [UInt8] {
+    package func hello(identity: LiveIdentity, tester: TesterProof, reason: HelloReason?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("install"); writer.string(identity.install)
@@ -23,14 +21,8 @@ package enum LiveBodies {
         return writer.bytes
     }
 
-    package enum FramesState: String, Sendable, Equatable {
-        case live
-        case paused
-        case ended
-    }
-
     /// A `frames` body. `metrics` and `wireframe` are already-encoded JSON objects.
-    package static func frames(
+    package func frames(
         install: String, state: FramesState, reason: String?, lines: ArraySlice<LiveLine>, droppedLines: Int,
         metrics: [UInt8]?, wireframe: [UInt8]?
     ) -> [UInt8] {
@@ -52,7 +44,7 @@ package enum LiveBodies {
         return writer.bytes
     }
 
-    package static func results(install: String, result: CommandResult) -> [UInt8] {
+    package func results(install: String, result: CommandResult) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("install"); writer.string(install)
@@ -60,8 +52,21 @@ package enum LiveBodies {
         writer.key("name"); writer.string(result.name)
         writer.key("outcome"); writer.string(result.outcome.rawValue)
         writer.key("at"); writer.int(result.atUnixMs)
-        writer.key("result"); writer.value(result.result)
+        writer.key("result")
+        switch result.result {
+        case .error(let text): writer.value(.object(["error": .string(text)]))
+        case .until(let unixMs): writer.value(.object(["until": .number(Double(unixMs))]))
+        case .encoded(let json): writer.raw(json)
+        }
         writer.endObject()
         return writer.bytes
+    }
+
+    package func helloAnswer(_ body: [UInt8], limits: Limits) -> HelloAnswer {
+        HelloAnswer(body: LiveAnswerBody.parse(body, limits: limits), limits: limits)
+    }
+
+    package func nextAnswer(_ body: [UInt8], limits: Limits) -> NextAnswer {
+        NextAnswer(body: LiveAnswerBody.parse(body, limits: limits), limits: limits)
     }
 }
