@@ -44,7 +44,7 @@ package enum DaemonExecutors {
 
 /// The pool every task without an executor of its own runs on.
 final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
-    private var jobs: JobPool!
+    private var jobs: JobPool<UnownedJob>!
 
     init(threads: Int) {
         jobs = JobPool(name: "apsio-pool", threads: threads, maxThreads: 64) { [unowned self] job in
@@ -67,7 +67,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
 
 /// The main thread's loop: the main actor's executor, serial since it is one thread.
 final class MainLoopExecutor: MainExecutor, SchedulingExecutor, @unchecked Sendable {
-    private var jobs: JobPool!
+    private var jobs: JobPool<UnownedJob>!
 
     init() {
         jobs = JobPool(name: "apsio-main", threads: 0, maxThreads: 0) { [unowned self] job in
@@ -116,7 +116,7 @@ enum ScheduledDeadline {
         guard let delay = delay as? Duration else {
             preconditionFailure("a delay of \(D.self) cannot be scheduled: only clocks measured in Duration can")
         }
-        let now = JobPool.now()
+        let now = MonotonicNanoseconds.now()
         guard delay > .zero else { return now }
         let (seconds, attoseconds) = delay.components
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)

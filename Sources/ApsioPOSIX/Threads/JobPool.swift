@@ -15,15 +15,18 @@ internal import Glibc
 /// urgency on the pool). Delayed jobs (`Task.sleep`, deadlines) are kept in a heap by deadline on
 /// CLOCK_MONOTONIC; one waiting thread, the timekeeper, sleeps until the earliest, and the others
 /// until a job comes.
-final class JobPool: @unchecked Sendable {
+///
+/// Generic over the job so that its tests can give it closures; the executors give it the
+/// runtime's jobs.
+final class JobPool<Job>: @unchecked Sendable {
     /// What a thread of the pool does with a job it takes.
-    typealias Run = (UnownedJob) -> Void
+    typealias Run = (Job) -> Void
 
     private struct Delayed {
         var deadline: UInt64
         /// Jobs of the same deadline run in the order they came.
         var order: UInt64
-        var job: UnownedJob
+        var job: Job
 
         func before(_ other: Delayed) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : order < other.order
@@ -39,7 +42,7 @@ final class JobPool: @unchecked Sendable {
     /// The rescuer, waiting for jobs that wait with no thread free.
     private let stuck: UnsafeMutablePointer<pthread_cond_t>
 
-    private var ready: [UnownedJob] = []
+    private var ready: [Job] = []
     private var readyHead = 0
     private var delayed: [Delayed] = []
     private var nextOrder: UInt64 = 0
@@ -85,16 +88,10 @@ final class JobPool: @unchecked Sendable {
         return condition
     }
 
-    /// CLOCK_MONOTONIC in nanoseconds, the clock of every deadline here.
-    static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
-    }
 
     // MARK: - Jobs in
 
-    func enqueue(_ job: UnownedJob) {
+    func enqueue(_ job: Job) {
         pthread_mutex_lock(mutex)
         ready.append(job)
         if waiting > 0 {
@@ -109,7 +106,7 @@ final class JobPool: @unchecked Sendable {
     }
 
     /// `job` runs once CLOCK_MONOTONIC reaches `deadline` (nanoseconds).
-    func enqueue(_ job: UnownedJob, deadline: UInt64) {
+    func enqueue(_ job: Job, deadline: UInt64) {
         pthread_mutex_lock(mutex)
         push(Delayed(deadline: deadline, order: nextOrder, job: job))
         nextOrder &+= 1
@@ -130,12 +127,14 @@ final class JobPool: @unchecked Sendable {
         while let job = take() { run(job) }
     }
 
-    /// Makes `drain` return once the job running now, if any, is done.
+    /// Makes every thread's `drain` return once the job it runs now, if any, is done, and ends
+    /// the rescuer; jobs still waiting are not run.
     func stop() {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_cond_broadcast(work)
         pthread_cond_broadcast(time)
+        pthread_cond_broadcast(stuck)
         pthread_mutex_unlock(mutex)
     }
 
@@ -145,11 +144,12 @@ final class JobPool: @unchecked Sendable {
     }
 
     /// The next job to run, waiting for one; nil once stopped.
-    private func take() -> UnownedJob? {
+    private func take() -> Job? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while true {
-            moveDue(now: Self.now())
+            if stopping { return nil }
+            moveDue(now: MonotonicNanoseconds.now())
             if readyHead < ready.count {
                 let job = ready[readyHead]
                 readyHead += 1
@@ -165,7 +165,6 @@ final class JobPool: @unchecked Sendable {
                 if !delayed.isEmpty, timekeeper == nil, waiting > 0 { pthread_cond_signal(work) }
                 return job
             }
-            if stopping { return nil }
             if timekeeper == nil, let earliest = delayed.first?.deadline {
                 timekeeper = earliest
                 var until = timespec(tv_sec: Int(earliest / 1_000_000_000), tv_nsec: Int(earliest % 1_000_000_000))
@@ -194,14 +193,16 @@ final class JobPool: @unchecked Sendable {
     /// `maxThreads`.
     private func rescue() {
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         while true {
-            while !jobsWaitForAThread { pthread_cond_wait(stuck, mutex) }
+            while !jobsWaitForAThread, !stopping { pthread_cond_wait(stuck, mutex) }
+            if stopping { return }
             rescuerWatching = true
             let seen = taken
-            let deadline = Self.now() + 1_000_000_000
+            let deadline = MonotonicNanoseconds.now() + 1_000_000_000
             var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
             // Nothing signals it while it watches: the wait ends at the deadline.
-            while Self.now() < deadline { pthread_cond_timedwait(stuck, mutex, &until) }
+            while MonotonicNanoseconds.now() < deadline { pthread_cond_timedwait(stuck, mutex, &until) }
             rescuerWatching = false
             if taken == seen, jobsWaitForAThread, threads < maxThreads { startThread() }
         }
@@ -239,5 +240,14 @@ final class JobPool: @unchecked Sendable {
             delayed.swapAt(parent, smallest)
             parent = smallest
         }
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds, the clock of every deadline of the pools.
+enum MonotonicNanoseconds {
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
 }
