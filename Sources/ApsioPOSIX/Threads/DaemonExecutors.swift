@@ -18,8 +18,7 @@ internal import Glibc
 package enum DaemonExecutors {
     /// Installs the executors, runs `main` on them, and exits the process with its status once
     /// it returns. Call it once, from the entry point, before anything else starts a task.
-    package static func run(poolThreads: Int = defaultPoolThreads, _ main: @escaping @Sendable () async -> Int32) -> Never {
-        Factory.pool = PoolExecutor(threads: poolThreads)
+    package static func run(_ main: @escaping @Sendable () async -> Int32) -> Never {
         _createExecutors(factory: Factory.self)
         Task {
             let status = await main()
@@ -36,9 +35,9 @@ package enum DaemonExecutors {
 
     private enum Factory: ExecutorFactory {
         static let main = MainLoopExecutor()
-        nonisolated(unsafe) static var pool: PoolExecutor?
+        static let pool = PoolExecutor(threads: defaultPoolThreads)
         static var mainExecutor: any MainExecutor { main }
-        static var defaultExecutor: any TaskExecutor { pool! }
+        static var defaultExecutor: any TaskExecutor { pool }
     }
 }
 

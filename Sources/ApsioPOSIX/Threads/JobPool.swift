@@ -163,6 +163,9 @@ final class JobPool<Job>: @unchecked Sendable {
                 taken &+= 1
                 // Delayed jobs still wait, and nobody keeps time: a waiting thread takes it over.
                 if !delayed.isEmpty, timekeeper == nil, waiting > 0 { pthread_cond_signal(work) }
+                // Jobs still wait and this was the last free thread (an enqueue that found it
+                // waiting did not tell the rescuer): the rescuer watches from now.
+                if jobsWaitForAThread, !rescuerWatching { pthread_cond_signal(stuck) }
                 return job
             }
             if timekeeper == nil, let earliest = delayed.first?.deadline {
