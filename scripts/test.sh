@@ -11,6 +11,16 @@ scripts/install-deps.sh
 . scripts/swift-env.sh
 scripts/check-units.sh
 
+# The suite runs some 30 daemons and 36 private buses at once, each with its own inotify instances
+# (apsiod 3, dbus-daemon 1), all as one user: at the peak 129, past Debian's default of 128 per
+# user (fs.inotify.max_user_instances), and the next reader opened fails with EMFILE ("Too many
+# open files"). One box runs one apsiod; the test machine gets room for the suite, where it can.
+if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 1024)" -lt 1024 ]; then
+    sysctl -q -w fs.inotify.max_user_instances=1024 2>/dev/null \
+        || sudo -n sysctl -q -w fs.inotify.max_user_instances=1024 2>/dev/null \
+        || echo "fs.inotify.max_user_instances is below 1024 and cannot be raised: tests that open a journal may fail with EMFILE" >&2
+fi
+
 swift build --build-tests
 # A crash of the test process (or of a binary a test runs) prints the crashed thread only, so
 # that a log cut to its end still shows where it crashed.
