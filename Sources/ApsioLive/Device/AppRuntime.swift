@@ -141,7 +141,7 @@ package actor AppRuntime {
 
     func screenshot() -> JSONValue? {
         guard let frame = currentFrame() else { return nil }
-        return Self.json(frame)
+        return frame.json
     }
 
     /// 16.6: the `apsio.diagnostics` record, through ingest whatever sampling and the severity
@@ -207,7 +207,7 @@ package actor AppRuntime {
     /// Nothing is read for a family that is off.
     private func sample(metricsToo: Bool) async {
         if scope.isOn(.replay), let frame = currentFrame() {
-            await live.send(.wireframe(JSONWriter.encode(Self.json(frame))))
+            await live.send(.wireframe(JSONWriter.encode(frame.json)))
         }
         if metricsToo, scope.isOn(.metrics) {
             let now = clock.now()
@@ -243,8 +243,4 @@ package actor AppRuntime {
             install: app.installationID, session: unitState?.sessionID, model: app.model, os: app.os, release: release)))
     }
 
-    /// A Codable value as a JSONValue, through the JSON it encodes to.
-    static func json(_ value: some Encodable) -> JSONValue {
-        JSONValueEncoding.encode(value)
-    }
 }

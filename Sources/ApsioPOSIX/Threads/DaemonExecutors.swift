@@ -41,16 +41,13 @@ package enum DaemonExecutors {
     }
 }
 
-/// The pool every task without an executor of its own runs on.
-final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
-    private var jobs: JobPool<UnownedJob>!
+/// An executor whose jobs a `JobPool` runs: jobs come in through it, delayed ones at their
+/// deadline on CLOCK_MONOTONIC.
+protocol JobPoolExecutor: SchedulingExecutor {
+    var jobs: JobPool<UnownedJob>! { get }
+}
 
-    init(threads: Int) {
-        jobs = JobPool(name: "apsio-pool", threads: threads, maxThreads: 64) { [unowned self] job in
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
-        }
-    }
-
+extension JobPoolExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         jobs.enqueue(UnownedJob(job))
     }
@@ -64,9 +61,20 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     }
 }
 
+/// The pool every task without an executor of its own runs on.
+final class PoolExecutor: TaskExecutor, JobPoolExecutor, @unchecked Sendable {
+    private(set) var jobs: JobPool<UnownedJob>!
+
+    init(threads: Int) {
+        jobs = JobPool(name: "apsio-pool", threads: threads, maxThreads: 64) { [unowned self] job in
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
+}
+
 /// The main thread's loop: the main actor's executor, serial since it is one thread.
-final class MainLoopExecutor: MainExecutor, SchedulingExecutor, @unchecked Sendable {
-    private var jobs: JobPool<UnownedJob>!
+final class MainLoopExecutor: MainExecutor, JobPoolExecutor, @unchecked Sendable {
+    private(set) var jobs: JobPool<UnownedJob>!
 
     init() {
         jobs = JobPool(name: "apsio-main", threads: 0, maxThreads: 0) { [unowned self] job in
@@ -83,18 +91,6 @@ final class MainLoopExecutor: MainExecutor, SchedulingExecutor, @unchecked Senda
     }
 
     func stop() { jobs.stop() }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        jobs.enqueue(UnownedJob(job))
-    }
-
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        jobs.enqueue(UnownedJob(job), deadline: ScheduledDeadline.after(delay))
-    }
-
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        jobs.enqueue(UnownedJob(job), deadline: ScheduledDeadline.after(clock.now.duration(to: instant)))
-    }
 
     var isMainExecutor: Bool { true }
 

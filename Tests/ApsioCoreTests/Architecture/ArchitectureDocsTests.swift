@@ -132,24 +132,29 @@ import Testing
     }
 }
 
-/// `apsioctl` links no Foundation: every module it is built from, found through Package.swift,
-/// imports none (Foundation statically linked is 6.8 MB of a 15.6 MB binary, for a command that
-/// speaks one socket and reads two JSON files).
+/// `apsioctl` and `apsiod` link no Foundation: every module each is built from, found through
+/// Package.swift, imports none (Foundation statically linked is 6.8 MB of a 15.6 MB binary, for a
+/// command that speaks one socket and reads two JSON files; for the daemon, resident pages of
+/// code it has no use for, on every box).
 @Suite struct ApsioctlFootprintTests {
-    @Test func noModuleApsioctlIsBuiltFromImportsFoundation() throws {
+    @Test(arguments: [
+        ("apsioctl", ["ApsioCtl", "ApsioControl", "ApsioState", "ApsioCore", "ApsioJSON", "ApsioPOSIX"]),
+        ("apsiod", ["ApsioAgent", "ApsioLive", "ApsioIngest", "ApsioWire", "ApsioCore", "ApsioJSON", "ApsioPOSIX"]),
+    ])
+    func noModuleTheProgramIsBuiltFromImportsFoundation(_ program: String, _ expected: [String]) throws {
         let manifest = try PackageManifestText()
         var modules: Set<String> = []
-        var next = ["apsioctl"]
+        var next = [program]
         while let name = next.popLast() {
             guard modules.insert(name).inserted, let target = manifest[name] else { continue }
             next += target.dependencies
         }
-        #expect(modules.isSuperset(of: ["ApsioCtl", "ApsioControl", "ApsioState", "ApsioCore", "ApsioJSON", "ApsioPOSIX"]))
+        #expect(modules.isSuperset(of: expected), "\(modules.sorted())")
         for name in modules.sorted() {
             guard let target = manifest[name], target.kind != "systemLibrary" else { continue }
             for (path, text) in try PackageManifestText.swiftFiles(under: target.directory) {
                 let foundation = PackageManifestText.imports(of: text).filter { $0.hasPrefix("Foundation") }
-                #expect(foundation.isEmpty, "\(path) imports \(foundation.sorted()): apsioctl would link Foundation again")
+                #expect(foundation.isEmpty, "\(path) imports \(foundation.sorted()): \(program) would link Foundation again")
             }
         }
     }
