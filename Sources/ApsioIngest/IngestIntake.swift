@@ -6,7 +6,7 @@ import ApsioRedaction
 /// policy's gate, with the size it will cost a batch.
 struct IngestIntake {
     private var redaction: RedactionStream
-    private var attributeBytes = AttributeMemo<Int>()
+    private var attributeBytes = IngestWindow.AttributeBytes()
     /// nil without `RateLimit=`.
     private var limiter: RateLimiter?
     private let unit: String

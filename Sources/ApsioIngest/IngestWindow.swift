@@ -234,9 +234,20 @@ struct IngestWindow {
         260 + record.body.utf8.count + attributeBytes(record.attributes)
     }
 
+    /// The attributes' share of the estimate, remembered for the array a unit's records share.
+    struct AttributeBytes {
+        private var seen = AttributeMemo()
+        private var bytes = 0
+
+        mutating func of(_ attributes: [Attribute]) -> Int {
+            if !seen.isRemembered(attributes) { bytes = IngestWindow.attributeBytes(attributes) }
+            return bytes
+        }
+    }
+
     /// The same estimate, with the attributes' share remembered for the array a unit's records share.
-    static func estimatedBytes(_ record: LogRecord, memo: inout AttributeMemo<Int>) -> Int {
-        260 + record.body.utf8.count + memo.value(for: record.attributes, make: attributeBytes)
+    static func estimatedBytes(_ record: LogRecord, memo: inout AttributeBytes) -> Int {
+        260 + record.body.utf8.count + memo.of(record.attributes)
     }
 
     private static func attributeBytes(_ attributes: [Attribute]) -> Int {

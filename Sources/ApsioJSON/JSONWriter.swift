@@ -90,10 +90,19 @@ package struct JSONWriter: Sendable {
     }
 
     /// The same, from memory the caller lends.
-    mutating func raw(_ json: UnsafeBufferPointer<UInt8>) {
+    package mutating func raw(_ json: UnsafeBufferPointer<UInt8>) {
         prefix()
         bytes.append(contentsOf: json)
         needsComma = true
+    }
+
+    /// More of the value the last `raw` began, for a value written in parts: no comma before it.
+    package mutating func append(_ json: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: json)
+    }
+
+    package mutating func append(_ json: [UInt8]) {
+        bytes.append(contentsOf: json)
     }
 
     package static func encode(_ value: JSONValue) -> [UInt8] {

@@ -13,7 +13,8 @@ package struct RedactionStream: Sendable {
     /// Entries redacted as key material since the block opened; nil outside a block.
     private var keyLines: Int?
     /// A unit's consecutive records mostly share one attribute array: redacted once.
-    private var attributes = AttributeMemo<[Attribute]>()
+    private var attributesSeen = AttributeMemo()
+    private var redactedAttributes: [Attribute] = []
 
     package init(redactor: Redactor, limits: Limits = .spec) {
         self.redactor = redactor
@@ -42,7 +43,7 @@ package struct RedactionStream: Sendable {
         } else {
             keyLines = nil
         }
-        let redactor = redactor
-        record.attributes = attributes.value(for: record.attributes) { redactor.redacted($0) }
+        if !attributesSeen.isRemembered(record.attributes) { redactedAttributes = redactor.redacted(record.attributes) }
+        record.attributes = redactedAttributes
     }
 }

@@ -102,6 +102,34 @@ import Testing
         #expect(attrs["apsio.sampling.session.rate"] == nil && attrs["apsio.sampling.released"] == nil)
     }
 
+    /// The record's attributes are written with plain stores, apart from the writer; byte for
+    /// byte what the writer makes of the same members.
+    @Test func attributesAreTheBytesTheWriterWouldMake() {
+        let attributesIn: [Attribute] = [
+            .string("quote\"d\tkey", "line\u{1}with \"escapes\" and é"), .int("min", .min), .int("n", -3), .int("zero", 0),
+            .bool("b", true), .double("d", 0.25), .string("", ""),
+        ]
+        let request = encoder.encode([OTLPResourceLogs(resource: Self.resource, records: [IngestRecord(record(attributes: attributesIn), mark: .unsampled)])])
+        var writer = JSONWriter()
+        for attribute in attributesIn {
+            writer.beginObject()
+            writer.key("key")
+            writer.string(attribute.key)
+            writer.key("value")
+            writer.beginObject()
+            switch attribute.value {
+            case .string(let text): writer.key("stringValue"); writer.string(text)
+            case .int(let number): writer.key("intValue"); writer.string(String(number))
+            case .double(let number): writer.key("doubleValue"); writer.double(number)
+            case .bool(let flag): writer.key("boolValue"); writer.bool(flag)
+            }
+            writer.endObject()
+            writer.endObject()
+        }
+        let expected = Array(#""attributes":["#.utf8) + writer.bytes + Array(#",{"key":"log.record.uid""#.utf8)
+        #expect(request.firstRange(of: expected) != nil)
+    }
+
     @Test func bodiesAndStringAttributesAreCutAtACharacterBoundary() throws {
         let body = String(repeating: "a", count: 4095) + "é" + String(repeating: "b", count: 900)  // é straddles 4096
         let value = String(repeating: "€", count: 400)  // 1200 bytes; 341 whole euros are 1023

@@ -102,7 +102,8 @@ extension OTLPLogsEncoder {
     /// fields, their sampling mark's, the start of their uid's input.
     private struct ProtobufPieces {
         var uid: UIDInput
-        var attributes = AttributeMemo<(fields: [UInt8], hasSessionAttribute: Bool)>()
+        var attributesSeen = AttributeMemo()
+        var attributes: (fields: [UInt8], hasSessionAttribute: Bool) = ([], false)
         var mark: (mark: SamplingMark, fields: [UInt8])?
 
         init(namespace: String) {
@@ -148,12 +149,13 @@ extension OTLPLogsEncoder {
         let body = writer.begin(Field.body)
         writer.stringField(Field.stringValue, UTF8Cut.cutBody(entry.pointee.record.body, limits: limits))
         writer.end(body)
-        pieces.attributes.withValue(for: entry.pointee.record.attributes, make: { encodeFields(attributes: $0) }) { attributes in
-            writer.raw(attributes.fields)
-            // `session.id` on the record only where it differs from its Resource's (§2.4).
-            if let session = entry.pointee.record.sessionID, session != resourceSession, !attributes.hasSessionAttribute {
-                writer.raw(keyValue(.string(Self.sessionIDKey, session)))
-            }
+        if !pieces.attributesSeen.isRemembered(entry.pointee.record.attributes) {
+            pieces.attributes = encodeFields(attributes: entry.pointee.record.attributes)
+        }
+        writer.raw(pieces.attributes.fields)
+        // `session.id` on the record only where it differs from its Resource's (§2.4).
+        if let session = entry.pointee.record.sessionID, session != resourceSession, !pieces.attributes.hasSessionAttribute {
+            writer.raw(keyValue(.string(Self.sessionIDKey, session)))
         }
         writer.raw(Self.uidFieldPrefix)
         let uid = pieces.uid.bytes
@@ -172,7 +174,7 @@ extension OTLPLogsEncoder {
     private func encodeFields(attributes: [Attribute]) -> (fields: [UInt8], hasSessionAttribute: Bool) {
         var fields: [UInt8] = []
         var hasSessionAttribute = false
-        for attribute in attributes where !Self.encoderKeys.contains(attribute.key) {
+        for attribute in attributes where !Self.isEncoderKey(attribute.key) {
             if attribute.key == Self.sessionIDKey { hasSessionAttribute = true }
             fields += keyValue(attribute)
         }

@@ -19,8 +19,11 @@ package struct OTLPLogsEncoder: Sendable {
     package static let recordUIDKey = "log.record.uid"
     package static let sessionIDKey = "session.id"
     /// Keys the encoder sets itself; a record attribute of the same key is left out rather than
-    /// sent twice with two values.
-    static let encoderKeys: Set<String> = [recordUIDKey, SamplingMark.sessionRateKey, SamplingMark.releasedKey]
+    /// sent twice with two values. Three comparisons, most of them settled by length, rather than a
+    /// set, which would hash every key of every record's attributes.
+    static func isEncoderKey(_ key: String) -> Bool {
+        key == recordUIDKey || key == SamplingMark.sessionRateKey || key == SamplingMark.releasedKey
+    }
 
     let hashing: any SHA256Hashing
     package let limits: Limits
@@ -235,7 +238,8 @@ package struct OTLPLogsEncoder: Sendable {
     /// are the same), of their sampling mark, and the start of their uid's input.
     private struct RecordPieces {
         var uid: UIDInput
-        var attributes = AttributeMemo<EncodedAttributes>()
+        var attributesSeen = AttributeMemo()
+        var attributes = EncodedAttributes(json: [], hasSessionAttribute: false)
         var mark: (mark: SamplingMark, json: [UInt8])?
 
         init(namespace: String) {
@@ -261,7 +265,8 @@ package struct OTLPLogsEncoder: Sendable {
 
     /// The record object, written piece by piece into `scratch` and then into the request; the same
     /// bytes `writeAttribute` and the writer's own methods would make, in the shape the type's
-    /// comment gives.
+    /// comment gives. The attributes' JSON, most of a record, goes from the memo straight into the
+    /// request rather than through `scratch` too.
     private func write(
         _ entry: UnsafePointer<IngestRecord>, resourceSession: String?, pieces: inout RecordPieces,
         digester: borrowing SHA256Digester, scratch: inout JSONScratch, into writer: inout JSONWriter
@@ -275,68 +280,102 @@ package struct OTLPLogsEncoder: Sendable {
         } else {
             pieces.uid.fill(for: entry.pointee.record)
         }
-        let uid = pieces.uid.bytes
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
-            uid.withUnsafeBytes { digester.digest($0, into: digest) }
-            // A closure rather than `encode(attributes:)`: a method reference is a closure holding a
-            // copy of the encoder, made for every record.
-            pieces.attributes.withValue(for: entry.pointee.record.attributes, make: { encode(attributes: $0) }) { attributes in
-                // `session.id` on the record only where it differs from its Resource's (§2.4).
-                let session = entry.pointee.record.sessionID.flatMap {
-                    $0 != resourceSession && !attributes.hasSessionAttribute ? $0 : nil
-                }
-                let sessionJSON = session.map { json(of: .string(Self.sessionIDKey, $0)) } ?? []
-                scratch.reset(
-                    reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: entry.pointee.record.severityText.utf8.count)
-                        + JSONEscaping.quotedBound(utf8Count: body.utf8.count) + attributes.json.count + sessionJSON.count
-                        + (markJSON?.count ?? 0))
-                scratch.put(UInt8(ascii: "{"))
-                scratch.put(Self.timeKey)
-                scratch.putDecimal(entry.pointee.record.timeUnixNano)
-                scratch.put(Self.observedTimeKey)
-                scratch.putDecimal(entry.pointee.observedTimeUnixNano ?? entry.pointee.record.timeUnixNano)
-                scratch.put(Self.severityNumberKey)
-                let severity = CapturePolicy.severityRange.contains(entry.pointee.record.severityNumber) ? entry.pointee.record.severityNumber : 0
-                scratch.putDecimal(UInt64(severity))
-                if !entry.pointee.record.severityText.isEmpty {
-                    scratch.put(Self.severityTextKey)
-                    scratch.putQuoted(entry.pointee.record.severityText)
-                }
-                scratch.put(Self.bodyKey)
-                scratch.putQuoted(body)
-                scratch.put(Self.attributesKey)
-                scratch.put(attributes.json)
-                if !sessionJSON.isEmpty {
-                    if !attributes.json.isEmpty { scratch.put(UInt8(ascii: ",")) }
-                    scratch.put(sessionJSON)
-                }
-                if !attributes.json.isEmpty || !sessionJSON.isEmpty { scratch.put(UInt8(ascii: ",")) }
-                scratch.put(Self.uidStart)
-                scratch.putHex(UnsafeRawBufferPointer(digest), count: 16)
-                scratch.put(Self.uidEnd)
-                if let markJSON {
-                    scratch.put(UInt8(ascii: ","))
-                    scratch.put(markJSON)
-                }
-                scratch.put(UInt8(ascii: "]"))
-                scratch.put(UInt8(ascii: "}"))
-            }
+        if !pieces.attributesSeen.isRemembered(entry.pointee.record.attributes) {
+            pieces.attributes = encode(attributes: entry.pointee.record.attributes, scratch: &scratch)
         }
+        // `session.id` on the record only where it differs from its Resource's (§2.4).
+        let session = entry.pointee.record.sessionID.flatMap {
+            $0 != resourceSession && !pieces.attributes.hasSessionAttribute ? $0 : nil
+        }
+        let sessionJSON = session.map { json(of: .string(Self.sessionIDKey, $0)) } ?? []
+        scratch.reset(
+            reserving: Self.fixedRecordBytes + JSONEscaping.quotedBound(utf8Count: entry.pointee.record.severityText.utf8.count)
+                + JSONEscaping.quotedBound(utf8Count: body.utf8.count) + sessionJSON.count + (markJSON?.count ?? 0))
+        scratch.put(UInt8(ascii: "{"))
+        scratch.put(Self.timeKey)
+        scratch.putDecimal(entry.pointee.record.timeUnixNano)
+        scratch.put(Self.observedTimeKey)
+        scratch.putDecimal(entry.pointee.observedTimeUnixNano ?? entry.pointee.record.timeUnixNano)
+        scratch.put(Self.severityNumberKey)
+        let severity = CapturePolicy.severityRange.contains(entry.pointee.record.severityNumber) ? entry.pointee.record.severityNumber : 0
+        scratch.putDecimal(UInt64(severity))
+        if !entry.pointee.record.severityText.isEmpty {
+            scratch.put(Self.severityTextKey)
+            scratch.putQuoted(entry.pointee.record.severityText)
+        }
+        scratch.put(Self.bodyKey)
+        scratch.putQuoted(body)
+        scratch.put(Self.attributesKey)
         writer.raw(scratch.bytes)
+        let attributes = pieces.attributes.json
+        writer.append(attributes)
+        scratch.reset(reserving: 0)
+        if !sessionJSON.isEmpty {
+            if !attributes.isEmpty { scratch.put(UInt8(ascii: ",")) }
+            scratch.put(sessionJSON)
+        }
+        if !attributes.isEmpty || !sessionJSON.isEmpty { scratch.put(UInt8(ascii: ",")) }
+        scratch.put(Self.uidStart)
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
+            pieces.uid.bytes.withUnsafeBytes { digester.digest($0, into: digest) }
+            scratch.putHex(UnsafeRawBufferPointer(digest), count: 16)
+        }
+        scratch.put(Self.uidEnd)
+        if let markJSON {
+            scratch.put(UInt8(ascii: ","))
+            scratch.put(markJSON)
+        }
+        scratch.put(UInt8(ascii: "]"))
+        scratch.put(UInt8(ascii: "}"))
+        writer.append(scratch.bytes)
     }
 
     /// The envelope's keys and punctuation, three numbers of at most 20 digits, and the uid: what a
     /// record takes besides its strings and attributes (about 260 bytes), with room to spare.
     private static let fixedRecordBytes = 512
 
-    private func encode(attributes: [Attribute]) -> EncodedAttributes {
-        var writer = JSONWriter()
-        var hasSessionAttribute = false
-        for attribute in attributes where !Self.encoderKeys.contains(attribute.key) {
-            if attribute.key == Self.sessionIDKey { hasSessionAttribute = true }
-            writeAttribute(attribute, into: &writer)
+    private static let attributeKeyStart = Array(#"{"key":"#.utf8)
+    private static let stringValueStart = Array(#","value":{"stringValue":"#.utf8)
+    private static let attributeEnd = Array(#"}}"#.utf8)
+    private static let intValueStart = Array(#","value":{"intValue":""#.utf8)
+    private static let intValueEnd = Array(#""}}"#.utf8)
+
+    /// A record's attributes as JSON array elements, written with plain stores into `scratch` (a
+    /// memo miss is every record of a unit whose entries carry a field of their own, such as a
+    /// request id) and copied out once; the bytes `writeAttribute` makes.
+    private func encode(attributes: [Attribute], scratch: inout JSONScratch) -> EncodedAttributes {
+        var bound = 0
+        for attribute in attributes {
+            let value = if case .string(let text) = attribute.value { text.utf8.count } else { 64 }
+            bound += 40 + JSONEscaping.quotedBound(utf8Count: attribute.key.utf8.count) + JSONEscaping.quotedBound(utf8Count: value)
         }
-        return EncodedAttributes(json: writer.bytes, hasSessionAttribute: hasSessionAttribute)
+        scratch.reset(reserving: bound)
+        var hasSessionAttribute = false
+        var first = true
+        for attribute in attributes where !Self.isEncoderKey(attribute.key) {
+            if attribute.key == Self.sessionIDKey { hasSessionAttribute = true }
+            if !first { scratch.put(UInt8(ascii: ",")) }
+            first = false
+            switch attribute.value {
+            case .string(let text):
+                scratch.put(Self.attributeKeyStart)
+                scratch.putQuoted(attribute.key)
+                scratch.put(Self.stringValueStart)
+                scratch.putQuoted(UTF8Cut.cutAttribute(text, limits: limits))
+                scratch.put(Self.attributeEnd)
+            case .int(let number):
+                // An int64 is a JSON string in the mapping: `"intValue":"-12"`.
+                scratch.put(Self.attributeKeyStart)
+                scratch.putQuoted(attribute.key)
+                scratch.put(Self.intValueStart)
+                if number < 0 { scratch.put(UInt8(ascii: "-")) }
+                scratch.putDecimal(number.magnitude)
+                scratch.put(Self.intValueEnd)
+            case .double, .bool:
+                scratch.put(json(of: attribute))
+            }
+        }
+        return EncodedAttributes(json: Array(scratch.bytes), hasSessionAttribute: hasSessionAttribute)
     }
 
     private func json(of attribute: Attribute) -> [UInt8] {
