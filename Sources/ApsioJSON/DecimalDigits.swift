@@ -27,6 +27,18 @@ enum DecimalDigits {
         return start
     }
 
+    /// How many digits `value` has: 1 to 20.
+    static func count(_ value: UInt64) -> Int {
+        var digits = 1
+        var bound: UInt64 = 10
+        // Comparisons rather than divisions; the last power (10^19) is below UInt64.max.
+        while digits < 20, value >= bound {
+            digits += 1
+            if digits < 20 { bound &*= 10 }
+        }
+        return digits
+    }
+
     /// "00", "01", … "99", back to back.
     private static let pairs: [UInt8] = {
         var pairs: [UInt8] = []

@@ -43,6 +43,25 @@ import Testing
         #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
     }
 
+    /// The scratch counts a number's digits before it writes them where they go: every count from
+    /// 1 to 20, at each power of ten and on either side of it.
+    @Test func theScratchWritesEachNumberWithAllItsDigits() {
+        var values: [UInt64] = [0, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0...19 {
+            values += [power - 1, power, power + 1]
+            if power <= UInt64.max / 10 { power *= 10 }
+        }
+        var scratch = JSONScratch()
+        for value in values {
+            scratch.reset(reserving: 64)
+            scratch.put(UInt8(ascii: "<"))
+            scratch.putDecimal(value)
+            scratch.put(UInt8(ascii: ">"))
+            #expect(String(decoding: scratch.bytes, as: UTF8.self) == "<\(value)>")
+        }
+    }
+
     @Test(arguments: [Int64(0), -1, -9, -10, 12_345, Int64.min, Int64.max])
     func signedNumbersAreTheirDecimalDigits(value: Int64) {
         var writer = JSONWriter()
