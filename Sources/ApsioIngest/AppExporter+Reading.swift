@@ -126,8 +126,13 @@ extension AppExporter {
             part.insert(JournalGapRecord.record(for: gap, before: next, unit: configuration.unit), at: 0)
             untoldGap = nil
         }
-        let taken = intake.take(
-            part, through: through, into: &backlog.window, now: clock.now(), holding: policy == nil, admit: { admit($0) })
+        let now = clock.now()
+        let taken: IngestIntake.Taken
+        if let gate = batchGate(now: now) {
+            taken = intake.take(part, through: through, into: &backlog.window, now: now, holding: false) { admit($0, gate: gate) }
+        } else {
+            taken = intake.take(part, through: through, into: &backlog.window, now: now, holding: true) { _ in nil }
+        }
         counted(taken)
         reportQueue()
         activity.notify()

@@ -278,6 +278,24 @@ package actor AppExporter {
         return IngestGate.admit(record, policy: policy, scope: scope, sampler: &sampler, logLevelRaised: raised)
     }
 
+    /// What `admit` reads besides the record, read once for a whole batch taken at `now` rather
+    /// than copied out of the exporter (a retain and a release of each of their arrays and strings)
+    /// and the clock read for every record. nil before the first policy: records are held.
+    struct BatchGate {
+        let policy: Policy
+        let scope: CaptureScope
+        let raised: Bool
+    }
+
+    func batchGate(now: LiveNow) -> BatchGate? {
+        guard let policy else { return nil }
+        return BatchGate(policy: policy, scope: scope, raised: releasedUntilUnixMs.map { now.wallUnixMs < $0 } ?? false)
+    }
+
+    func admit(_ record: LogRecord, gate: borrowing BatchGate) -> SamplingMark? {
+        IngestGate.admit(record, policy: gate.policy, scope: gate.scope, sampler: &sampler, logLevelRaised: gate.raised)
+    }
+
     func dropQueue() {
         let dropped = backlog.dropAll()
         intake.forgetDrops()

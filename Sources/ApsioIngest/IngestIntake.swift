@@ -60,7 +60,9 @@ struct IngestIntake {
                 }
             }
             redaction.redact(&record)
-            place(record, cursorAfter: record.journalCursor, into: &chunk, window: &window, now: now, holding: holding,
+            // Read before the record is handed over: reading it in the same call would copy it.
+            let cursor = record.journalCursor
+            place(record, cursorAfter: cursor, into: &chunk, window: &window, now: now, holding: holding,
                 admit: admit, taken: &taken)
         }
         window.append(chunk)

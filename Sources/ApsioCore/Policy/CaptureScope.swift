@@ -13,6 +13,8 @@ package struct CaptureScope: Sendable, Equatable {
     package private(set) var families: Set<CaptureFamily>
     /// The policy's `capture.logs_min_severity`.
     package private(set) var logsMinSeverity: Int
+    /// `families` a bit each, as `isOn` reads them for every record: a set's lookup hashes.
+    private var bits: UInt8
 
     /// `policy`: nil before the first policy ever arrived, when only the app file decides (records
     /// are held until a policy comes, 15.3, and the live channel is closed without one).
@@ -25,18 +27,28 @@ package struct CaptureScope: Sendable, Equatable {
             if policy.replay == .never { families.remove(.replay) }
         }
         self.families = families
+        bits = families.reduce(0) { $0 | Self.bit($1) }
         logsMinSeverity = policy?.logsMinSeverity ?? CapturePolicy.defaultLogsMinSeverity
+    }
+
+    private static func bit(_ family: CaptureFamily) -> UInt8 {
+        switch family {
+        case .logs: 1
+        case .errors: 2
+        case .metrics: 4
+        case .replay: 8
+        }
     }
 
     /// Every family on, at the default floor: what nothing has turned off.
     package static let everything = CaptureScope(appFamilies: Set(CaptureFamily.allCases), policy: nil)
 
-    package func isOn(_ family: CaptureFamily) -> Bool { families.contains(family) }
+    package func isOn(_ family: CaptureFamily) -> Bool { bits & Self.bit(family) != 0 }
 
     package func isOn(_ family: LogFamily) -> Bool {
         switch family {
-        case .logs: families.contains(.logs)
-        case .errors: families.contains(.errors)
+        case .logs: isOn(CaptureFamily.logs)
+        case .errors: isOn(CaptureFamily.errors)
         }
     }
 
