@@ -8,7 +8,7 @@ against the in-memory hub of the same run; with `--rounds N` all of it N times, 
 every other round, and the medians of the ratios each round gives."""
 import argparse, os, statistics, subprocess, sys, tempfile, threading, time
 
-from processes import (cluster_masters, free_port, redis_output_bytes, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
+from processes import (Callgrind, cluster_masters, free_port, redis_output_bytes, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
                        wait_until)
 
 def cpu_seconds(pid):
@@ -145,10 +145,15 @@ def run_one(options, features, kind, instances, load):
     processes = []
     redis = None
     failover = {}
+    # The instances and Redis under callgrind, counting only over the measured window.
+    callgrind = Callgrind(work) if options.callgrind else None
+    counted = []
     try:
         if kind == "redis":
             with pinned(options, instances=False):
-                server, sock = start_redis(work)
+                server, sock = start_redis(work, callgrind)
+            if callgrind:
+                counted.append(("redis", server))
             processes.append(server)
             redis = Redis([server], [sock])
             seed = sock
@@ -174,19 +179,30 @@ def run_one(options, features, kind, instances, load):
                 command += ["--app", f"bench-{app}:bench-key-{app}"]
                 for index in range(options.devices_per_app):
                     command += ["--tester", f"t-{index}:fleet-{app}-{index}"]
+            if callgrind:
+                command = callgrind.wrap(f"backend-{number}", command)
             with pinned(options, instances=True):
-                backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{work}/backend-{number}.log", "w"))
+                backend = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(f"{work}/backend-{number}.log", "w"),
+                                           env=callgrind.env if callgrind else None)
             processes.append(backend)
             backends.append(backend)
+            if callgrind:
+                counted.append((f"backend-{number}", backend))
         for backend, port in zip(backends, ports):
-            wait_until(lambda: tcp_ready(port), "apsio-backend", backend)
+            wait_until(lambda: tcp_ready(port), "apsio-backend", backend, seconds=120 if callgrind else 20)
         idle_anon = [rss_anon_kib(backend.pid) for backend in backends]
         redis_idle_anon = redis.anon_kib() if redis else 0
         redis_idle_used = redis.used() if redis else 0
         # What the processes spend with nobody there (timers, Redis's cron), so that a hello's
         # cost can be told from the floor under it.
         idle_start = sum(cpu_seconds(p.pid) for p in backends) + (redis.cpu() if redis else 0)
+        for _, process in counted:
+            callgrind.on(process.pid)
+        idle_at = time.monotonic()
         time.sleep(options.idle_seconds)
+        for _, process in counted:
+            callgrind.dump(process.pid)
+        idle_measured = time.monotonic() - idle_at
         idle_cpu = sum(cpu_seconds(p.pid) for p in backends) + (redis.cpu() if redis else 0) - idle_start
         load_before = open("/proc/loadavg").read().split()[0]
         with pinned(options, instances=False):
@@ -221,12 +237,16 @@ def run_one(options, features, kind, instances, load):
                          f"{options.profile}/{kind}-{instances}-{load.replace(':', '-')}.data",
                          "-p", ",".join(str(backend.pid) for backend in backends)],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                for _, process in counted:
+                    callgrind.on(process.pid)
                 start = snapshot()
                 if kind == "cluster" and options.kill_master_at > 0:
                     killer = threading.Thread(target=kill_a_master, args=(nodes, node_ports, options.kill_master_at, failover))
                     killer.start()
             elif key == "ended":
                 end = snapshot()
+                for _, process in counted:
+                    callgrind.dump(process.pid)
                 if profiler:
                     profiler.send_signal(2)
                     profiler.wait()
@@ -246,6 +266,9 @@ def run_one(options, features, kind, instances, load):
     finally:
         for process in reversed(processes):
             stop(process)
+    # The first dump is the idle window's, the second the load's.
+    idle_instructions = {name: callgrind.instructions(name, 1) for name, _ in counted} if callgrind else {}
+    instructions = {name: callgrind.instructions(name, 2) for name, _ in counted} if callgrind else {}
     subprocess.run(["rm", "-rf", work])
     backend_cpu = sum(end["backends"]) - sum(start["backends"])
     redis_cpu = end["redis"] - start["redis"]
@@ -258,7 +281,10 @@ def run_one(options, features, kind, instances, load):
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
         redis_used=(redis_idle_used, redis_end_used), failover=failover,
-        redis_output=end["redis_output"] - start["redis_output"])
+        redis_output=end["redis_output"] - start["redis_output"],
+        backend_instructions=sum(v for k, v in instructions.items() if k.startswith("backend-")),
+        redis_instructions=instructions.get("redis", 0),
+        idle_instructions_per_second=sum(idle_instructions.values()) / idle_measured if callgrind else 0)
 
 def kill_a_master(nodes, ports, after, failover):
     """`after` seconds into the window, SIGKILL the first master (a crash), and time how long until
@@ -298,6 +324,11 @@ def describe(result):
           f"({r['backend_switches'] / max(requests(r['report']), 1):.1f} a request); with nobody there, backend and Redis spent "
           f"{r['idle_cpu_per_second'] * 1000:.1f} ms of CPU a second")
     answered = max(requests(report), 1)
+    if r.get("backend_instructions"):
+        print(f"instructions (callgrind, the window): backend {r['backend_instructions']:,} "
+              f"({r['backend_instructions'] / answered:,.0f} a request), Redis {r['redis_instructions']:,} "
+              f"({r['redis_instructions'] / answered:,.0f} a request); with nobody there, backend and Redis "
+              f"{r['idle_instructions_per_second']:,.0f} a second")
     print("backend threads, by kind: " + "; ".join(
         f"{kind} {ran / 1e9:.2f} s ({ran / 1e3 / answered:.0f} µs and {switched / answered:.2f} switches a request)"
         for kind, (ran, switched) in sorted(r["backend_threads"].items(), key=lambda item: -item[1][0])))
@@ -334,7 +365,7 @@ def per_cpu_second(result):
     count = result["hellos"] if result["shape"]["live"] == 0 else requests(result["report"])
     return count / cpu if cpu else 0
 
-def table(results):
+def table(results, options):
     baseline = {r["load"]: r for r in results if r["kind"] == "memory"}
     print()
     print("| Configuration | Load | Hellos | Requests | Backend CPU | Redis CPU | Per CPU-second | vs in-memory "
@@ -353,13 +384,17 @@ def table(results):
               f"| {r['redis_cpu']:.2f} s | {rate:,.0f} | {ratio} | {fanout} "
               f"| {mib_per_1000(loaded - idle, r['devices']):.1f} MiB "
               f"| {'—' if r['kind'] == 'memory' else format(r['redis_output'] / 1048576, '.1f') + ' MiB'} | {failures} ({report.get('gaps')}) |")
-    three_against_one(results)
+    three_against_one(results, options)
 
 def hello_cost(result):
     """CPU a hello costs, of the instances and of Redis, under the `hellos` load."""
     return result["backend_cpu"] / result["hellos"], result["redis_cpu"] / result["hellos"]
 
-def three_against_one(results, quiet=False):
+# The hellos load with run.sh's defaults: 50 apps × 100 testers, a hello each every 15 s.
+DEFAULT_HELLO_RATE = 50 * 100 / 15
+
+
+def three_against_one(results, options, quiet=False):
     """What a hello costs three instances against one: the ratio, and the load each carries on
     machines of its own (each instance a core carrying a third of the hellos, Redis one core shared
     by all), from the CPU per hello measured here. Nil without both under `hellos`."""
@@ -373,6 +408,23 @@ def three_against_one(results, quiet=False):
     ratio = (b3 + r3) / (b1 + r1)
     if quiet:
         return ratio
+    if single.get("backend_instructions") and triple.get("backend_instructions"):
+        def per_hello(r, rate=None):
+            """Instructions a hello over the window; at `rate` hellos a second, what the floor with
+            nobody there adds at that rate instead of the window's (a hello takes some fifty times as
+            long under callgrind, so the window's rate is lower than the load's and the floor weighs more)."""
+            spent = r["backend_instructions"] + r["redis_instructions"]
+            if rate is None:
+                return spent / r["hellos"]
+            floor = r["idle_instructions_per_second"] * r["seconds"]
+            return (spent - floor) / r["hellos"] + r["idle_instructions_per_second"] / rate
+        rate = options.apps * options.devices_per_app / options.interval
+        load_rate = DEFAULT_HELLO_RATE
+        print(f"\nthree instances against one, instructions a hello (callgrind), backend and Redis: one instance "
+              f"{per_hello(single):,.0f}, three {per_hello(triple):,.0f} ({per_hello(triple) / per_hello(single):.2f}×) at "
+              f"{rate:.0f} hellos a second; with the floor with nobody there taken at the hellos load's {load_rate:.0f} a second, "
+              f"{per_hello(single, load_rate):,.0f} and {per_hello(triple, load_rate):,.0f} "
+              f"({per_hello(triple, load_rate) / per_hello(single, load_rate):.2f}×)")
     print(f"\nthree instances against one, from CPU per hello (hellos load): one instance {b1 * 1e6:.0f} µs of backend "
           f"and {r1 * 1e6:.0f} µs of Redis per hello, three {b3 * 1e6:.0f} µs and {r3 * 1e6:.0f} µs ({ratio:.2f}× a hello): "
           f"with a core per instance and one for Redis, one carries {one:,.0f} hellos/s, three {three:,.0f} ({three / one:.2f}×)")
@@ -403,7 +455,7 @@ def summary(rounds):
                                       if values else "—")
         print(f"| {kind} ×{instances} | {load} | {spread(rates, lambda v: f'{v:,.0f}')} | {spread(ratios, lambda v: f'{v:.2f}×')} "
               f"| {spread(p99s, lambda v: f'{v:.1f} ms')} | {spread(switched, lambda v: f'{v:.1f}')} |")
-    ratios = [ratio for ratio in (three_against_one(results, quiet=True) for results in rounds) if ratio]
+    ratios = [ratio for ratio in (three_against_one(results, options, quiet=True) for results in rounds) if ratio]
     if ratios:
         print(f"\nthree instances against one, CPU a hello, over {len(ratios)} rounds: median {statistics.median(ratios):.2f}× "
               f"({min(ratios):.2f}–{max(ratios):.2f})")
@@ -416,6 +468,9 @@ def main():
     parser.add_argument("--kill-master-at", type=float, default=0)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--profile", default="")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="the instances and Redis under callgrind (bench/callgrind/env.sh set up the environment): "
+                             "instructions a hello, besides CPU")
     parser.add_argument("--pin", action="store_true")
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")
@@ -454,7 +509,7 @@ def main():
             describe(result)
             results.append(result)
         results.sort(key=lambda r: runs.index((r["kind"], r["instances"], r["load"])))
-        table(results)
+        table(results, options)
         rounds.append(results)
     if len(rounds) > 1:
         summary(rounds)

@@ -1,5 +1,6 @@
 """What the fleet benchmarks share: free loopback ports, waiting for a process to be ready, a
-private redis-server's RESP over its socket, and stopping what a run started by its pid."""
+private redis-server's RESP over its socket, stopping what a run started by its pid, and running
+processes under callgrind."""
 import os, signal, socket, subprocess, sys, time
 
 def free_port():
@@ -73,15 +74,50 @@ def stop(process):
             process.kill()
             process.wait()
 
-def start_redis(work):
-    """Debian's redis-server on a socket in `work`, no TCP and no persistence; returns (process, socket)."""
+class Callgrind:
+    """Processes run under callgrind (CALLGRIND=DIR, bench/callgrind/README.md) that count nothing
+    until `on` and are dumped by `dump`: the instructions each spent over a measured window,
+    which, unlike CPU time, do not drift with what else the machine is doing."""
+    def __init__(self, work):
+        self.valgrind = os.environ["CALLGRIND_VALGRIND"]
+        self.control = os.environ["CALLGRIND_CONTROL"]
+        self.env = dict(os.environ, LD_PRELOAD=os.environ["CALLGRIND_PRELOAD"])
+        self.work = work
+
+    def wrap(self, name, command):
+        return [self.valgrind, "--tool=callgrind", "--instr-atstart=no",
+                f"--callgrind-out-file={self.work}/callgrind-{name}.out"] + command
+
+    def on(self, pid):
+        subprocess.run([self.control, "-i", "on", str(pid)], stdout=subprocess.DEVNULL, check=True, timeout=60)
+
+    def dump(self, pid):
+        """Writes what `pid` counted since `on` (callgrind-NAME.out.1, .2… in turn) and stops counting."""
+        subprocess.run([self.control, "-d", str(pid)], stdout=subprocess.DEVNULL, check=True, timeout=60)
+        subprocess.run([self.control, "-i", "off", str(pid)], stdout=subprocess.DEVNULL, check=True, timeout=60)
+
+    def instructions(self, name, window):
+        """What the `window`th `dump` of NAME counted (the dump at exit counts nothing)."""
+        path = f"{self.work}/callgrind-{name}.out.{window}"
+        if not os.path.exists(path):
+            return 0
+        with open(path) as dump:
+            for line in dump:
+                if line.startswith("summary:") or line.startswith("totals:"):
+                    return int(line.split()[1])
+        return 0
+
+def start_redis(work, callgrind=None):
+    """Debian's redis-server on a socket in `work`, no TCP and no persistence; returns (process, socket).
+    With `callgrind`, under it (`Callgrind`)."""
     sock = f"{work}/redis.sock"
+    command = ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+               "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", work]
     redis = subprocess.Popen(
-        ["redis-server", "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-         "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", work],
+        callgrind.wrap("redis", command) if callgrind else command, env=callgrind.env if callgrind else None,
         stdout=open(f"{work}/redis.log", "w"), stderr=subprocess.STDOUT)
     try:
-        wait_until(lambda: redis_ready(sock), "redis-server", redis)
+        wait_until(lambda: redis_ready(sock), "redis-server", redis, seconds=120 if callgrind else 20)
     except BaseException:
         stop(redis)
         raise

@@ -26,6 +26,13 @@
 #                                   # perf record -g of the instances over each window, one file
 #                                   # each (perf report -i /tmp/fleet-perf/redis-1-hellos.data);
 #                                   # the CPU figures then include perf's own sampling
+#   CALLGRIND=/path/to/valgrind/bin INTERVAL=60 LOADS=hellos CONFIGURATIONS="redis:1 redis:3" bench/fleet/run.sh
+#                                   # the instances and Redis under callgrind (bench/callgrind/README.md),
+#                                   # counting over each window: instructions a hello, which do not
+#                                   # drift with the machine as CPU time does (a hello costs about
+#                                   # 50 times as long, so fewer a second: a longer INTERVAL; the
+#                                   # floor with nobody there, counted over IDLE_SECONDS before
+#                                   # each window, is then taken at the default load's rate)
 #   PIN=1 bench/fleet/run.sh        # the instances on every CPU but the first, Redis and the
 #                                   # generator on the first: the load does not share the
 #                                   # instances' cores and caches
@@ -60,6 +67,8 @@ DEVICES=${DEVICES:-spread}
 ROUNDS=${ROUNDS:-1}
 PROFILE=${PROFILE:-}
 PIN=${PIN:-}
+CALLGRIND=${CALLGRIND:-}
+IDLE_SECONDS=${IDLE_SECONDS:-5}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -71,6 +80,10 @@ bin="$(swift build -c release --show-bin-path)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "$CALLGRIND" ]; then
+    . bench/callgrind/env.sh
+    callgrind_setup "$CALLGRIND" "$work/callgrind"
+fi
 printf 'bench-password\n' | "$bin/apsio-backend" --accounts "$work/accounts" --add-user bench:admin --iterations 1000 >&2
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); $(redis-server --version 2>/dev/null | cut -d' ' -f1-3)"
@@ -78,5 +91,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE" ${PIN:+--pin}
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE" ${PIN:+--pin} ${CALLGRIND:+--callgrind} --idle-seconds "$IDLE_SECONDS"
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -18,6 +18,10 @@
 #   UNITS=4 bench/ingest/run.sh                # N entries of four units, one app per unit in one process
 #   MESSAGES=Tests/ApsioRedactionTests/Fixtures/redaction/mix.txt REDACT_RULES="none standard" bench/ingest/run.sh
 #                                              # a file's lines as the messages, without and with the redaction library
+#   CALLGRIND=/path/to/valgrind/bin N=20000 UNITS=4 BEFORE=path/to/an/earlier/apsio-bench-ingest bench/ingest/run.sh
+#                                              # instead of CPU time, instructions (bench/callgrind/README.md):
+#                                              # journalctl and each build once under callgrind, and
+#                                              # each stage's share (bench/ingest/stages.py)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/swift-env.sh
@@ -58,6 +62,40 @@ fi
 sink_pid=$!
 for _ in $(seq 100); do grep -q port= "$work/sink.out" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^port=//p' "$work/sink.out")
+
+if [ -n "${CALLGRIND:-}" ]; then
+    . bench/callgrind/env.sh
+    callgrind_setup "$CALLGRIND" "$work/callgrind"
+    units=$(for u in $(seq 0 $((UNITS - 1))); do printf 'bench%s.service,' "$u"; done)
+    units=${units%,}
+    matches=$(for u in $(seq 0 $((UNITS - 1))); do printf '_SYSTEMD_UNIT=bench%s.service ' "$u"; done)
+    # Each run counts its whole life, from an empty state: the same work for every build.
+    count() {
+        local out=$1; shift
+        LD_PRELOAD=$CALLGRIND_PRELOAD "$CALLGRIND_VALGRIND" --tool=callgrind --callgrind-out-file="$out" "$@" 2>"$out.log" >/dev/null \
+            || { cat "$out.log" >&2; exit 1; }
+        echo "$(basename "$out"): $(sed -n 's/^==[0-9]*== Collected : //p' "$out.log") instructions" >&2
+    }
+    count "$work/journalctl.cg" journalctl -D "$dir" -o export $matches
+    set -- this "$bench"
+    for build in ${BEFORE:-}; do
+        case "$build" in *=*) set -- "$@" "${build%%=*}" "${build#*=}" ;; *) set -- "$@" before "$build" ;; esac
+    done
+    runs=()
+    while [ $# -gt 0 ]; do
+        rm -rf "$work/state"
+        count "$work/$1.cg" "$2" run --journal-dir "$dir" --unit "$units" --backend "http://127.0.0.1:$port" \
+            --state-dir "$work/state" --expect "$N" --gzip-level "${LEVELS%% *}"
+        runs+=("$1" "$work/$1.cg")
+        shift 2
+    done
+    echo "journal: $N entries of $UNITS unit(s); instructions, each stage inclusive:"
+    # Earlier builds first, so that a pair reads before, after.
+    ordered=()
+    for ((i = ${#runs[@]} - 2; i >= 0; i -= 2)); do ordered+=("${runs[i]}" "${runs[i + 1]}"); done
+    python3 bench/ingest/stages.py "$CALLGRIND_ANNOTATE" --journalctl "$work/journalctl.cg" "${ordered[@]}"
+    exit 0
+fi
 
 echo "machine: $(nproc) CPUs, $(uname -r), $(journalctl --version | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "journal: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) file(s)"
