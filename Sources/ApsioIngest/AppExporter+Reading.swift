@@ -128,10 +128,12 @@ extension AppExporter {
         }
         let now = clock.now()
         let taken: IngestIntake.Taken
+        // The part handed over, not lent: the intake reverses it in place, which copies every
+        // record of an array someone else still holds.
         if let gate = batchGate(now: now) {
-            taken = intake.take(part, through: through, into: &backlog.window, now: now, holding: false) { admit($0, gate: gate) }
+            taken = intake.take(consume part, through: through, into: &backlog.window, now: now, holding: false) { admit($0, gate: gate) }
         } else {
-            taken = intake.take(part, through: through, into: &backlog.window, now: now, holding: true) { _ in nil }
+            taken = intake.take(consume part, through: through, into: &backlog.window, now: now, holding: true) { _ in nil }
         }
         counted(taken)
         reportQueue()
@@ -158,8 +160,9 @@ extension AppExporter {
     /// Counts journald's notes of dropped lines as they are read, whatever the policy then does
     /// with their records: what journald lost is known either way.
     func countJournaldDrops(_ part: [LogRecord]) {
-        for record in part {
-            guard let count = JournalDropRecord.droppedCount(of: record) else { continue }
+        // By index: `for record in part` copies each record out (a retain of each of its strings).
+        for index in part.indices {
+            guard let count = JournalDropRecord.droppedCount(of: part[index]) else { continue }
             counters.journaldDropNotes += 1
             counters.journaldDroppedLines += Int(clamping: count)
             log.warning("journald dropped \(count) lines of \(configuration.unit) under its rate limit; a record says so")

@@ -62,7 +62,7 @@ struct IngestIntake {
             redaction.redact(&record)
             // Read before the record is handed over: reading it in the same call would copy it.
             let cursor = record.journalCursor
-            place(record, cursorAfter: cursor, into: &chunk, window: &window, now: now, holding: holding,
+            place(consume record, cursorAfter: cursor, into: &chunk, window: &window, now: now, holding: holding,
                 admit: admit, taken: &taken)
         }
         window.append(chunk)

@@ -430,7 +430,7 @@ def three_against_one(results, options, quiet=False):
           f"with a core per instance and one for Redis, one carries {one:,.0f} hellos/s, three {three:,.0f} ({three / one:.2f}×)")
     return ratio
 
-def summary(rounds):
+def summary(rounds, options):
     """Rounds of the same runs, the configurations in turn forward and backward: each ratio is
     taken within its round, against the in-memory hub of that round, and the median over the
     rounds given with its range (the machine's own drift from round to round cancels out)."""
@@ -512,7 +512,7 @@ def main():
         table(results, options)
         rounds.append(results)
     if len(rounds) > 1:
-        summary(rounds)
+        summary(rounds, options)
     for line in missing:
         print(f"not run: {line}")
 

@@ -37,14 +37,15 @@ def stages(annotate, path):
     enumerate_ = biggest(rows, "sd_journal_enumerate_available_data")
     next_ = biggest(rows, "sd_journal_next [")
     cursor = biggest(rows, "sd_journal_get_cursor")
-    take = biggest(rows, "JournalReader.swift", "JournalReaderV4take")
+    # The reader's batch: its steps (`sd_journal_next`) and each entry taken (fields, cursor, record).
+    read = biggest(rows, "JournalReader.swift", "JournalReaderV4readAA0C5Batch")
     redact = biggest(rows, "RedactionStream", "redactyy")
     accept = biggest(rows, "AppExporterC6accept")
     digest = biggest(rows, "SHA256DigesterV6digest")
     encode = biggest(rows, "OTLPLogsEncoder.swift", "encode3app4runs")
     gzip = biggest(rows, "Gzip.swift", "compress")
     parts = [("read: sd_journal_next, enumerate, get_cursor (libsystemd)", enumerate_ + next_ + cursor),
-             ("map: fields to records, cursor strings", take - enumerate_ - next_ - cursor),
+             ("map: fields to records, cursor strings", read - enumerate_ - next_ - cursor),
              ("redact", redact), ("gate and window", accept - redact),
              ("encode: OTLP JSON", encode - digest), ("uid: SHA-256", digest), ("compress: gzip", gzip)]
     parts.append(("the rest: tasks, HTTP, cursor files, records freed, start", count - sum(value for _, value in parts)))
