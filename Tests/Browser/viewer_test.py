@@ -463,8 +463,16 @@ def watch_by_link(driver, wait, base, plan, names, docs):
     wait.until(lambda d: int(d.find_element(By.CSS_SELECTOR, slow + " .drop-page").text) > 0)
     assert "fell out of the page’s buffer" in driver.find_element(By.ID, "watch-count").text
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, slow + " .rate").text != "0.0 lines/s")
-    rows = driver.find_element(By.CSS_SELECTOR, slow + " .panel-delivery").text
+    rows = driver.find_element(By.CSS_SELECTOR, slow + " .panel-delivery").text.replace("\n", "; ")
     step(f"{names[lagging['install']]}: {rows}")
+
+    # The lag column: each of the late box's lines came at least the 12 s it was late.
+    driver.find_element(By.ID, "col-lag").click()
+    wait.until(lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, slow + " .panel-log .f-lag")))
+    lags = [e.text for e in driver.find_elements(By.CSS_SELECTOR, slow + " .panel-log li[data-severity] .f-lag")]
+    assert lags and all(float(text.split()[0]) >= 12.0 for text in lags), f"the late box's lags: {lags[-5:]}"
+    ahead_lags = {e.text for e in driver.find_elements(By.CSS_SELECTOR, ahead + " .panel-log li[data-severity] .f-lag")}
+    assert ahead_lags and all(text.startswith("clock skew") for text in ahead_lags), ahead_lags
     if docs:
         driver.save_screenshot(os.path.join(docs, "viewer-lag.png"))
 

@@ -616,7 +616,9 @@ export class WatchPage {
     clearInterval(this.timer);
     this.hideDetails();
     this.toggleHelp(false);
-    if ($('watch-pause').checked) { $('watch-pause').checked = false; this.pausedBy = null; }
+    // The page's elements serve the next watch page: it starts unpaused.
+    $('watch-pause').checked = false;
+    $('view-watch').classList.remove('paused');
   }
 
   signedOut() {
