@@ -61,6 +61,6 @@ export class Delivery {
 /** A lag in words: seconds to a tenth, negative clamped to 0, strong negative as clock skew. */
 export function lagText(ms) {
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return '—';
-  if (ms < skewMs) return `clock skew (box ${(-ms / 1000).toFixed(1)} s ahead)`;
+  if (ms < skewMs) return 'clock skew';
   return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
 }

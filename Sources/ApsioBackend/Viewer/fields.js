@@ -1,6 +1,6 @@
 // A live line's fields: the columns a person can show beside each line (from the attributes the
 // box sends with it), and all of one line's attributes when it is clicked.
-import { lagText } from './delivery.js';
+import { lagText, skewMs } from './delivery.js';
 import { clockTime, element, severityName } from './format.js';
 
 /** The columns, in the order shown; `attribute` is the line attribute each reads (docs/otlp.md). */
@@ -18,7 +18,8 @@ export const defaultColumns = ['sev'];
 /** The text of a line's column. */
 export function columnText(column, record) {
   if (column.id === 'sev') return severityName(record.severity);
-  if (column.id === 'lag') return lagText(record.lag);
+  // A narrow column: skew in one word; the line's details say more.
+  if (column.id === 'lag') return record.lag < skewMs ? 'skew' : lagText(record.lag);
   const value = record.attributes?.[column.attribute];
   if (value === undefined || value === null) return '—';
   // An invocation id is 32 hex digits; its start tells invocations apart on screen.
@@ -37,7 +38,8 @@ export function lineDetails(record, deviceName) {
   add('device', deviceName);
   add('journal time (box’s clock)', `${new Date(Number(record.t)).toISOString()} (${clockTime(record.t)})`);
   add('arrived here (this browser’s clock)', `${new Date(record.arrived).toISOString()} (${clockTime(record.arrived)})`);
-  add('lag', lagText(record.lag));
+  add('lag', record.lag < skewMs ? `clock skew: the box’s clock is ${(-record.lag / 1000).toFixed(1)} s or more ahead of this browser’s`
+    : lagText(record.lag));
   add('severity', `${severityName(record.severity)} (${record.severity})`);
   for (const key of Object.keys(record.attributes ?? {}).sort()) {
     const value = record.attributes[key];

@@ -280,7 +280,7 @@ class DeviceWatch {
     this.lagFlag.hidden = state !== 'lagging' && state !== 'skew';
     this.lagFlag.textContent = state === 'lagging'
       ? `lagging ${lagText(p50)} behind: the box’s network or its backlog`
-      : state === 'skew' ? 'clock skew: the box’s clock is ahead of this browser’s' : '';
+      : state === 'skew' ? `clock skew: the box’s clock is about ${(-p50 / 1000).toFixed(1)} s ahead of this browser’s` : '';
     const device = this.delivery.device;
     this.dropDevice.textContent = String(this.delivery.deviceDropped);
     this.dropDevice.title = `${device.frameCap} over the frame cap (200 a second), ${device.rateLimit} by RateLimit=, `
@@ -869,7 +869,11 @@ export class WatchPage {
       contextOf(record, watch.buffer, watch.buffer.fellOut, this.highlights));
     $('line-details-body').replaceChildren(...parts);
     $('line-details').hidden = false;
-    $('line-details').querySelector('.chosen')?.scrollIntoView({ block: 'center' });
+    $('line-details').scrollIntoView({ block: 'start' });
+    // The context list scrolls on its own: the chosen line in its middle, the page left alone.
+    const list = $('line-details').querySelector('.context-log');
+    const chosen = list?.querySelector('.chosen');
+    if (chosen) list.scrollTop = chosen.offsetTop - list.clientHeight / 2;
   }
 
   hideDetails() {
@@ -883,7 +887,9 @@ export class WatchPage {
   /** `j` and `k`: the next or previous box's panel, outlined and scrolled into view. */
   focusBox(step) {
     if (this.watches.length === 0) return;
-    this.focused = (this.focused + step + this.watches.length) % this.watches.length;
+    // The first j is the first box, the first k the last.
+    const from = this.focused < 0 ? (step > 0 ? -1 : 0) : this.focused;
+    this.focused = (from + step + this.watches.length) % this.watches.length;
     this.watches.forEach((w, i) => w.panel.classList.toggle('focused', i === this.focused));
     const panel = this.watches[this.focused].panel;
     panel.scrollIntoView({ block: 'nearest' });
@@ -894,7 +900,7 @@ export class WatchPage {
 
   showTerms() {
     const chips = this.highlights.terms.map(({ text, slot }) => {
-      const chip = element('button', `quiet hl-term hl-${slot}`, `${text} ×`);
+      const chip = element('button', `hl-term hl-${slot}`, `${text} ×`);
       chip.type = 'button';
       chip.dataset.term = text;
       chip.title = 'Remove this highlight';
