@@ -24,12 +24,30 @@ OBSERVE = """
 window.benchTasks = [];
 new PerformanceObserver((list) => { for (const e of list.getEntries()) window.benchTasks.push(e.duration); })
   .observe({ type: 'longtask' });
+// Where a long frame's time went (Chromium's long animation frames): scripts, the layout they
+// forced, and the frame's own style, layout and paint.
+window.benchFrames = { count: 0, total: 0, scripts: 0, forced: 0, styleLayout: 0, paint: 0 };
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const f = window.benchFrames;
+      f.count += 1;
+      f.total += e.duration;
+      for (const s of e.scripts) { f.scripts += s.duration; f.forced += s.forcedStyleAndLayoutDuration; }
+      const end = e.startTime + e.duration;
+      if (e.styleAndLayoutStart) { f.styleLayout += end - e.styleAndLayoutStart; f.paint += 0; }
+      if (e.renderStart && e.styleAndLayoutStart) f.paint += e.styleAndLayoutStart - e.renderStart;
+    }
+  }).observe({ type: 'long-animation-frame' });
+} catch { /* an older browser: the long tasks alone */ }
 """
 # The lines shown per panel and the rate each panel reads: what the page says it took.
 READ = """
 const rates = [...document.querySelectorAll('.watch-panel .rate')].map((e) => parseFloat(e.textContent));
 const tasks = window.benchTasks.splice(0);
-return { tasks, rates, count: document.getElementById('watch-count').textContent,
+const frames = { ...window.benchFrames };
+for (const key of Object.keys(window.benchFrames)) window.benchFrames[key] = 0;
+return { tasks, rates, frames, count: document.getElementById('watch-count').textContent,
          heap: performance.memory ? performance.memory.usedJSHeapSize : null };
 """
 
@@ -37,6 +55,27 @@ return { tasks, rates, count: document.getElementById('watch-count').textContent
 def metrics(driver):
     got = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
     return {m["name"]: m["value"] for m in got}
+
+
+def profile(driver, seconds):
+    """The page's main thread for `seconds`, sampled by DevTools: the functions with the most
+    self time (the renderer's own work shows as '(program)' and '(garbage collector)')."""
+    driver.execute_cdp_cmd("Profiler.enable", {})
+    driver.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 1000})
+    driver.execute_cdp_cmd("Profiler.start", {})
+    time.sleep(seconds)
+    got = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
+    nodes = {node["id"]: node for node in got["nodes"]}
+    deltas = got.get("timeDeltas", [])
+    self_ms = {}
+    for sample, delta in zip(got.get("samples", []), deltas[1:] + [0]):
+        frame = nodes[sample]["callFrame"]
+        name = f"{frame['functionName'] or '(anonymous)'} {os.path.basename(frame['url'])}:{frame['lineNumber'] + 1}"
+        self_ms[name] = self_ms.get(name, 0) + delta / 1000
+    total = sum(self_ms.values())
+    print(f"viewer-page: profile of {seconds} s: {total:.0f} ms sampled", flush=True)
+    for name, ms in sorted(self_ms.items(), key=lambda item: -item[1])[:15]:
+        print(f"viewer-page:   {ms:8.0f} ms  {name}", flush=True)
 
 
 def mib(value):
@@ -51,6 +90,8 @@ def main():
     parser.add_argument("--boxes", type=int, default=8)
     parser.add_argument("--rate", type=int, default=50)
     parser.add_argument("--sample-every", type=int, default=30)
+    parser.add_argument("--profile", type=int, default=0,
+                        help="first take a CPU profile of the page for this many seconds and print where its time went")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = parser.parse_args()
@@ -86,6 +127,9 @@ def main():
         wait.until(lambda d: all(r >= args.rate * 0.5 for r in d.execute_script(READ)["rates"] or [0]))
         driver.execute_script(READ)  # the long tasks of opening the page are not the steady state's
         print(f"viewer-page: {args.boxes} boxes at {args.rate} lines/s each, {args.view} view, {args.seconds} s", flush=True)
+        if args.profile:
+            profile(driver, args.profile)
+            driver.execute_script(READ)
         began = time.monotonic()
         tasks, samples = [], []
         while time.monotonic() - began < args.seconds:
@@ -98,6 +142,11 @@ def main():
             print(f"viewer-page: t={samples[-1][0]:5.0f} s heap {mib(m['JSHeapUsedSize'])} nodes {m['Nodes']:.0f} "
                   f"long tasks {len(read['tasks'])} (longest {longest:.0f} ms) lines/s per box "
                   f"{min(read['rates']):.0f}-{max(read['rates']):.0f}; {read['count']}", flush=True)
+            f = read["frames"]
+            if f["count"]:
+                print(f"viewer-page:   long animation frames {f['count']:.0f}, {f['total']:.0f} ms: scripts {f['scripts']:.0f} ms "
+                      f"(layout they forced {f['forced']:.0f} ms), the frames' style and layout {f['styleLayout']:.0f} ms, "
+                      f"before it (rAF callbacks and the like) {f['paint']:.0f} ms", flush=True)
         driver.execute_cdp_cmd("HeapProfiler.enable", {})
         driver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
         after = metrics(driver)

@@ -7,6 +7,7 @@
 #   bench/viewer-page/run.sh                        # 600 s, the panels view
 #   DURATION=120 VIEW=merged bench/viewer-page/run.sh
 #   BOXES=8 RATE=50 SAMPLE_EVERY=30 bench/viewer-page/run.sh
+#   PROFILE=10 DURATION=30 bench/viewer-page/run.sh   # first, where 10 s of the page's time went
 #
 # The backend is the debug apsio-devbackend the browser test uses: what is measured is the page.
 set -euo pipefail
@@ -15,4 +16,4 @@ cd "$(dirname "$0")/../.."
 swift build --product apsio-devbackend >&2
 bin="$(swift build --show-bin-path)"
 exec /usr/bin/python3 bench/viewer-page/measure.py --bin "$bin" --seconds "${DURATION:-600}" --view "${VIEW:-grid}" \
-    --boxes "${BOXES:-8}" --rate "${RATE:-50}" --sample-every "${SAMPLE_EVERY:-30}"
+    --boxes "${BOXES:-8}" --rate "${RATE:-50}" --sample-every "${SAMPLE_EVERY:-30}" --profile "${PROFILE:-0}"

@@ -17,7 +17,7 @@ import { parseWatchQuery, watchQuery } from './links.js';
 const $ = (id) => document.getElementById(id);
 const commandNames = [['screenshot', 'Screenshot'], ['diagnostics', 'Diagnostics'], ['raise_log_level', 'Raise log level']];
 const maxPanelLines = 500;
-const maxMergedLines = 2000;
+const maxMergedLines = 1000;
 /** Each box's lines the page keeps for context and counts, past what its panel shows. */
 const maxBoxLines = 1000;
 const maxResults = 10;
@@ -543,8 +543,11 @@ export class WatchPage {
       $('watch-panels').append(watch.panel);
     }
     // What each log shows: the merged tail from the page's merged buffer, a panel from its box's.
-    this.views = [{ log: this.mergedLog, buffer: this.merged, max: maxMergedLines, merged: true, rendered: 0 },
-      ...this.watches.map((w) => ({ log: w.log, buffer: w.buffer, max: maxPanelLines, merged: false, rendered: 0 }))];
+    // `floor`: what Clear left behind; `lines` and `shown`: the log's lines, counted as they come
+    // and go rather than by walking thousands of elements at every frame.
+    const view = (log, buffer, max, merged) => ({ log, buffer, max, merged, rendered: 0, floor: 0, lines: 0, shown: 0 });
+    this.views = [view(this.mergedLog, this.merged, maxMergedLines, true),
+      ...this.watches.map((w) => view(w.log, w.buffer, maxPanelLines, false))];
     $('watch-title').textContent = `Watching ${this.watches.length} device${this.watches.length === 1 ? '' : 's'} together`;
     this.buildColumns();
     this.applyState(this.state);
@@ -643,9 +646,11 @@ export class WatchPage {
     for (const box of $('watch-columns').querySelectorAll('input[data-col]')) box.checked = cols.includes(box.dataset.col);
     this.showColumns();
     this.showTerms();
+    this.view = state.view;
     this.setView(state.view);
-    this.applyFilter();
-    this.remark();
+    this.filter = { min: Number(state.sev) || 1, text: state.q.trim().toLowerCase() };
+    this.rebuild();
+    this.saveState();
   }
 
   currentState() {
@@ -735,20 +740,32 @@ export class WatchPage {
 
   /** Draws what came since the last frame into the logs on screen; none while paused, so what
    * a person reads does not move. A log hidden by the view catches up when it shows. */
-  render() {
+  render(force = false) {
     if (this.closed) return;
-    if (!$('watch-pause').checked) {
+    if (force || !$('watch-pause').checked) {
       const drawn = [];
       for (const view of this.views) {
         if (view.merged !== (this.view === 'merged')) continue;
-        const fresh = view.buffer.after(view.rendered, view.max);
+        const fresh = view.buffer.after(Math.max(view.rendered, view.floor), view.max);
         if (fresh.length === 0) continue;
         const fragment = document.createDocumentFragment();
-        for (const record of fresh) fragment.append(this.item(record, view.merged));
+        for (const record of fresh) {
+          const item = this.item(record, view.merged);
+          if (record.kind === 'line') { view.lines += 1; if (!item.hidden) view.shown += 1; }
+          fragment.append(item);
+        }
         view.log.append(fragment);
         view.rendered = fresh[fresh.length - 1].n;
-        const excess = view.log.children.length - view.max;
+        // Trimmed in batches of a fifth: every trim moves every line left, which costs a layout
+        // of the whole log, so it happens now and then rather than at every frame.
+        const excess = view.log.children.length > view.max * 1.2 ? view.log.children.length - view.max : 0;
         if (excess > 0) {
+          for (let i = 0; i < excess; i += 1) {
+            const item = view.log.children[i];
+            if (!item.dataset.severity) continue;
+            view.lines -= 1;
+            if (!item.hidden) view.shown -= 1;
+          }
           const range = document.createRange();
           range.setStartBefore(view.log.firstElementChild);
           range.setEndAfter(view.log.children[excess - 1]);
@@ -778,7 +795,8 @@ export class WatchPage {
       return item;
     }
     item.dataset.severity = String(record.severity);
-    for (const column of columns) item.append(element('span', `f f-${column.id}${column.id === 'sev' ? ' sev' : ''}`, columnText(column, record)));
+    // Only the columns shown are made: eight busy boxes make thousands of lines a minute.
+    for (const column of this.shownColumns) item.append(element('span', `f f-${column.id}${column.id === 'sev' ? ' sev' : ''}`, columnText(column, record)));
     const text = element('span', 'body');
     const message = element('span', 'msg');
     this.highlights.mark(message, record.body);
@@ -804,12 +822,16 @@ export class WatchPage {
 
   applyFilter() {
     this.filter = { min: Number($('watch-severity').value) || 1, text: $('watch-filter').value.trim().toLowerCase() };
-    for (const log of this.logs()) {
-      for (const item of log.children) {
+    for (const view of this.views) {
+      view.lines = 0;
+      view.shown = 0;
+      for (const item of view.log.children) {
         const record = this.records.get(item);
-        if (!record) continue;
+        if (!record || record.kind !== 'line') continue;
         const hidden = !this.matches(record);
         if (item.hidden !== hidden) item.hidden = hidden;
+        view.lines += 1;
+        if (!hidden) view.shown += 1;
       }
     }
     this.saveState();
@@ -820,13 +842,10 @@ export class WatchPage {
   updateCount() {
     let lines = 0;
     let shown = 0;
-    const logs = this.view === 'merged' ? [this.mergedLog] : this.watches.map((w) => w.log);
-    for (const log of logs) {
-      for (const item of log.children) {
-        if (!item.dataset.severity) continue;
-        lines += 1;
-        if (!item.hidden) shown += 1;
-      }
+    for (const view of this.views) {
+      if (view.merged !== (this.view === 'merged')) continue;
+      lines += view.lines;
+      shown += view.shown;
     }
     let text = shown === lines ? `${lines} lines shown` : `${shown} of ${lines} lines shown`;
     const fellOut = this.watches.reduce((sum, w) => sum + w.buffer.fellOut, 0);
@@ -852,10 +871,25 @@ export class WatchPage {
   clear() {
     for (const view of this.views) {
       view.log.replaceChildren();
-      view.rendered = view.buffer.last;
+      view.floor = view.buffer.last;
+      view.rendered = view.floor;
+      view.lines = 0;
+      view.shown = 0;
     }
     this.newWhilePaused = 0;
     this.updateCount();
+  }
+
+  /** Draws the logs anew from the buffers (the columns changed), paused or not: what Clear
+   * emptied stays empty, and a log hidden by the view is drawn when it shows. */
+  rebuild() {
+    for (const view of this.views) {
+      view.log.replaceChildren();
+      view.rendered = view.floor;
+      view.lines = 0;
+      view.shown = 0;
+    }
+    this.render(true);
   }
 
   showDetails(record) {
@@ -943,13 +977,13 @@ export class WatchPage {
   }
 
   showColumns() {
-    for (const box of $('watch-columns').querySelectorAll('input[data-col]')) {
-      $('view-watch').classList.toggle(`col-${box.dataset.col}`, box.checked);
-    }
+    const on = new Set([...$('watch-columns').querySelectorAll('input[data-col]')].filter((b) => b.checked).map((b) => b.dataset.col));
+    this.shownColumns = columns.filter((c) => on.has(c.id));
   }
 
   columnsChanged() {
     this.showColumns();
+    this.rebuild();
     this.saveState();
   }
 }
