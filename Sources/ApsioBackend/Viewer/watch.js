@@ -574,12 +574,17 @@ export class WatchPage {
       this.highlightsChanged();
     }, { signal });
     $('watch-columns').addEventListener('change', () => this.columnsChanged(), { signal });
-    // A click on a line shows its attributes and context; a click that ends a selection does not.
+    // A click on a line shows its attributes and context; a click that ends a selection does not,
+    // nor a double-click that selects a word: the details wait for the double-click's time, so
+    // that they do not open and move the page under the second click.
+    let pending = null;
     $('view-watch').addEventListener('click', (event) => {
+      clearTimeout(pending);
       const item = event.target instanceof Element ? event.target.closest('.log li[data-n]') : null;
-      if (!item || !document.getSelection().isCollapsed) return;
+      if (!item || event.detail > 1) return;
       const record = this.records.get(item);
-      if (record) this.showDetails(record);
+      if (!record) return;
+      pending = setTimeout(() => { if (!this.closed && document.getSelection().isCollapsed) this.showDetails(record); }, 300);
     }, { signal });
     $('line-details-close').addEventListener('click', () => this.hideDetails(), { signal });
     // Selecting text in a log, or copying it, pauses the tail: the lines being read stay put.
@@ -612,9 +617,10 @@ export class WatchPage {
     for (const watch of this.watches) watch.start();
   }
 
-  close({ leave }) {
+  /** `keep`: the key of a device the next page watches, which this page does not leave. */
+  close({ leave, keep }) {
     this.closed = true;
-    for (const watch of this.watches) watch.close({ leave });
+    for (const watch of this.watches) watch.close({ leave: leave && watch.key !== keep });
     this.abort.abort();
     clearInterval(this.timer);
     this.hideDetails();
@@ -903,7 +909,7 @@ export class WatchPage {
       contextOf(record, watch.buffer, watch.buffer.fellOut, this.highlights));
     $('line-details-body').replaceChildren(...parts);
     $('line-details').hidden = false;
-    $('line-details').scrollIntoView({ block: 'start' });
+    $('line-details').scrollIntoView({ block: 'nearest' });
     // The context list scrolls on its own: the chosen line in its middle, the page left alone.
     const list = $('line-details').querySelector('.context-log');
     const chosen = list?.querySelector('.chosen');
