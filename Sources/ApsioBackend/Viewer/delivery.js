@@ -20,7 +20,6 @@ export class Delivery {
     this.lag = [];
     this.device = { frameCap: 0, rateLimit: 0, journald: 0 };
     this.backendEvents = 0;
-    this.pageLines = 0;
   }
 
   /** A line arrived now: its lag is the arrival on this browser's clock minus the line's time
