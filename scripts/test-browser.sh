@@ -9,7 +9,9 @@
 #                   (docs/nginx.md); the pages go under .build/browser-test-nginx and
 #                   .build/browser-test-fleet-nginx
 #   --fleet N       the fleet test's number of devices (default 50; 0 skips it)
-#   --docs DIR      where the fleet test saves viewer-fleet.png, viewer-watch.png and
+#   --docs DIR      where the tests save the pictures of docs/viewer.md: the demo test
+#                   viewer-highlight.png and viewer-context.png, the fleet test viewer-lag.png,
+#                   viewer-fleet.png, viewer-watch.png and
 #                   viewer-watch-merged.png (docs/ for the pictures of the documentation)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
 done
 for product in apsio-devbackend apsio-backend apsiod apsioctl; do swift build --product "$product"; done
 bin=$(swift build --show-bin-path)
-/usr/bin/python3 Tests/Browser/viewer_test.py --demo scripts/demo.sh --bin "$bin" --artifacts "$artifacts" "${args[@]}"
+/usr/bin/python3 Tests/Browser/viewer_test.py --demo scripts/demo.sh --bin "$bin" --artifacts "$artifacts" "${docs[@]}" "${args[@]}"
 if [ "$fleet" -gt 0 ]; then
     exec /usr/bin/python3 Tests/Browser/viewer_test.py --fleet "$fleet" --bin "$bin" --artifacts "$fleet_artifacts" \
         "${docs[@]}" "${args[@]}"

@@ -10,8 +10,11 @@ Usage: scripted_device.py --backend http://127.0.0.1:PORT --app-key KEY --instal
 
 --fleet runs many devices in this one process, one thread each (a thread more for a device's
 `next` while it is in a session): FILE is a JSON array of objects with `app_key`, `install`,
-`tester` and, optionally, `model`, `os`, `release` and `reason` (a hello's reason: `inactive`,
-`low_power`, `capped`; such a device says hello and never starts a session).
+`tester` and, optionally, `model`, `os`, `release`, `reason` (a hello's reason: `inactive`,
+`low_power`, `capped`; such a device says hello and never starts a session), `lines_per_second`
+(by default 1 to 3), `lag_ms` (its lines' times are this much in the past, as from a box whose
+network or backlog is slow; negative, a box whose clock is ahead) and `lines_dropped` (the count of
+lines not sent that each frame reports, as a box past its frame cap does).
 """
 import argparse
 import hashlib
@@ -68,7 +71,8 @@ class Device:
     ERRORS = [(17, "upstream inventory timed out after {ms}ms"), (17, "order {n} failed: card declined")]
 
     def __init__(self, channel, install, tester, hello_every, model="Scripted test device",
-                 os_name="Debian GNU/Linux 12", release="0.0-test", reason=None):
+                 os_name="Debian GNU/Linux 12", release="0.0-test", reason=None, lines_per_second=None, lag_ms=0,
+                 lines_dropped=0):
         self.channel = channel
         self.install = install
         self.tester = tester
@@ -86,6 +90,9 @@ class Device:
         self.memory = 48 * 1024 * 1024
         self.counter = 1000
         self.running = True
+        self.lines_per_second = lines_per_second
+        self.lag_ms = lag_ms
+        self.lines_dropped = lines_dropped
 
     def now_ms(self):
         return int(time.time() * 1000)
@@ -105,12 +112,14 @@ class Device:
 
     def lines(self):
         out = []
-        for _ in range(random.randint(1, 3)):
+        # A body holds at most 200 lines (16.5).
+        count = min(200, self.lines_per_second) if self.lines_per_second else random.randint(1, 3)
+        for _ in range(count):
             roll = random.random()
             pool = self.ERRORS if roll < 0.06 else self.WARNINGS if roll < 0.2 else self.MESSAGES
             severity, text = random.choice(pool)
             self.counter += 1
-            out.append({"t": self.now_ms(), "severity": severity,
+            out.append({"t": self.now_ms() - self.lag_ms, "severity": severity,
                         "body": text.format(n=self.counter, ms=random.randint(3, 900)),
                         "attributes": {"code.function": "handle", "thread.id": random.randint(1, 4)}})
         return out
@@ -134,6 +143,8 @@ class Device:
         body = {"install": self.install, "state": state, "lines": [] if state == "ended" else self.lines()}
         if reason:
             body["reason"] = reason
+        if self.lines_dropped and state == "live":
+            body["lines_dropped"] = self.lines_dropped
         if state == "live":
             body["metrics"] = self.metrics()
             body["wireframe"] = self.frame()
@@ -208,7 +219,7 @@ class Device:
                 time.sleep(self.hello_every)
 
 
-def fleet_devices(backend, path, hello_every):
+def fleet_devices(backend, path, hello_every, lines_per_second=None):
     with open(path, encoding="utf-8") as file:
         entries = json.load(file)
     devices = []
@@ -216,7 +227,9 @@ def fleet_devices(backend, path, hello_every):
         devices.append(Device(Channel(backend, entry["app_key"]), entry["install"], entry["tester"], hello_every,
                               model=entry.get("model", "Scripted test device"),
                               os_name=entry.get("os", "Debian GNU/Linux 12"),
-                              release=entry.get("release", "0.0-test"), reason=entry.get("reason")))
+                              release=entry.get("release", "0.0-test"), reason=entry.get("reason"),
+                              lines_per_second=entry.get("lines_per_second", lines_per_second),
+                              lag_ms=entry.get("lag_ms", 0), lines_dropped=entry.get("lines_dropped", 0)))
     return devices
 
 
@@ -229,11 +242,13 @@ def main():
     parser.add_argument("--fleet", help="a JSON file of devices to run together")
     parser.add_argument("--hello-every", type=float, default=2.0,
                         help="seconds between hellos (a test double may say hello more often than interval_s)")
+    parser.add_argument("--lines-per-second", type=int, help="lines each device sends a second (by default 1 to 3)")
     args = parser.parse_args()
     if args.fleet:
-        devices = fleet_devices(args.backend, args.fleet, args.hello_every)
+        devices = fleet_devices(args.backend, args.fleet, args.hello_every, args.lines_per_second)
     elif args.app_key and args.install and args.tester:
-        devices = [Device(Channel(args.backend, args.app_key), args.install, args.tester, args.hello_every)]
+        devices = [Device(Channel(args.backend, args.app_key), args.install, args.tester, args.hello_every,
+                          lines_per_second=args.lines_per_second)]
     else:
         parser.error("give --app-key, --install and --tester, or --fleet")
 

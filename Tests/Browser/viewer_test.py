@@ -40,7 +40,9 @@ import uuid
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -258,6 +260,8 @@ def main():
         # A page worth looking at: a screenful of the service's lines.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, lines)) >= 20)
         driver.save_screenshot(screenshot_path)
+
+        live_tail(driver, wait, args, info)
         problems = page_problems(driver)
         assert not problems, f"the page logged errors (a Content-Security-Policy violation shows here): {problems}"
         print(f"browser test: passed; screenshot of the page: {screenshot_path}")
@@ -285,6 +289,206 @@ def main():
             driver.quit()
         stop_demo(demo)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def press(driver, keys):
+    """Keys typed as a person types them, to whatever has the focus."""
+    ActionChains(driver).send_keys(keys).perform()
+
+
+def leave_fields(driver):
+    """Clicks the page's title, as a person clicks away from a field before using the page's keys."""
+    driver.find_element(By.ID, "watch-title").click()
+
+
+def tail_lines(driver, selector):
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].filter((e) => !e.hidden).map((e) => e.textContent)", selector)
+
+
+def live_tail(driver, wait, args, info):
+    """The live tail of the demo's real apsiod, driven by keys and clicks: highlights kept while
+    filtering, columns of the line's attributes, a line's details and context, pause by key and by
+    selecting text, clear, the key list, the lag shown, and the view as a link that survives a
+    sign-in."""
+    service_pid = info["service_pid"]
+    driver.find_element(By.ID, "log-live-tail").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+    panel_lines = ".panel-log li[data-severity]"
+    wait.until(lambda d: len(tail_lines(d, panel_lines)) >= 3)
+    step("the device page's link opened its live tail")
+
+    # h, then two terms: each its own colour.
+    leave_fields(driver)
+    press(driver, "h")
+    assert driver.switch_to.active_element.get_attribute("id") == "watch-highlight", "h puts the cursor in the highlight field"
+    press(driver, "GET" + Keys.ENTER + "order" + Keys.ENTER)
+    wait.until(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#highlight-terms button")] == ["GET ×", "order ×"])
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")
+               and d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-1"))
+    marks = {e.text.lower(): e.get_attribute("class") for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl")}
+    assert marks.get("get") == "hl hl-0" and marks.get("order") == "hl hl-1", f"each term its colour: {marks}"
+    colours = {driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).backgroundColor", sel)
+               for sel in (".panel-log mark.hl-0", ".panel-log mark.hl-1")}
+    assert len(colours) == 2, f"two terms, two colours: {colours}"
+    step("h and two terms: GET and order are highlighted, each in its colour")
+
+    # Columns: the line's unit and pid, from the attributes apsiod sends.
+    for column in ("unit", "pid"):
+        driver.find_element(By.ID, f"col-{column}").click()
+    wait.until(lambda d: any(e.is_displayed() and e.text == "apsio-demo.service"
+                             for e in d.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-unit")))
+    pids = {e.text for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-pid") if e.is_displayed()}
+    assert service_pid in pids, f"the pid column shows the service's pid {service_pid}: {pids}"
+    step(f"the unit and pid columns show apsio-demo.service and {service_pid}")
+
+    # / filters; the highlights stay on the lines it keeps.
+    leave_fields(driver)
+    press(driver, "/")
+    assert driver.switch_to.active_element.get_attribute("id") == "watch-filter", "/ puts the cursor in the filter"
+    press(driver, "GET")
+    wait.until(lambda d: tail_lines(d, panel_lines) and all("GET" in t for t in tail_lines(d, panel_lines)))
+    assert any(e.is_displayed() for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")), \
+        "the highlights are kept while filtering"
+    # Keys typed in the filter are the filter's: j, k, h and space stay in it.
+    press(driver, " jkh")
+    assert driver.find_element(By.ID, "watch-filter").get_attribute("value") == "GET jkh", "the page took keys from the filter"
+    assert not driver.find_element(By.ID, "watch-pause").is_selected()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).send_keys(Keys.DELETE).perform()
+    wait.until(lambda d: not all("GET" in t for t in tail_lines(d, panel_lines)))
+    step("/ filters, the highlights stay, and keys typed into the filter stay there")
+    if args.docs:
+        wait.until(lambda d: len(tail_lines(d, panel_lines)) >= 12)
+        driver.save_screenshot(os.path.join(args.docs, "viewer-highlight.png"))
+
+    # The lag of this box's lines is shown (how much it is depends on the machine: not asserted).
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".panel-delivery").get_attribute("data-lag") != "none")
+    lag = driver.find_element(By.CSS_SELECTOR, ".panel-delivery .lag").text
+    assert re.fullmatch(r"lag (\d+\.\d s|clock skew.*)", lag), lag
+    step(f"the panel shows the lag: {lag}, {driver.find_element(By.CSS_SELECTOR, '.panel-delivery .rate').text}")
+
+    # Space pauses: new lines are counted, not drawn; space again draws them.
+    leave_fields(driver)
+    press(driver, Keys.SPACE)
+    assert driver.find_element(By.ID, "watch-pause").is_selected(), "space pauses"
+    shown = len(driver.find_elements(By.CSS_SELECTOR, panel_lines))
+    wait.until(lambda d: "new below" in d.find_element(By.ID, "watch-count").text)
+    assert len(driver.find_elements(By.CSS_SELECTOR, panel_lines)) == shown, "lines were drawn while paused"
+    press(driver, Keys.SPACE)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, panel_lines)) > shown)
+    step("space paused the tail (new lines counted below, none drawn) and space resumed it")
+
+    # Selecting text pauses, so that the view does not move under the reader.
+    target = driver.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .msg")[-1]
+    ActionChains(driver).double_click(target).perform()
+    wait.until(lambda d: d.find_element(By.ID, "watch-pause").is_selected())
+    assert "paused while you select" in driver.find_element(By.ID, "watch-count").text
+    driver.find_element(By.ID, "watch-pause").click()
+    press(driver, Keys.ESCAPE)
+    step("selecting text paused the tail")
+
+    # A click on a line: all its attributes, and its context from the page's buffer.
+    wait.until(lambda d: len(tail_lines(d, panel_lines)) >= 6)
+    driver.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .t")[-1].click()
+    wait.until(EC.visibility_of_element_located((By.ID, "line-details")))
+    facts = {e.get_attribute("data-key"): e.text for e in driver.find_elements(By.CSS_SELECTOR, "#line-details dd[data-key]")}
+    assert facts.get("process.pid") == service_pid and facts.get("systemd.unit") == "apsio-demo.service", facts
+    assert "journal time (box’s clock)" in facts and "lag" in facts, facts
+    context = driver.find_elements(By.CSS_SELECTOR, "#line-details .context-log > li")
+    classes = [e.get_attribute("class") for e in context]
+    chosen = next(i for i, c in enumerate(classes) if "chosen" in c)
+    assert chosen >= 1 and any("sev-" in c for c in classes[:chosen]), f"lines before the chosen one: {classes}"
+    assert "edge-end" in classes[-1], f"the end of the buffer is marked: {classes}"
+    step(f"a click on a line shows its {len(facts)} attributes and {len(context) - 1} lines of context, the buffer's end marked")
+    if args.docs:
+        driver.save_screenshot(os.path.join(args.docs, "viewer-context.png"))
+    press(driver, Keys.ESCAPE)
+    wait.until(EC.invisibility_of_element_located((By.ID, "line-details")))
+
+    # ? lists the keys; Escape closes the list.
+    leave_fields(driver)
+    press(driver, "?")
+    wait.until(EC.visibility_of_element_located((By.ID, "keys-help")))
+    keys = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#keys-list dt")]
+    assert {"/", "Space", "h", "j", "k", "?"} <= set(keys), keys
+    press(driver, Keys.ESCAPE)
+    wait.until(EC.invisibility_of_element_located((By.ID, "keys-help")))
+
+    # Clear empties the view; new lines come after.
+    left = driver.execute_script("document.getElementById('watch-clear').click();"
+                                 "return document.querySelectorAll('.panel-log li[data-severity]').length")
+    assert left == 0, f"{left} lines after Clear"
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, panel_lines)) >= 1)
+    step("? listed the keys; Clear emptied the view and new lines followed")
+
+    # The view is a link: opened signed out, it asks for the sign-in, then shows the same view.
+    link = driver.execute_script("return location.href")
+    assert "hl=GET" in link and "cols=" in link, link
+    driver.find_element(By.ID, "sign-out").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "user")))
+    driver.get("about:blank")
+    driver.get(link)
+    wait.until(EC.visibility_of_element_located((By.ID, "user"))).send_keys(info["user"])
+    driver.find_element(By.ID, "password").send_keys(info["password"])
+    driver.find_element(By.ID, "sign-in-button").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+    assert driver.execute_script("return location.href") == link
+    terms = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#highlight-terms button")]
+    assert terms == ["GET ×", "order ×"], terms
+    assert driver.find_element(By.ID, "col-unit").is_selected() and driver.find_element(By.ID, "col-pid").is_selected()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0"))
+    step("the view's link, opened signed out, went to the sign-in and then back to the same view")
+
+
+def watch_by_link(driver, wait, base, plan, names, docs):
+    """Lag and honest counts: a box whose lines come 12 s late, past its frame cap and faster than
+    the page's buffer holds, and a box whose clock is ahead, opened together by a link; j and k
+    move between them."""
+    lagging = next(d for d in plan if d.get("lag_ms", 0) > 0)
+    skewed = next(d for d in plan if d.get("lag_ms", 0) < 0)
+    hash_ = "#/watch/" + ",".join(f"{d['app']}/{d['install']}" for d in (lagging, skewed))
+    driver.get(base + "/" + hash_)
+    wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
+    panel = '.watch-panel[data-install="{}"]'
+    slow, ahead = panel.format(lagging["install"]), panel.format(skewed["install"])
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, slow + " .panel-delivery").get_attribute("data-lag") == "lagging")
+    flag = driver.find_element(By.CSS_SELECTOR, slow + " .lag-flag")
+    assert flag.is_displayed() and "lagging" in flag.text, flag.text
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ahead + " .panel-delivery").get_attribute("data-lag") == "skew")
+    assert "clock skew" in driver.find_element(By.CSS_SELECTOR, ahead + " .lag-flag").text
+    step(f"{names[lagging['install']]} is flagged: {flag.text}; {names[skewed['install']]} shows clock skew")
+
+    # Drops, each where it happened: the box's frame cap, and the page's own buffer.
+    wait.until(lambda d: int(d.find_element(By.CSS_SELECTOR, slow + " .drop-device").text) >= 2 * lagging["lines_dropped"])
+    wait.until(lambda d: int(d.find_element(By.CSS_SELECTOR, slow + " .drop-page").text) > 0)
+    assert "fell out of the page’s buffer" in driver.find_element(By.ID, "watch-count").text
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, slow + " .rate").text != "0.0 lines/s")
+    rows = driver.find_element(By.CSS_SELECTOR, slow + " .panel-delivery").text.replace("\n", "; ")
+    step(f"{names[lagging['install']]}: {rows}")
+
+    # The lag column: each of the late box's lines came at least the 12 s it was late.
+    driver.find_element(By.ID, "col-lag").click()
+    wait.until(lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, slow + " .panel-log .f-lag")))
+    # Read in one go: the panel draws 150 lines a second, so elements found one by one go stale.
+    lags = tail_lines(driver, slow + " .panel-log li[data-severity] .f-lag")
+    assert lags and all(float(text.split()[0]) >= 12.0 for text in lags), f"the late box's lags: {lags[-5:]}"
+    ahead_lags = set(tail_lines(driver, ahead + " .panel-log li[data-severity] .f-lag"))
+    assert ahead_lags == {"skew"}, ahead_lags
+    if docs:
+        driver.save_screenshot(os.path.join(docs, "viewer-lag.png"))
+
+    # j and k: between the boxes.
+    leave_fields(driver)
+    press(driver, "j")
+    assert "focused" in driver.find_element(By.CSS_SELECTOR, slow).get_attribute("class")
+    press(driver, "j")
+    assert "focused" in driver.find_element(By.CSS_SELECTOR, ahead).get_attribute("class")
+    assert "focused" not in driver.find_element(By.CSS_SELECTOR, slow).get_attribute("class")
+    press(driver, "k")
+    assert "focused" in driver.find_element(By.CSS_SELECTOR, slow).get_attribute("class")
+    step("j and k moved between the boxes: " + driver.find_element(By.ID, "watch-focus").text)
+    driver.find_element(By.ID, "stop-all").click()
+    wait.until(lambda d: all(e.get_attribute("data-status") == "stopped" for e in d.find_elements(By.CSS_SELECTOR, ".watch-panel")))
 
 
 # The fleet test's devices: two apps; models with and without DMI data; a few that cannot go live.
@@ -599,6 +803,11 @@ def fleet_main(args):
                        input=password + "\n", text=True, check=True, capture_output=True, timeout=PATIENCE)
         keys, plan = fleet_plan(args.fleet)
         base, device_base, spki = start_fleet_backends(args, workdir, processes, accounts, keys, plan)
+        # The last two of the first app's boxes that can go live: one whose lines come 12 s late,
+        # past its frame cap and faster than the page's buffer holds; one whose clock is ahead.
+        ready = [d for d in plan if d["app"] == FLEET_APPS[0] and expected_state(d) == "active"]
+        ready[-1].update(lag_ms=12000, lines_dropped=5, lines_per_second=150)
+        ready[-2].update(lag_ms=-8000)
         fleet_file = os.path.join(workdir, "fleet.json")
         with open(fleet_file, "w", encoding="utf-8") as file:
             json.dump(plan, file)
@@ -793,6 +1002,7 @@ def fleet_main(args):
             driver.save_screenshot(os.path.join(args.artifacts, "device-audit.png"))
             step("the device page shows the audit of the session and the screenshot command")
 
+        watch_by_link(driver, wait, base, plan, names, args.docs)
         fallbacks(driver, wait, base, plan, names)
 
         problems = page_problems(driver)

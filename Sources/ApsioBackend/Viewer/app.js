@@ -1,10 +1,13 @@
 // The viewer's entry: sign-in, and the routes in the fragment: the fleet (#/devices?FILTER), a
 // device's page (#/device/APP/INSTALL), and several devices watched together
-// (#/watch/APP/INSTALL,APP/INSTALL,…[?view=merged]).
+// (#/watch/APP/INSTALL,APP/INSTALL,…[?view=merged&q=…&sev=…&hl=…&cols=…], links.js). A link
+// opened signed out shows the sign-in form and, once signed in, the page it names: the fragment
+// stays as it was throughout.
 import { api, ApiError } from './api.js';
-import { element } from './format.js';
+import { deviceKey, element } from './format.js';
 import { DevicePage } from './device.js';
 import { FleetPage } from './fleet.js';
+import { parseWatchQuery } from './links.js';
 import { parseWatchList, WatchPage } from './watch.js';
 
 const views = ['view-loading', 'view-sign-in', 'view-devices', 'view-device', 'view-watch'];
@@ -83,9 +86,9 @@ function closeDevice({ leave }) {
   }
 }
 
-function closeWatch({ leave }) {
+function closeWatch({ leave, keep }) {
   if (state.watch) {
-    state.watch.close({ leave });
+    state.watch.close({ leave, keep });
     state.watch = null;
   }
 }
@@ -121,7 +124,9 @@ async function route() {
       return;
     }
     stopFleet();
-    closeWatch({ leave: true });
+    // A device watched on the watch page and opened on its own page stays watched: leaving it
+    // here would race the page's join and could land after it.
+    closeWatch({ leave: true, keep: deviceKey(app, install) });
     show('view-device');
     if (state.device && state.device.app === app && state.device.install === install) return;
     closeDevice({ leave: true });
@@ -132,18 +137,19 @@ async function route() {
   if (parts[0] === 'watch' && parts.length >= 2) {
     const list = parseWatchList(path.slice('watch/'.length));
     if (list.length > 0) {
-      const view = new URLSearchParams(query).get('view');
-      closeDevice({ leave: true });
+      // The device whose page links to its live tail stays watched, as above.
+      const kept = state.device && list.some((d) => d.app === state.device.app && d.install === state.device.install);
+      closeDevice({ leave: !kept });
       show('view-watch');
       if (state.watch && state.watch.sameAs(list)) {
-        state.watch.setView(view === 'merged' ? 'merged' : 'grid');
+        state.watch.applyState(parseWatchQuery(query));
         return;
       }
       // Names for the panels at once, from the fleet page's list, until the watch page's own.
       const known = state.fleet ? (app, install) => state.fleet.device(app, install) : () => null;
       stopFleet();
       closeWatch({ leave: true });
-      state.watch = new WatchPage(list, view, state.me, { onSignedOut: signedOut, knownDevice: known });
+      state.watch = new WatchPage(list, query, state.me, { onSignedOut: signedOut, knownDevice: known });
       state.watch.open();
       return;
     }

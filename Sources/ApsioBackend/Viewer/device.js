@@ -59,6 +59,8 @@ export class DevicePage {
     const signal = this.abort.signal;
     $('device-title').textContent = this.install;
     $('device-facts').textContent = `${this.app} · installation ${this.install}`;
+    // The live tail of this one device: a link a person can send, as for several.
+    $('log-live-tail').href = `#/watch/${encodeURIComponent(this.app)}/${encodeURIComponent(this.install)}`;
     $('audit').hidden = true;
     $('audit-body').replaceChildren();
     $('log').replaceChildren();

@@ -4,13 +4,22 @@
 // result goes to its own device's panel only.
 import { api, ApiError, devicePath } from './api.js';
 import { CommandLog, handleSessionEvent, isObject, sleep } from './session.js';
-import { clockTime, deviceHash, deviceKey, deviceName, droppedGap, element, knownModel, remaining, severityClass, severityName, shortTime } from './format.js';
+import { clockTime, deviceHash, deviceKey, deviceName, droppedGap, element, knownModel, remaining, severityClass, shortTime } from './format.js';
 import { maxWatched } from './fleet.js';
+import { LineBuffer } from './buffer.js';
+import { contextOf } from './context.js';
+import { Delivery, lagText } from './delivery.js';
+import { columnText, columns, defaultColumns, lineDetails } from './fields.js';
+import { Highlights, maxTerms } from './highlight.js';
+import { installKeys, keyList } from './keys.js';
+import { parseWatchQuery, watchQuery } from './links.js';
 
 const $ = (id) => document.getElementById(id);
 const commandNames = [['screenshot', 'Screenshot'], ['diagnostics', 'Diagnostics'], ['raise_log_level', 'Raise log level']];
 const maxPanelLines = 500;
-const maxMergedLines = 2000;
+const maxMergedLines = 1000;
+/** Each box's lines the page keeps for context and counts, past what its panel shows. */
+const maxBoxLines = 1000;
 const maxResults = 10;
 /** Browsers hold 6 HTTP/1.1 connections per host: per-device stream polls take at most 4 of them,
  * leaving room for commands, renewals and the rest of the page. */
@@ -167,6 +176,8 @@ class DeviceWatch {
     this.session = null;
     this.sessionReceivedAt = 0;
     this.facts = null;
+    this.buffer = new LineBuffer(maxBoxLines);
+    this.delivery = new Delivery();
     this.build();
   }
 
@@ -229,7 +240,7 @@ class DeviceWatch {
     this.commands = new CommandLog(this.resultList, maxResults, { framed: true });
     this.log = element('ol', 'log panel-log');
     this.log.setAttribute('aria-live', 'off');
-    panel.append(head, bar, this.noticeBox, commands, this.resultList, this.log);
+    panel.append(head, bar, this.buildDelivery(), this.noticeBox, commands, this.resultList, this.log);
     this.panel = panel;
 
     const signal = this.page.abort.signal;
@@ -237,6 +248,47 @@ class DeviceWatch {
     this.stopButton.addEventListener('click', () => (this.polling || this.status === 'joining' ? this.stop() : this.start()), { signal });
     this.noticeButton.addEventListener('click', () => this.noticeAction?.(), { signal });
     for (const [name] of commandNames) this.commandButtons[name].addEventListener('click', () => this.send(name), { signal });
+  }
+
+  /** The panel's row of how its lines arrive: lag, rate, and drops where they happened. */
+  buildDelivery() {
+    const row = element('div', 'panel-delivery');
+    this.lagText = element('span', 'lag', 'lag —');
+    this.lagText.title = 'The median, over the last minute, of each line’s arrival here (this browser’s clock) '
+      + 'less its journal time (the box’s clock)';
+    this.rateText = element('span', 'rate', '0 lines/s');
+    this.dropText = element('span', 'drops');
+    this.dropDevice = element('span', 'drop-device', '0');
+    this.dropBackend = element('span', 'drop-backend', '0');
+    this.dropPage = element('span', 'drop-page', '0');
+    this.dropText.append('dropped: box ', this.dropDevice, ' · backend ', this.dropBackend, ' · page ', this.dropPage);
+    this.lagFlag = element('strong', 'lag-flag');
+    this.lagFlag.hidden = true;
+    row.append(this.lagText, this.rateText, this.dropText, this.lagFlag);
+    row.dataset.lag = 'none';
+    return row;
+  }
+
+  /** Once a second: the lag's median, the rate and the drop counts. */
+  showDelivery(nowMs) {
+    const { state, p50, rate } = this.delivery.summary(nowMs);
+    const row = this.lagText.parentElement;
+    row.dataset.lag = state;
+    this.panel.classList.toggle('lagging', state === 'lagging');
+    this.lagText.textContent = state === 'none' ? 'lag —' : `lag ${lagText(p50)}`;
+    this.rateText.textContent = `${rate < 10 ? rate.toFixed(1) : Math.round(rate)} lines/s`;
+    this.lagFlag.hidden = state !== 'lagging' && state !== 'skew';
+    this.lagFlag.textContent = state === 'lagging'
+      ? `lagging ${lagText(p50)} behind: the box’s network or its backlog`
+      : state === 'skew' ? `clock skew: the box’s clock is about ${(-p50 / 1000).toFixed(1)} s ahead of this browser’s` : '';
+    const device = this.delivery.device;
+    this.dropDevice.textContent = String(this.delivery.deviceDropped);
+    this.dropDevice.title = `${device.frameCap} over the frame cap (200 a second), ${device.rateLimit} by RateLimit=, `
+      + `${device.journald} by journald`;
+    this.dropBackend.textContent = String(this.delivery.backendEvents);
+    this.dropBackend.title = 'events the backend let go because this page fell behind its stream';
+    this.dropPage.textContent = String(this.buffer.fellOut);
+    this.dropPage.title = `lines that fell out of this page’s buffer of ${maxBoxLines} for this box`;
   }
 
   setFacts(device) {
@@ -332,7 +384,10 @@ class DeviceWatch {
     if (this.noticeText.textContent.startsWith('The stream was interrupted')) this.hideNotice();
     for (const event of Array.isArray(entry.events) ? entry.events : []) this.handle(event);
     if (entry.last_seq > 0) this.after = entry.last_seq;
-    if (entry.dropped > 0) this.page.marker(this, `${entry.dropped} events were dropped: this page fell behind the stream.`);
+    if (entry.dropped > 0) {
+      this.delivery.backendEvents += entry.dropped;
+      this.page.marker(this, `${entry.dropped} events were dropped: this page fell behind the stream.`);
+    }
     if ('session' in entry) this.applySession(entry.session);
     if ('viewers' in entry) this.setViewers(entry.viewers);
   }
@@ -346,6 +401,9 @@ class DeviceWatch {
   }
 
   handle(event) {
+    // The box's own count of lines it did not send (its frame cap), counted before it is shown.
+    const dropped = event?.type === 'frames' && isObject(event.frames) ? Number(event.frames.lines_dropped) : 0;
+    if (dropped > 0) this.delivery.device.frameCap += dropped;
     handleSessionEvent(event, this);
   }
 
@@ -440,9 +498,10 @@ class DeviceWatch {
 }
 
 export class WatchPage {
-  constructor(list, view, me, { onSignedOut, knownDevice }) {
+  constructor(list, query, me, { onSignedOut, knownDevice }) {
     this.list = list;
-    this.view = view === 'merged' ? 'merged' : 'grid';
+    this.state = parseWatchQuery(query);
+    this.view = this.state.view;
     this.me = me;
     this.onSignedOut = onSignedOut;
     this.knownDevice = knownDevice;
@@ -450,13 +509,22 @@ export class WatchPage {
     this.closed = false;
     this.watches = [];
     this.mergedLog = $('merged-log');
+    this.merged = new LineBuffer(maxMergedLines);
     this.newWhilePaused = 0;
+    this.pausedBy = null;
+    this.n = 0;
+    this.highlights = new Highlights();
+    this.records = new WeakMap();
+    this.filter = { min: 1, text: '' };
+    this.focused = -1;
+    this.renderQueued = false;
   }
 
-  /** The fragment this page is at, so a link shows the same devices in the same view. */
-  static hash(list, view) {
+  /** The fragment this page is at, so a link shows the same devices, view, filter, highlights
+   * and columns. */
+  static hash(list, state) {
     const parts = list.map(({ app, install }) => `${encodeURIComponent(app)}/${encodeURIComponent(install)}`);
-    return `#/watch/${parts.join(',')}${view === 'merged' ? '?view=merged' : ''}`;
+    return `#/watch/${parts.join(',')}${watchQuery(state, defaultColumns)}`;
   }
 
   sameAs(list) {
@@ -474,17 +542,72 @@ export class WatchPage {
       this.watches.push(watch);
       $('watch-panels').append(watch.panel);
     }
+    // What each log shows: the merged tail from the page's merged buffer, a panel from its box's.
+    // `floor`: what Clear left behind; `lines` and `shown`: the log's lines, counted as they come
+    // and go rather than by walking thousands of elements at every frame.
+    const view = (log, buffer, max, merged) => ({ log, buffer, max, merged, rendered: 0, floor: 0, lines: 0, shown: 0 });
+    this.views = [view(this.mergedLog, this.merged, maxMergedLines, true),
+      ...this.watches.map((w) => view(w.log, w.buffer, maxPanelLines, false))];
     $('watch-title').textContent = `Watching ${this.watches.length} device${this.watches.length === 1 ? '' : 's'} together`;
-    this.setView(this.view);
+    this.buildColumns();
+    this.applyState(this.state);
     $('view-grid').addEventListener('click', () => this.setView('grid', true), { signal });
     $('view-merged').addEventListener('click', () => this.setView('merged', true), { signal });
     $('renew-all').addEventListener('click', () => { for (const w of this.watches) w.renew(); }, { signal });
     $('stop-all').addEventListener('click', () => { for (const w of this.watches) if (w.polling || w.status === 'joining') w.stop(); }, { signal });
     $('watch-severity').addEventListener('change', () => this.applyFilter(), { signal });
     $('watch-filter').addEventListener('input', () => this.applyFilter(), { signal });
-    $('watch-pause').addEventListener('change', () => {
-      if (!$('watch-pause').checked) { this.newWhilePaused = 0; this.scrollAll(); this.updateCount(); }
+    $('watch-pause').addEventListener('change', () => this.setPaused($('watch-pause').checked, 'you'), { signal });
+    $('watch-clear').addEventListener('click', () => this.clear(), { signal });
+    $('watch-highlight').addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      if (this.highlights.add($('watch-highlight').value)) {
+        $('watch-highlight').value = '';
+        this.highlightsChanged();
+      }
     }, { signal });
+    $('highlight-terms').addEventListener('click', (event) => {
+      const chip = event.target instanceof Element ? event.target.closest('button[data-term]') : null;
+      if (!chip) return;
+      this.highlights.remove(chip.dataset.term);
+      this.highlightsChanged();
+    }, { signal });
+    $('watch-columns').addEventListener('change', () => this.columnsChanged(), { signal });
+    // A click on a line shows its attributes and context; a click that ends a selection does not,
+    // nor a double-click that selects a word: the details wait for the double-click's time, so
+    // that they do not open and move the page under the second click.
+    let pending = null;
+    $('view-watch').addEventListener('click', (event) => {
+      clearTimeout(pending);
+      const item = event.target instanceof Element ? event.target.closest('.log li[data-n]') : null;
+      if (!item || event.detail > 1) return;
+      const record = this.records.get(item);
+      if (!record) return;
+      pending = setTimeout(() => { if (!this.closed && document.getSelection().isCollapsed) this.showDetails(record); }, 300);
+    }, { signal });
+    $('line-details-close').addEventListener('click', () => this.hideDetails(), { signal });
+    // Selecting text in a log, or copying it, pauses the tail: the lines being read stay put.
+    document.addEventListener('selectionchange', () => {
+      const selection = document.getSelection();
+      if (selection.isCollapsed || $('watch-pause').checked) return;
+      const node = selection.anchorNode instanceof Element ? selection.anchorNode : selection.anchorNode?.parentElement;
+      if (node?.closest('#view-watch .log')) this.setPaused(true, 'selection');
+    }, { signal });
+    document.addEventListener('copy', () => { if (!$('watch-pause').checked) this.setPaused(true, 'selection'); }, { signal });
+    $('keys-help-button').addEventListener('click', () => this.toggleHelp(), { signal });
+    $('keys-help-close').addEventListener('click', () => this.toggleHelp(false), { signal });
+    $('keys-list').replaceChildren(...keyList.flatMap(([key, words]) => [element('dt', null, key), element('dd', null, words)]));
+    installKeys({
+      '/': () => $('watch-filter').focus(),
+      Space: () => this.setPaused(!$('watch-pause').checked, 'you'),
+      h: () => $('watch-highlight').focus(),
+      j: () => this.focusBox(1),
+      k: () => this.focusBox(-1),
+      c: () => this.clear(),
+      '?': () => this.toggleHelp(),
+      Escape: () => { this.toggleHelp(false); this.hideDetails(); },
+    }, signal);
     this.timer = setInterval(() => this.tick(), 1000);
     this.ticks = 0;
     this.setNote('');
@@ -494,11 +617,17 @@ export class WatchPage {
     for (const watch of this.watches) watch.start();
   }
 
-  close({ leave }) {
+  /** `keep`: the key of a device the next page watches, which this page does not leave. */
+  close({ leave, keep }) {
     this.closed = true;
-    for (const watch of this.watches) watch.close({ leave });
+    for (const watch of this.watches) watch.close({ leave: leave && watch.key !== keep });
     this.abort.abort();
     clearInterval(this.timer);
+    this.hideDetails();
+    this.toggleHelp(false);
+    // The page's elements serve the next watch page: it starts unpaused.
+    $('watch-pause').checked = false;
+    $('view-watch').classList.remove('paused');
   }
 
   signedOut() {
@@ -513,14 +642,45 @@ export class WatchPage {
     if ($('watch-note').textContent !== text) $('watch-note').textContent = text;
   }
 
+  /** A link's state (or a reload's): the view, filter, severity, highlights and columns. */
+  applyState(state) {
+    this.state = state;
+    $('watch-filter').value = state.q;
+    $('watch-severity').value = state.sev;
+    this.highlights.set(state.hl);
+    const cols = state.cols ?? defaultColumns;
+    for (const box of $('watch-columns').querySelectorAll('input[data-col]')) box.checked = cols.includes(box.dataset.col);
+    this.showColumns();
+    this.showTerms();
+    this.view = state.view;
+    this.setView(state.view);
+    this.filter = { min: Number(state.sev) || 1, text: state.q.trim().toLowerCase() };
+    this.rebuild();
+    this.saveState();
+  }
+
+  currentState() {
+    return {
+      view: this.view, q: $('watch-filter').value.trim(), sev: $('watch-severity').value, hl: this.highlights.list(),
+      cols: [...$('watch-columns').querySelectorAll('input[data-col]')].filter((b) => b.checked).map((b) => b.dataset.col),
+    };
+  }
+
+  /** The fragment follows what the person set, without a history entry per key typed. */
+  saveState() {
+    const hash = WatchPage.hash(this.list, this.currentState());
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+    $('watch-link').href = hash;
+  }
+
   setView(view, byHand = false) {
     this.view = view;
     $('view-watch').classList.toggle('watch-merged', view === 'merged');
     $('view-watch').classList.toggle('watch-grid', view === 'grid');
     $('view-grid').setAttribute('aria-pressed', String(view === 'grid'));
     $('view-merged').setAttribute('aria-pressed', String(view === 'merged'));
-    if (byHand) history.replaceState(null, '', WatchPage.hash(this.list, view));
-    this.scrollAll();
+    if (byHand) this.saveState(); else $('watch-link').href = WatchPage.hash(this.list, this.currentState());
+    this.render();
   }
 
   async loadFacts() {
@@ -534,108 +694,302 @@ export class WatchPage {
   }
 
   tick() {
-    for (const watch of this.watches) watch.tick();
+    const now = Date.now();
+    for (const watch of this.watches) { watch.tick(); watch.showDelivery(now); }
     this.ticks += 1;
     if (this.ticks % 15 === 0 && !this.closed) this.loadFacts();
   }
 
-  // MARK: lines, in each device's panel and in the merged tail
-
-  line(watch, line, merged) {
-    const severity = Number(line.severity) || 9;
-    const item = element('li', severityClass(severity));
-    item.dataset.severity = String(severity);
-    item.dataset.key = watch.key;
-    const body = typeof line.body === 'string' ? line.body : JSON.stringify(line.body);
-    const attributes = isObject(line.attributes) ? Object.entries(line.attributes).map(([k, v]) => `${k}=${v}`).join(' ') : '';
-    const time = element('span', 't', clockTime(line.t));
-    time.title = new Date(Number(line.t)).toISOString();
-    const text = element('span', 'body', body);
-    if (attributes) text.append(' ', element('span', 'attrs', attributes));
-    item.dataset.text = `${body} ${attributes}`.toLowerCase();
-    item.append(time);
-    if (merged) {
-      const tag = element('span', 'dev', watch.name);
-      tag.title = `${watch.app}, installation ${watch.install}`;
-      item.append(tag);
-    }
-    item.append(element('span', 'sev', severityName(severity)), text);
-    const gap = droppedGap(line.attributes);
-    if (gap) {
-      item.classList.add('dropped');
-      text.prepend(element('span', 'gap', gap), ' ');
-    }
-    item.hidden = !this.matches(item);
-    return item;
-  }
+  // MARK: lines: records in the page's buffers, drawn once a frame into the logs on screen
 
   addLines(watch, lines) {
-    const panel = document.createDocumentFragment();
-    const merged = document.createDocumentFragment();
+    const now = Date.now();
     let count = 0;
     for (const line of lines) {
       if (!isObject(line)) continue;
-      panel.append(this.line(watch, line, false));
-      merged.append(this.line(watch, line, true));
+      const attributes = isObject(line.attributes) ? line.attributes : {};
+      const body = typeof line.body === 'string' ? line.body : JSON.stringify(line.body);
+      const attrs = Object.entries(attributes).map(([k, v]) => `${k}=${v}`).join(' ');
+      const gap = droppedGap(attributes);
+      if (gap) {
+        const cause = attributes['apsio.journal.dropped.cause'] === 'apsiod_rate_limit' ? 'rateLimit' : 'journald';
+        watch.delivery.device[cause] += attributes['apsio.journal.dropped.count'];
+      }
+      this.n += 1;
+      const record = {
+        n: this.n, watch, kind: 'line', t: Number(line.t), severity: Number(line.severity) || 9, body, attrs, attributes,
+        gap, search: `${body} ${attrs}`.toLowerCase(), arrived: now, lag: null,
+      };
+      record.lag = watch.delivery.arrived(record.t, now);
+      watch.buffer.push(record);
+      this.merged.push(record);
       count += 1;
     }
-    this.append(watch.log, panel, maxPanelLines);
-    this.append(this.mergedLog, merged, maxMergedLines);
     if ($('watch-pause').checked) this.newWhilePaused += count;
-    this.updateCount();
+    this.scheduleRender();
   }
 
   /** A line that is not the device's (a session's start or end, a gap), in both places. */
   marker(watch, text) {
-    for (const [log, merged, max] of [[watch.log, false, maxPanelLines], [this.mergedLog, true, maxMergedLines]]) {
-      const item = element('li', 'gap');
-      item.dataset.key = watch.key;
-      item.append(element('span', 't', clockTime(Date.now())));
-      if (merged) item.append(element('span', 'dev', watch.name));
-      item.append(element('span', 'gap', text));
-      this.append(log, item, max);
+    this.n += 1;
+    const record = { n: this.n, watch, kind: 'marker', t: Date.now(), body: text, search: '', arrived: Date.now() };
+    watch.buffer.push(record);
+    this.merged.push(record);
+    this.scheduleRender();
+  }
+
+  scheduleRender() {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => { this.renderQueued = false; this.render(); });
+  }
+
+  /** Draws what came since the last frame into the logs on screen; none while paused, so what
+   * a person reads does not move. A log hidden by the view catches up when it shows. */
+  render(force = false) {
+    if (this.closed) return;
+    if (force || !$('watch-pause').checked) {
+      const drawn = [];
+      for (const view of this.views) {
+        if (view.merged !== (this.view === 'merged')) continue;
+        const fresh = view.buffer.after(Math.max(view.rendered, view.floor), view.max);
+        if (fresh.length === 0) continue;
+        const fragment = document.createDocumentFragment();
+        for (const record of fresh) {
+          const item = this.item(record, view.merged);
+          if (record.kind === 'line') { view.lines += 1; if (!item.hidden) view.shown += 1; }
+          fragment.append(item);
+        }
+        view.log.append(fragment);
+        view.rendered = fresh[fresh.length - 1].n;
+        // Trimmed in batches of a fifth: every trim moves every line left, which costs a layout
+        // of the whole log, so it happens now and then rather than at every frame.
+        const excess = view.log.children.length > view.max * 1.2 ? view.log.children.length - view.max : 0;
+        if (excess > 0) {
+          for (let i = 0; i < excess; i += 1) {
+            const item = view.log.children[i];
+            if (!item.dataset.severity) continue;
+            view.lines -= 1;
+            if (!item.hidden) view.shown -= 1;
+          }
+          const range = document.createRange();
+          range.setStartBefore(view.log.firstElementChild);
+          range.setEndAfter(view.log.children[excess - 1]);
+          range.deleteContents();
+        }
+        drawn.push(view.log);
+      }
+      // Every write first, then one layout for all the scrolls.
+      for (const log of drawn) log.scrollTop = log.scrollHeight;
     }
+    this.updateCount();
   }
 
-  append(log, node, max) {
-    log.append(node);
-    while (log.children.length > max) log.firstElementChild.remove();
-    if (!$('watch-pause').checked) log.scrollTop = log.scrollHeight;
+  item(record, merged) {
+    const item = element('li', record.kind === 'line' ? severityClass(record.severity) : 'gap');
+    item.dataset.key = record.watch.key;
+    item.dataset.n = String(record.n);
+    this.records.set(item, record);
+    item.append(element('span', 't', clockTime(record.t)));
+    if (merged) {
+      const tag = element('span', 'dev', record.watch.name);
+      tag.title = `${record.watch.app}, installation ${record.watch.install}`;
+      item.append(tag);
+    }
+    if (record.kind === 'marker') {
+      item.append(element('span', 'gap', record.body));
+      return item;
+    }
+    item.dataset.severity = String(record.severity);
+    // Only the columns shown are made: eight busy boxes make thousands of lines a minute.
+    for (const column of this.shownColumns) item.append(element('span', `f f-${column.id}${column.id === 'sev' ? ' sev' : ''}`, columnText(column, record)));
+    const text = element('span', 'body');
+    const message = element('span', 'msg');
+    this.highlights.mark(message, record.body);
+    text.append(message);
+    if (record.attrs) text.append(' ', element('span', 'attrs', record.attrs));
+    if (record.gap) {
+      item.classList.add('dropped');
+      text.prepend(element('span', 'gap', record.gap), ' ');
+    }
+    item.append(text);
+    item.hidden = !this.matches(record);
+    return item;
   }
 
-  scrollAll() {
-    if ($('watch-pause').checked) return;
-    for (const log of [this.mergedLog, ...this.watches.map((w) => w.log)]) log.scrollTop = log.scrollHeight;
+  logs() {
+    return [this.mergedLog, ...this.watches.map((w) => w.log)];
   }
 
-  matches(item) {
-    if (!item.dataset.severity) return true;
-    const min = Number($('watch-severity').value) || 1;
-    const text = $('watch-filter').value.trim().toLowerCase();
-    return Number(item.dataset.severity) >= min && (text === '' || item.dataset.text.includes(text));
+  matches(record) {
+    if (record.kind !== 'line') return true;
+    return record.severity >= this.filter.min && (this.filter.text === '' || record.search.includes(this.filter.text));
   }
 
   applyFilter() {
-    for (const log of [this.mergedLog, ...this.watches.map((w) => w.log)]) {
-      for (const item of log.children) {
-        const hidden = !this.matches(item);
+    this.filter = { min: Number($('watch-severity').value) || 1, text: $('watch-filter').value.trim().toLowerCase() };
+    for (const view of this.views) {
+      view.lines = 0;
+      view.shown = 0;
+      for (const item of view.log.children) {
+        const record = this.records.get(item);
+        if (!record || record.kind !== 'line') continue;
+        const hidden = !this.matches(record);
         if (item.hidden !== hidden) item.hidden = hidden;
+        view.lines += 1;
+        if (!hidden) view.shown += 1;
       }
     }
+    this.saveState();
     this.updateCount();
-    this.scrollAll();
+    if (!$('watch-pause').checked) for (const log of this.logs()) log.scrollTop = log.scrollHeight;
   }
 
   updateCount() {
     let lines = 0;
     let shown = 0;
-    for (const item of this.mergedLog.children) {
-      if (!item.dataset.severity) continue;
-      lines += 1;
-      if (!item.hidden) shown += 1;
+    for (const view of this.views) {
+      if (view.merged !== (this.view === 'merged')) continue;
+      lines += view.lines;
+      shown += view.shown;
     }
-    let text = shown === lines ? `${lines} lines` : `${shown} of ${lines} lines`;
-    if ($('watch-pause').checked && this.newWhilePaused > 0) text += `, ${this.newWhilePaused} new below`;
-    $('watch-count').textContent = text;
+    let text = shown === lines ? `${lines} lines shown` : `${shown} of ${lines} lines shown`;
+    const fellOut = this.watches.reduce((sum, w) => sum + w.buffer.fellOut, 0);
+    if (fellOut > 0) text += `; ${fellOut} older lines fell out of the page’s buffer`;
+    if ($('watch-pause').checked) {
+      text += this.pausedBy === 'selection' ? '; paused while you select' : '; paused';
+      if (this.newWhilePaused > 0) text += `, ${this.newWhilePaused} new below`;
+    }
+    if ($('watch-count').textContent !== text) $('watch-count').textContent = text;
+  }
+
+  // MARK: reading: pause, clear, a line's details and context, boxes in turn
+
+  setPaused(paused, by) {
+    $('watch-pause').checked = paused;
+    this.pausedBy = paused ? by : null;
+    $('view-watch').classList.toggle('paused', paused);
+    if (!paused) this.newWhilePaused = 0;
+    this.render();
+  }
+
+  /** Empties the logs on screen; the buffers stay, for a line's context. */
+  clear() {
+    for (const view of this.views) {
+      view.log.replaceChildren();
+      view.floor = view.buffer.last;
+      view.rendered = view.floor;
+      view.lines = 0;
+      view.shown = 0;
+    }
+    this.newWhilePaused = 0;
+    this.updateCount();
+  }
+
+  /** Draws the logs anew from the buffers (the columns changed), paused or not: what Clear
+   * emptied stays empty, and a log hidden by the view is drawn when it shows. */
+  rebuild() {
+    for (const view of this.views) {
+      view.log.replaceChildren();
+      view.rendered = view.floor;
+      view.lines = 0;
+      view.shown = 0;
+    }
+    this.render(true);
+  }
+
+  showDetails(record) {
+    const watch = record.watch;
+    $('line-details-title').textContent = `${watch.name} · ${clockTime(record.t)}`;
+    const body = element('p', 'details-body');
+    this.highlights.mark(body, record.body);
+    const parts = [body];
+    if (record.kind === 'line') parts.push(lineDetails(record, watch.name));
+    parts.push(element('h3', null, 'Context: this box’s lines before and after, from the page’s buffer'),
+      contextOf(record, watch.buffer, watch.buffer.fellOut, this.highlights));
+    $('line-details-body').replaceChildren(...parts);
+    $('line-details').hidden = false;
+    $('line-details').scrollIntoView({ block: 'nearest' });
+    // The context list scrolls on its own: the chosen line in its middle, the page left alone.
+    const list = $('line-details').querySelector('.context-log');
+    const chosen = list?.querySelector('.chosen');
+    if (chosen) list.scrollTop = chosen.offsetTop - list.clientHeight / 2;
+  }
+
+  hideDetails() {
+    $('line-details').hidden = true;
+  }
+
+  toggleHelp(show = $('keys-help').hidden) {
+    $('keys-help').hidden = !show;
+  }
+
+  /** `j` and `k`: the next or previous box's panel, outlined and scrolled into view. */
+  focusBox(step) {
+    if (this.watches.length === 0) return;
+    // The first j is the first box, the first k the last.
+    const from = this.focused < 0 ? (step > 0 ? -1 : 0) : this.focused;
+    this.focused = (from + step + this.watches.length) % this.watches.length;
+    this.watches.forEach((w, i) => w.panel.classList.toggle('focused', i === this.focused));
+    const panel = this.watches[this.focused].panel;
+    panel.scrollIntoView({ block: 'nearest' });
+    $('watch-focus').textContent = `Box ${this.focused + 1} of ${this.watches.length}: ${this.watches[this.focused].name}`;
+  }
+
+  // MARK: highlights and columns
+
+  showTerms() {
+    const chips = this.highlights.terms.map(({ text, slot }) => {
+      const chip = element('button', `hl-term hl-${slot}`, `${text} ×`);
+      chip.type = 'button';
+      chip.dataset.term = text;
+      chip.title = 'Remove this highlight';
+      return chip;
+    });
+    $('highlight-terms').replaceChildren(...chips);
+    const full = this.highlights.terms.length >= maxTerms;
+    $('watch-highlight').disabled = full;
+    $('watch-highlight').placeholder = full ? `${maxTerms} terms at most` : 'a term, then Enter';
+  }
+
+  highlightsChanged() {
+    this.showTerms();
+    this.remark();
+    this.saveState();
+  }
+
+  /** Marks the lines on screen with the terms of now (new lines are marked as they are drawn). */
+  remark() {
+    for (const log of this.logs()) {
+      for (const item of log.children) {
+        const record = this.records.get(item);
+        const message = item.querySelector('.msg');
+        if (record && message) this.highlights.mark(message, record.body);
+      }
+    }
+  }
+
+  buildColumns() {
+    const boxes = columns.map((column) => {
+      const label = element('label', 'check');
+      const box = element('input');
+      box.type = 'checkbox';
+      box.dataset.col = column.id;
+      box.id = `col-${column.id}`;
+      label.append(box, ` ${column.label}`);
+      return label;
+    });
+    $('watch-columns').replaceChildren(element('span', 'muted', 'Columns:'), ...boxes);
+  }
+
+  showColumns() {
+    const on = new Set([...$('watch-columns').querySelectorAll('input[data-col]')].filter((b) => b.checked).map((b) => b.dataset.col));
+    this.shownColumns = columns.filter((c) => on.has(c.id));
+  }
+
+  columnsChanged() {
+    this.showColumns();
+    this.rebuild();
+    this.saveState();
   }
 }

@@ -18,5 +18,10 @@ package struct LiveLine: Sendable, Equatable {
         severity = min(max(record.severityNumber, 1), 24)
         body = UTF8Cut.cut(record.body, maxBytes: limits.maxBodyBytes)
         attributes = record.attributes
+        // The session the line belongs to is its unit's invocation (docs/otlp.md): a viewer tells
+        // a restart's lines from the ones before by it, as the records' `session.id` does.
+        if let session = record.sessionID, attributes["session.id"] == nil {
+            attributes.append(.string("session.id", session))
+        }
     }
 }

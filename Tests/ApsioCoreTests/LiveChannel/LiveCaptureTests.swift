@@ -19,6 +19,19 @@ import Testing
         #expect(lines(h.run(for: .seconds(2))) == ["a warning"])
     }
 
+    /// A viewer shows which invocation of the unit wrote a line: its session, as its record has it.
+    @Test func aLineCarriesTheSessionOfItsUnitsInvocation() throws {
+        var h = LiveHarness()
+        h.startSession()
+        var line = record("after a restart")
+        line.sessionID = "0f4c3a2e-9b1d-4e8f-a6c5-2d7b3e1f4a90"
+        h.send(.record(line))
+        h.send(.record(record("no session known")))
+        let sent = h.run(for: .seconds(2)).frames.flatMap { $0.1["lines"]?.arrayValue ?? [] }
+        #expect(sent.map { $0["attributes"]?["session.id"]?.stringValue } == ["0f4c3a2e-9b1d-4e8f-a6c5-2d7b3e1f4a90", nil])
+        #expect(sent.first?["attributes"]?["process.pid"]?.numberValue == 42)
+    }
+
     /// "from DEBUG up, whatever capture.logs_min_severity says"
     @Test func aRaisedLevelStreamsFromDebugUpAndEndsWithIt() throws {
         var h = LiveHarness()
