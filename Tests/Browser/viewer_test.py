@@ -79,9 +79,13 @@ def wait_for_line(process, needle, timeout, seen):
     raise RuntimeError(f"no '{needle}' from the demo within {timeout} s; it said:\n{''.join(seen)}")
 
 
-def write_journald_note(directory, unit, dropped):
+def write_journald_note(work, unit, dropped):
     """journald's note that its rate limit dropped `dropped` lines of `unit` (systemd 252's fields,
-    docs/otlp.md), appended by systemd-journal-remote to a file of its own in `directory`."""
+    docs/otlp.md), written into the stream that systemd-journal-remote appends to the demo's
+    journal file (scripts/demo.sh), as journald writes its note into the journal it writes the
+    unit's lines to: one file, one order. A file of its own raced the service's lines: sd-journal
+    orders the entries of two files of one boot by their monotonic times, so a line of the service
+    stamped after the note but read before it put the reader past the note for good."""
     with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
         boot_id = boot.read().strip().replace("-", "")
     now_us = int(time.time() * 1_000_000)
@@ -90,9 +94,14 @@ def write_journald_note(directory, unit, dropped):
     entry = (f"__REALTIME_TIMESTAMP={now_us}\n__MONOTONIC_TIMESTAMP={mono_us}\n_BOOT_ID={boot_id}\n"
              "_SYSTEMD_UNIT=systemd-journald.service\n_TRANSPORT=driver\n_PID=120\n_COMM=systemd-journal\n"
              "PRIORITY=6\nSYSLOG_IDENTIFIER=systemd-journald\nMESSAGE_ID=a596d6fe7bfa4994828e72309e95d61e\n"
-             f"MESSAGE=Suppressed {dropped} messages from {unit}\nN_DROPPED={dropped}\nOBJECT_SYSTEMD_UNIT={unit}\n\n")
-    subprocess.run(["/lib/systemd/systemd-journal-remote", f"--output={os.path.join(directory, 'journald.journal')}", "-"],
-                   input=entry.encode(), capture_output=True, timeout=PATIENCE, check=True)
+             f"MESSAGE=Suppressed {dropped} messages from {unit}\nN_DROPPED={dropped}\nOBJECT_SYSTEMD_UNIT={unit}\n\n").encode()
+    # One write of less than PIPE_BUF bytes: never interleaved with an entry of the service's.
+    assert len(entry) < select.PIPE_BUF
+    fifo = os.open(os.path.join(work, "journal.fifo"), os.O_WRONLY)
+    try:
+        assert os.write(fifo, entry) == len(entry)
+    finally:
+        os.close(fifo)
 
 
 def read_info(path):
@@ -208,8 +217,8 @@ def main():
         # journald's note that it dropped lines of the unit, written as journald writes it into
         # the demo's journal directory (the simulated host only): the live log marks the gap.
         journal = os.path.join(info.get("work", ""), "journal")
-        if os.path.isdir(journal) and os.path.exists(os.path.join(journal, "demo.journal")):
-            write_journald_note(journal, unit="apsio-demo.service", dropped=1234)
+        if os.path.exists(os.path.join(journal, "demo.journal")) and os.path.exists(os.path.join(info["work"], "journal.fifo")):
+            write_journald_note(info["work"], unit="apsio-demo.service", dropped=1234)
             gap = "#log li.dropped .gap"
             wait.until(lambda d: any("journald dropped 1234 lines" in e.text for e in d.find_elements(By.CSS_SELECTOR, gap)))
             step("journald's note of 1234 dropped lines shows as a gap in the live log")
