@@ -6,15 +6,19 @@ Every (configuration, load) pair gets a fresh redis-server and fresh instances, 
 leaves behind is measured in the next. Prints each pair's figures, then one table with the ratios
 against the in-memory hub of the same run; with `--rounds N` all of it N times, the order backward
 every other round, and the medians of the ratios each round gives."""
-import argparse, os, statistics, subprocess, sys, tempfile, threading, time
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 from processes import (Callgrind, cluster_masters, free_port, redis_output_bytes, redis_used_memory, start_cluster, start_redis, stop, tcp_ready,
                        wait_until)
 
 def cpu_seconds(pid):
+    return sum(cpu_split(pid))
+
+def cpu_split(pid):
+    """The process's CPU seconds in its own code and in the kernel's (utime, stime)."""
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
 class Redis:
     """The run's Redis, one server on a socket or a cluster's nodes on loopback ports: its
@@ -220,6 +224,7 @@ def run_one(options, features, kind, instances, load):
         start = end = None
         def snapshot():
             return {"backends": [cpu_seconds(backend.pid) for backend in backends],
+                    "backend_system": sum(cpu_split(backend.pid)[1] for backend in backends),
                     "switches": sum(switches(backend.pid) for backend in backends),
                     "threads": [threads(backend.pid) for backend in backends],
                     "redis": redis.cpu() if redis else 0.0, "redis_output": redis.output() if redis else 0,
@@ -269,6 +274,13 @@ def run_one(options, features, kind, instances, load):
     # The first dump is the idle window's, the second the load's.
     idle_instructions = {name: callgrind.instructions(name, 1) for name, _ in counted} if callgrind else {}
     instructions = {name: callgrind.instructions(name, 2) for name, _ in counted} if callgrind else {}
+    if callgrind and options.keep:
+        # The dumps, for callgrind_annotate: what a hello's instructions went to.
+        kept = f"{options.keep}/{kind}-{instances}-{load.replace(':', '-')}"
+        os.makedirs(kept, exist_ok=True)
+        for name in os.listdir(work):
+            if name.startswith("callgrind-"):
+                shutil.copy(f"{work}/{name}", kept)
     subprocess.run(["rm", "-rf", work])
     backend_cpu = sum(end["backends"]) - sum(start["backends"])
     redis_cpu = end["redis"] - start["redis"]
@@ -276,7 +288,7 @@ def run_one(options, features, kind, instances, load):
     return dict(
         kind=kind, instances=instances, load=load, shape=shape, devices=devices, load_before=load_before,
         seconds=end["at"] - start["at"], report=report, idle_cpu_per_second=idle_cpu / options.idle_seconds, hellos=hellos,
-        backend_cpu=backend_cpu, backend_switches=end["switches"] - start["switches"],
+        backend_cpu=backend_cpu, backend_system_cpu=end["backend_system"] - start["backend_system"], backend_switches=end["switches"] - start["switches"],
         backend_threads=threads_between(start["threads"], end["threads"]), per_instance_cpu=[b - a for a, b in zip(start["backends"], end["backends"])],
         redis_cpu=redis_cpu, generator_cpu=end["generator"] - start["generator"],
         backend_anon_kib=(sum(idle_anon), sum(end_anon)), redis_anon_kib=(redis_idle_anon, redis_end_anon),
@@ -318,7 +330,7 @@ def describe(result):
     cpu = r["backend_cpu"] + r["redis_cpu"]
     print(f"== {name}: {r['devices']} devices ({r['shape']['live']} live, {r['shape']['viewers']} viewer each), "
           f"policy fetches {r['shape']['policy']}/s; load average {r['load_before']} at the start")
-    print(f"measured: {r['seconds']:.1f} s; backend CPU {r['backend_cpu']:.2f} s "
+    print(f"measured: {r['seconds']:.1f} s; backend CPU {r['backend_cpu']:.2f} s, {r['backend_system_cpu']:.2f} s of it in the kernel "
           f"(per instance {', '.join(f'{c:.2f}' for c in r['per_instance_cpu'])}), Redis CPU {r['redis_cpu']:.2f} s, "
           f"generator CPU {r['generator_cpu']:.2f} s; backend threads switched out {r['backend_switches']:,} times "
           f"({r['backend_switches'] / max(requests(r['report']), 1):.1f} a request); with nobody there, backend and Redis spent "
@@ -471,6 +483,7 @@ def main():
     parser.add_argument("--callgrind", action="store_true",
                         help="the instances and Redis under callgrind (bench/callgrind/env.sh set up the environment): "
                              "instructions a hello, besides CPU")
+    parser.add_argument("--keep", default="", help="with --callgrind, a folder the dumps are copied to")
     parser.add_argument("--pin", action="store_true")
     parser.add_argument("--viewers", choices=["sticky", "spread"], default="sticky")
     parser.add_argument("--devices", choices=["sticky", "spread"], default="spread")

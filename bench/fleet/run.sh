@@ -32,7 +32,8 @@
 #                                   # drift with the machine as CPU time does (a hello costs about
 #                                   # 50 times as long, so fewer a second: a longer INTERVAL; the
 #                                   # floor with nobody there, counted over IDLE_SECONDS before
-#                                   # each window, is then taken at the default load's rate)
+#                                   # each window, is then taken at the default load's rate;
+#                                   # KEEP=DIR keeps the dumps for callgrind_annotate)
 #   PIN=1 bench/fleet/run.sh        # the instances on every CPU but the first, Redis and the
 #                                   # generator on the first: the load does not share the
 #                                   # instances' cores and caches
@@ -69,6 +70,7 @@ PROFILE=${PROFILE:-}
 PIN=${PIN:-}
 CALLGRIND=${CALLGRIND:-}
 IDLE_SECONDS=${IDLE_SECONDS:-5}
+KEEP=${KEEP:-}
 
 case " $CONFIGURATIONS " in
 *redis*|*cluster*) command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install redis-server)" >&2; exit 1; } ;;
@@ -91,5 +93,5 @@ python3 bench/fleet/measure.py --bin "$bin" --work "$work" --configurations "$CO
     --apps "$APPS" --devices-per-app "$DEVICES_PER_APP" --live "$LIVE" --viewers-per-live "$VIEWERS_PER_LIVE" \
     --crowd-live "$CROWD_LIVE" --seconds "$DURATION" --interval "$INTERVAL" \
     --policy-per-second "$POLICY_PER_SECOND" --lines "$LINES" --max-connections "$MAX_CONNECTIONS" \
-    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE" ${PIN:+--pin} ${CALLGRIND:+--callgrind} --idle-seconds "$IDLE_SECONDS"
+    --kill-master-at "$KILL_MASTER_AT" --viewers "$VIEWERS" --devices "$DEVICES" --rounds "$ROUNDS" --profile "$PROFILE" ${PIN:+--pin} ${CALLGRIND:+--callgrind} --idle-seconds "$IDLE_SECONDS" ${KEEP:+--keep "$KEEP"}
 echo "machine after: load $(cut -d' ' -f1-3 /proc/loadavg)"
