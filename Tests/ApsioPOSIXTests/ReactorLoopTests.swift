@@ -65,6 +65,22 @@ import Testing
         #expect(try await Task(executorPreference: loop) { try await Readiness.wait(pipe.read.rawValue, for: .readable) }.value == .ready)
     }
 
+    /// A loop busy with jobs that never stop coming (a task that only yields) still looks at its
+    /// set between them: a connection that became ready meanwhile is read, not starved.
+    @Test func aDescriptorReadyWhileTheLoopIsBusyIsStillSettled() async throws {
+        let pipe = try ReadinessTests.Pipe()
+        let loop = Readiness.nextLoop()
+        let busy = Task(executorPreference: loop) {
+            while !Task.isCancelled { await Task.yield() }
+        }
+        defer { busy.cancel() }
+        let waiting = Task(executorPreference: loop) {
+            try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30))
+        }
+        _ = Glibc.write(pipe.write.rawValue, "x", 1)
+        #expect(try await waiting.value == .ready)
+    }
+
     @Test func jobsEnqueuedFromManyThreadsWhileTheLoopSleepsAllRun() async {
         #expect(await jobsRun(on: Readiness.nextLoop(), yielding: true) == 800)
     }
