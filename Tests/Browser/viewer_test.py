@@ -315,6 +315,26 @@ def tail_lines(driver, selector):
         "return [...document.querySelectorAll(arguments[0])].filter((e) => !e.hidden).map((e) => e.textContent)", selector)
 
 
+def seen(driver, selector, attribute=None):
+    """The text (or `attribute`) of each element `selector` names that shows, read in one go: a
+    log's lines come and go as lines arrive and as it scrolls, so elements found one by one may be
+    gone by the time each is asked."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].filter((e) => e.checkVisibility())"
+        ".map((e) => arguments[1] ? [e.textContent, e.getAttribute(arguments[1])] : e.textContent)", selector, attribute)
+
+
+def drawn(driver, selector):
+    """The lines a log draws, each by its place in the order the page took them (`data-n`): a log
+    draws the lines in sight and a few more, so which lines are drawn says what a person sees,
+    and how many does not."""
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => Number(e.dataset.n))", selector)
+
+
+def newest(driver, selector):
+    return max(drawn(driver, selector), default=0)
+
+
 def live_tail(driver, wait, args, info):
     """The live tail of the demo's real apsiod, driven by keys and clicks: highlights kept while
     filtering, columns of the line's attributes, a line's details and context, pause by key and by
@@ -335,7 +355,7 @@ def live_tail(driver, wait, args, info):
     wait.until(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#highlight-terms button")] == ["GET ×", "order ×"])
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")
                and d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-1"))
-    marks = {e.text.lower(): e.get_attribute("class") for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl")}
+    marks = {text.lower(): cls for text, cls in seen(driver, ".panel-log mark.hl", "class")}
     assert marks.get("get") == "hl hl-0" and marks.get("order") == "hl hl-1", f"each term its colour: {marks}"
     colours = {driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).backgroundColor", sel)
                for sel in (".panel-log mark.hl-0", ".panel-log mark.hl-1")}
@@ -345,9 +365,8 @@ def live_tail(driver, wait, args, info):
     # Columns: the line's unit and pid, from the attributes apsiod sends.
     for column in ("unit", "pid"):
         driver.find_element(By.ID, f"col-{column}").click()
-    wait.until(lambda d: any(e.is_displayed() and e.text == "apsio-demo.service"
-                             for e in d.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-unit")))
-    pids = {e.text for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-pid") if e.is_displayed()}
+    wait.until(lambda d: "apsio-demo.service" in seen(d, ".panel-log li[data-severity] .f-unit"))
+    pids = set(seen(driver, ".panel-log li[data-severity] .f-pid"))
     assert service_pid in pids, f"the pid column shows the service's pid {service_pid}: {pids}"
     step(f"the unit and pid columns show apsio-demo.service and {service_pid}")
 
@@ -357,7 +376,7 @@ def live_tail(driver, wait, args, info):
     assert driver.switch_to.active_element.get_attribute("id") == "watch-filter", "/ puts the cursor in the filter"
     press(driver, "GET")
     wait.until(lambda d: tail_lines(d, panel_lines) and all("GET" in t for t in tail_lines(d, panel_lines)))
-    assert any(e.is_displayed() for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")), \
+    assert seen(driver, ".panel-log mark.hl-0"), \
         "the highlights are kept while filtering"
     # Keys typed in the filter are the filter's: j, k, h and space stay in it.
     press(driver, " jkh")
@@ -380,11 +399,11 @@ def live_tail(driver, wait, args, info):
     leave_fields(driver)
     press(driver, Keys.SPACE)
     assert driver.find_element(By.ID, "watch-pause").is_selected(), "space pauses"
-    shown = len(driver.find_elements(By.CSS_SELECTOR, panel_lines))
+    before = newest(driver, panel_lines)
     wait.until(lambda d: "new below" in d.find_element(By.ID, "watch-count").text)
-    assert len(driver.find_elements(By.CSS_SELECTOR, panel_lines)) == shown, "lines were drawn while paused"
+    assert newest(driver, panel_lines) == before, "lines were drawn while paused"
     press(driver, Keys.SPACE)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, panel_lines)) > shown)
+    wait.until(lambda d: newest(d, panel_lines) > before)
     step("space paused the tail (new lines counted below, none drawn) and space resumed it")
 
     # Selecting text pauses, so that the view does not move under the reader.
@@ -477,7 +496,7 @@ def watch_by_link(driver, wait, base, plan, names, docs):
 
     # The lag column: each of the late box's lines came at least the 12 s it was late.
     driver.find_element(By.ID, "col-lag").click()
-    wait.until(lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, slow + " .panel-log .f-lag")))
+    wait.until(lambda d: seen(d, slow + " .panel-log .f-lag"))
     # Read in one go: the panel draws 150 lines a second, so elements found one by one go stale.
     lags = tail_lines(driver, slow + " .panel-log li[data-severity] .f-lag")
     assert lags and all(float(text.split()[0]) >= 12.0 for text in lags), f"the late box's lags: {lags[-5:]}"
@@ -946,7 +965,7 @@ def fleet_main(args):
         for device in chosen:
             key = f"{device['app']}/{device['install']}"
             wait.until(lambda d, key=key: d.find_elements(By.CSS_SELECTOR, merged.format(key)))
-            tags = {e.text for e in driver.find_elements(By.CSS_SELECTOR, merged.format(key) + " .dev")}
+            tags = set(seen(driver, merged.format(key) + " .dev"))
             assert tags == {names[device["install"]]}, f"lines of {key} marked {tags}"
         step("the merged tail shows lines of all three, each marked with its device")
         if args.docs:
@@ -973,11 +992,11 @@ def fleet_main(args):
         # Stop the third: it says so, and the other two go on.
         driver.find_element(By.CSS_SELECTOR, panels[third["install"]] + " button.panel-stop").click()
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, panels[third["install"]]).get_attribute("data-status") == "stopped")
-        counts = {d["install"]: len(driver.find_elements(By.CSS_SELECTOR, panels[d["install"]] + panel_lines)) for d in chosen}
+        latest = {d["install"]: newest(driver, panels[d["install"]] + panel_lines) for d in chosen}
         for device in (first, second):
-            wait.until(lambda d, device=device: len(d.find_elements(By.CSS_SELECTOR, panels[device["install"]] + panel_lines))
-                       >= counts[device["install"]] + 3)
-        assert len(driver.find_elements(By.CSS_SELECTOR, panels[third["install"]] + panel_lines)) == counts[third["install"]], \
+            wait.until(lambda d, device=device: len([n for n in drawn(d, panels[device["install"]] + panel_lines)
+                                                     if n > latest[device["install"]]]) >= 3)
+        assert newest(driver, panels[third["install"]] + panel_lines) == latest[third["install"]], \
             "lines arrive for the stopped device"
         step(f"stopped {names[third['install']]}; the other two go on")
 
