@@ -41,6 +41,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -335,11 +336,27 @@ def newest(driver, selector):
     return max(drawn(driver, selector), default=0)
 
 
+def lines_shown(driver):
+    """The count under the controls: the lines the logs on screen hold, drawn or scrolled away."""
+    match = re.match(r"(?:(\d+) of )?(\d+) lines shown", driver.find_element(By.ID, "watch-count").text)
+    return int(match.group(1) or match.group(2)) if match else 0
+
+
+def in_sight(driver, log):
+    """The lines of `log` inside its box, top to bottom: what a person sees of it."""
+    return driver.execute_script("""
+      const box = arguments[0].getBoundingClientRect();
+      return [...arguments[0].querySelectorAll('li[data-severity]')].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+      });""", log)
+
+
 def live_tail(driver, wait, args, info):
     """The live tail of the demo's real apsiod, driven by keys and clicks: highlights kept while
     filtering, columns of the line's attributes, a line's details and context, pause by key and by
-    selecting text, clear, the key list, the lag shown, and the view as a link that survives a
-    sign-in."""
+    selecting text, a line far up the log scrolled to, clear by key and by button, the key list,
+    the lag shown, and the view as a link that survives a sign-in."""
     service_pid = info["service_pid"]
     driver.find_element(By.ID, "log-live-tail").click()
     wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
@@ -432,15 +449,24 @@ def live_tail(driver, wait, args, info):
         driver.save_screenshot(os.path.join(args.docs, "viewer-context.png"))
     press(driver, Keys.ESCAPE)
     wait.until(EC.invisibility_of_element_located((By.ID, "line-details")))
+    far_up(driver, wait, panel_lines)
 
     # ? lists the keys; Escape closes the list.
     leave_fields(driver)
     press(driver, "?")
     wait.until(EC.visibility_of_element_located((By.ID, "keys-help")))
     keys = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#keys-list dt")]
-    assert {"/", "Space", "h", "j", "k", "?"} <= set(keys), keys
+    assert {"/", "Space", "h", "j", "k", "c", "?"} <= set(keys), keys
     press(driver, Keys.ESCAPE)
     wait.until(EC.invisibility_of_element_located((By.ID, "keys-help")))
+
+    # c clears: the lines shown go, and only lines that came after are drawn.
+    wait.until(lambda d: drawn(d, panel_lines))
+    leave_fields(driver)
+    before, count = newest(driver, panel_lines), lines_shown(driver)
+    press(driver, "c")
+    wait.until(lambda d: all(n > before for n in drawn(d, panel_lines)) and lines_shown(d) < count)
+    step(f"c cleared the {count} lines shown; {lines_shown(driver)} came since")
 
     # Clear empties the view; new lines come after.
     left = driver.execute_script("document.getElementById('watch-clear').click();"
@@ -466,6 +492,58 @@ def live_tail(driver, wait, args, info):
     assert driver.find_element(By.ID, "col-unit").is_selected() and driver.find_element(By.ID, "col-pid").is_selected()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0"))
     step("the view's link, opened signed out, went to the sign-in and then back to the same view")
+
+
+def far_up(driver, wait, panel_lines):
+    """A line far up the log, where the wheel takes a paused reader: the log draws only the lines
+    in sight, so this one is drawn when scrolled to, and then reads, selects and opens as any."""
+    # Enough lines that the log's first is well out of sight at its end.
+    wait.until(lambda d: lines_shown(d) >= 60)
+    leave_fields(driver)
+    press(driver, Keys.SPACE)
+    assert driver.find_element(By.ID, "watch-pause").is_selected(), "space pauses"
+    log = driver.find_element(By.CSS_SELECTOR, ".panel-log")
+    at_end = min(drawn(driver, panel_lines))
+    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(log), 0, -1000000).perform()
+    wait.until(lambda d: d.execute_script("return arguments[0].scrollTop", log) == 0)
+    wait.until(lambda d: len(in_sight(d, log)) >= 3)
+    rows = in_sight(driver, log)
+    top = rows[0]
+    n = int(top.get_attribute("data-n"))
+    assert n < at_end, f"the first line in sight ({n}) was drawn at the end ({at_end} and newer)"
+    assert top.is_displayed() and top.find_element(By.CSS_SELECTOR, ".msg").text, "the line far up reads"
+    text, time_ = top.find_element(By.CSS_SELECTOR, ".msg").text, top.find_element(By.CSS_SELECTOR, ".t").text
+
+    # A click opens its details and context: the log's first line, where the page's buffer starts.
+    top.find_element(By.CSS_SELECTOR, ".t").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "line-details")))
+    assert time_ in driver.find_element(By.ID, "line-details-title").text
+    chosen = driver.find_element(By.CSS_SELECTOR, "#line-details .context-log > li.chosen")
+    assert text in chosen.text, f"the context's line is the one clicked: {chosen.text!r}, {text!r}"
+    if lines_shown(driver) < 500:
+        # Nothing left the panel yet: its first line is the first the page took for this box.
+        assert driver.find_elements(By.CSS_SELECTOR, "#line-details .context-log > li.edge-start")
+    press(driver, Keys.ESCAPE)
+    wait.until(EC.invisibility_of_element_located((By.ID, "line-details")))
+
+    # Selected from one line to the third: the second is in the selection whole, the lines stay.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", log)
+    first, second, third = rows[0], rows[1], rows[2]
+    # From the start of the first line's time to the third's (a time is one box; a message with
+    # highlights is several, and a drag is aimed at an element's first).
+    start = first.find_element(By.CSS_SELECTOR, ".t")
+    ActionChains(driver).move_to_element_with_offset(start, -start.size["width"] // 2 + 1, 0).click_and_hold() \
+        .move_to_element(third.find_element(By.CSS_SELECTOR, ".t")).release().perform()
+    selected = driver.execute_script("return document.getSelection().toString()")
+    assert second.find_element(By.CSS_SELECTOR, ".msg").text in selected, f"the selection: {selected!r}"
+    assert in_sight(driver, log)[0].get_attribute("data-n") == str(n), "the lines moved under the selection"
+    step(f"a line far up the log ({lines_shown(driver)} lines) is drawn when scrolled to, opens its details "
+         f"and context, and three lines select: {selected.strip()[:60]!r}…")
+    driver.execute_script("document.getSelection().removeAllRanges()")
+    press(driver, Keys.SPACE)
+    wait.until(lambda d: not d.find_element(By.ID, "watch-pause").is_selected())
+    # Resuming follows the tail: the log is at its end again.
+    wait.until(lambda d: d.execute_script("const l = arguments[0]; return l.scrollTop + l.clientHeight >= l.scrollHeight - 2", log))
 
 
 def watch_by_link(driver, wait, base, plan, names, docs):
