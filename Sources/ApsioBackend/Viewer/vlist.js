@@ -46,10 +46,9 @@ export class VirtualLog {
     this.rows = [];
     this.elements = new WeakMap();
     this.stale = false;
-    /** The screen: its height and width (from the ResizeObserver) and where it is scrolled to
-     * (from the scroll events), so that drawing reads no layout. */
+    /** The log's height (from the ResizeObserver) and where it is scrolled to (from the scroll
+     * events), so that drawing reads no layout. */
     this.viewport = 0;
-    this.width = 0;
     this.scrollTop = 0;
     /** Whether the next draw goes to the end (new lines, or a filter, while not paused), or
      * must (the log shows again after the view hid it). */
@@ -274,11 +273,10 @@ export class VirtualLog {
       const size = entry.borderBoxSize?.[0];
       if (!size) continue;
       if (entry.target === this.list) {
-        const box = entry.contentBoxSize[0];
-        // Narrower or wider, every line wraps anew: their heights are measured again as drawn.
-        if (this.width > 0 && box.inlineSize !== this.width) this.remeasure();
-        this.viewport = box.blockSize;
-        this.width = box.inlineSize;
+        // Narrower or wider, the lines drawn wrap anew and are reported again; those out of sight
+        // keep the height they had (forgetting them would move what a paused reader looks at
+        // whenever a scroll bar comes or goes), and are measured again when drawn.
+        this.viewport = entry.contentBoxSize[0].blockSize;
         changed = true;
         continue;
       }
@@ -295,11 +293,6 @@ export class VirtualLog {
       this.dirty = true;
       this.schedule();
     }
-  }
-
-  remeasure() {
-    for (const record of this.items) record[this.height] = 0;
-    this.smallest = 0;
   }
 }
 
