@@ -41,6 +41,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -315,11 +316,47 @@ def tail_lines(driver, selector):
         "return [...document.querySelectorAll(arguments[0])].filter((e) => !e.hidden).map((e) => e.textContent)", selector)
 
 
+def seen(driver, selector, attribute=None):
+    """The text (or `attribute`) of each element `selector` names that shows, read in one go: a
+    log's lines come and go as lines arrive and as it scrolls, so elements found one by one may be
+    gone by the time each is asked."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].filter((e) => e.checkVisibility())"
+        ".map((e) => arguments[1] ? [e.textContent, e.getAttribute(arguments[1])] : e.textContent)", selector, attribute)
+
+
+def drawn(driver, selector):
+    """The lines a log draws, each by its place in the order the page took them (`data-n`): a log
+    draws the lines in sight and a few more, so which lines are drawn says what a person sees,
+    and how many does not."""
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => Number(e.dataset.n))", selector)
+
+
+def newest(driver, selector):
+    return max(drawn(driver, selector), default=0)
+
+
+def lines_shown(driver):
+    """The count under the controls: the lines the logs on screen hold, drawn or scrolled away."""
+    match = re.match(r"(?:(\d+) of )?(\d+) lines shown", driver.find_element(By.ID, "watch-count").text)
+    return int(match.group(1) or match.group(2)) if match else 0
+
+
+def in_sight(driver, log):
+    """The lines of `log` inside its box, top to bottom: what a person sees of it."""
+    return driver.execute_script("""
+      const box = arguments[0].getBoundingClientRect();
+      return [...arguments[0].querySelectorAll('li[data-severity]')].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+      });""", log)
+
+
 def live_tail(driver, wait, args, info):
     """The live tail of the demo's real apsiod, driven by keys and clicks: highlights kept while
     filtering, columns of the line's attributes, a line's details and context, pause by key and by
-    selecting text, clear, the key list, the lag shown, and the view as a link that survives a
-    sign-in."""
+    selecting text, a line far up the log scrolled to, clear by key and by button, the key list,
+    the lag shown, and the view as a link that survives a sign-in."""
     service_pid = info["service_pid"]
     driver.find_element(By.ID, "log-live-tail").click()
     wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))
@@ -335,7 +372,7 @@ def live_tail(driver, wait, args, info):
     wait.until(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#highlight-terms button")] == ["GET ×", "order ×"])
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")
                and d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-1"))
-    marks = {e.text.lower(): e.get_attribute("class") for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl")}
+    marks = {text.lower(): cls for text, cls in seen(driver, ".panel-log mark.hl", "class")}
     assert marks.get("get") == "hl hl-0" and marks.get("order") == "hl hl-1", f"each term its colour: {marks}"
     colours = {driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).backgroundColor", sel)
                for sel in (".panel-log mark.hl-0", ".panel-log mark.hl-1")}
@@ -345,9 +382,8 @@ def live_tail(driver, wait, args, info):
     # Columns: the line's unit and pid, from the attributes apsiod sends.
     for column in ("unit", "pid"):
         driver.find_element(By.ID, f"col-{column}").click()
-    wait.until(lambda d: any(e.is_displayed() and e.text == "apsio-demo.service"
-                             for e in d.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-unit")))
-    pids = {e.text for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log li[data-severity] .f-pid") if e.is_displayed()}
+    wait.until(lambda d: "apsio-demo.service" in seen(d, ".panel-log li[data-severity] .f-unit"))
+    pids = set(seen(driver, ".panel-log li[data-severity] .f-pid"))
     assert service_pid in pids, f"the pid column shows the service's pid {service_pid}: {pids}"
     step(f"the unit and pid columns show apsio-demo.service and {service_pid}")
 
@@ -357,7 +393,7 @@ def live_tail(driver, wait, args, info):
     assert driver.switch_to.active_element.get_attribute("id") == "watch-filter", "/ puts the cursor in the filter"
     press(driver, "GET")
     wait.until(lambda d: tail_lines(d, panel_lines) and all("GET" in t for t in tail_lines(d, panel_lines)))
-    assert any(e.is_displayed() for e in driver.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0")), \
+    assert seen(driver, ".panel-log mark.hl-0"), \
         "the highlights are kept while filtering"
     # Keys typed in the filter are the filter's: j, k, h and space stay in it.
     press(driver, " jkh")
@@ -380,11 +416,11 @@ def live_tail(driver, wait, args, info):
     leave_fields(driver)
     press(driver, Keys.SPACE)
     assert driver.find_element(By.ID, "watch-pause").is_selected(), "space pauses"
-    shown = len(driver.find_elements(By.CSS_SELECTOR, panel_lines))
+    before = newest(driver, panel_lines)
     wait.until(lambda d: "new below" in d.find_element(By.ID, "watch-count").text)
-    assert len(driver.find_elements(By.CSS_SELECTOR, panel_lines)) == shown, "lines were drawn while paused"
+    assert newest(driver, panel_lines) == before, "lines were drawn while paused"
     press(driver, Keys.SPACE)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, panel_lines)) > shown)
+    wait.until(lambda d: newest(d, panel_lines) > before)
     step("space paused the tail (new lines counted below, none drawn) and space resumed it")
 
     # Selecting text pauses, so that the view does not move under the reader.
@@ -413,15 +449,24 @@ def live_tail(driver, wait, args, info):
         driver.save_screenshot(os.path.join(args.docs, "viewer-context.png"))
     press(driver, Keys.ESCAPE)
     wait.until(EC.invisibility_of_element_located((By.ID, "line-details")))
+    far_up(driver, wait, panel_lines)
 
     # ? lists the keys; Escape closes the list.
     leave_fields(driver)
     press(driver, "?")
     wait.until(EC.visibility_of_element_located((By.ID, "keys-help")))
     keys = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#keys-list dt")]
-    assert {"/", "Space", "h", "j", "k", "?"} <= set(keys), keys
+    assert {"/", "Space", "h", "j", "k", "c", "?"} <= set(keys), keys
     press(driver, Keys.ESCAPE)
     wait.until(EC.invisibility_of_element_located((By.ID, "keys-help")))
+
+    # c clears: the lines shown go, and only lines that came after are drawn.
+    wait.until(lambda d: drawn(d, panel_lines))
+    leave_fields(driver)
+    before, count = newest(driver, panel_lines), lines_shown(driver)
+    press(driver, "c")
+    wait.until(lambda d: all(n > before for n in drawn(d, panel_lines)) and lines_shown(d) < count)
+    step(f"c cleared the {count} lines shown; {lines_shown(driver)} came since")
 
     # Clear empties the view; new lines come after.
     left = driver.execute_script("document.getElementById('watch-clear').click();"
@@ -447,6 +492,58 @@ def live_tail(driver, wait, args, info):
     assert driver.find_element(By.ID, "col-unit").is_selected() and driver.find_element(By.ID, "col-pid").is_selected()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".panel-log mark.hl-0"))
     step("the view's link, opened signed out, went to the sign-in and then back to the same view")
+
+
+def far_up(driver, wait, panel_lines):
+    """A line far up the log, where the wheel takes a paused reader: the log draws only the lines
+    in sight, so this one is drawn when scrolled to, and then reads, selects and opens as any."""
+    # Enough lines that the log's first is well out of sight at its end.
+    wait.until(lambda d: lines_shown(d) >= 60)
+    leave_fields(driver)
+    press(driver, Keys.SPACE)
+    assert driver.find_element(By.ID, "watch-pause").is_selected(), "space pauses"
+    log = driver.find_element(By.CSS_SELECTOR, ".panel-log")
+    at_end = min(drawn(driver, panel_lines))
+    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(log), 0, -1000000).perform()
+    wait.until(lambda d: d.execute_script("return arguments[0].scrollTop", log) == 0)
+    wait.until(lambda d: len(in_sight(d, log)) >= 3)
+    rows = in_sight(driver, log)
+    top = rows[0]
+    n = int(top.get_attribute("data-n"))
+    assert n < at_end, f"the first line in sight ({n}) was drawn at the end ({at_end} and newer)"
+    assert top.is_displayed() and top.find_element(By.CSS_SELECTOR, ".msg").text, "the line far up reads"
+    text, time_ = top.find_element(By.CSS_SELECTOR, ".msg").text, top.find_element(By.CSS_SELECTOR, ".t").text
+
+    # A click opens its details and context: the log's first line, where the page's buffer starts.
+    top.find_element(By.CSS_SELECTOR, ".t").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "line-details")))
+    assert time_ in driver.find_element(By.ID, "line-details-title").text
+    chosen = driver.find_element(By.CSS_SELECTOR, "#line-details .context-log > li.chosen")
+    assert text in chosen.text, f"the context's line is the one clicked: {chosen.text!r}, {text!r}"
+    if lines_shown(driver) < 500:
+        # Nothing left the panel yet: its first line is the first the page took for this box.
+        assert driver.find_elements(By.CSS_SELECTOR, "#line-details .context-log > li.edge-start")
+    press(driver, Keys.ESCAPE)
+    wait.until(EC.invisibility_of_element_located((By.ID, "line-details")))
+
+    # Selected from one line to the third: the second is in the selection whole, the lines stay.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", log)
+    first, second, third = rows[0], rows[1], rows[2]
+    # From the start of the first line's time to the third's (a time is one box; a message with
+    # highlights is several, and a drag is aimed at an element's first).
+    start = first.find_element(By.CSS_SELECTOR, ".t")
+    ActionChains(driver).move_to_element_with_offset(start, -start.size["width"] // 2 + 1, 0).click_and_hold() \
+        .move_to_element(third.find_element(By.CSS_SELECTOR, ".t")).release().perform()
+    selected = driver.execute_script("return document.getSelection().toString()")
+    assert second.find_element(By.CSS_SELECTOR, ".msg").text in selected, f"the selection: {selected!r}"
+    assert in_sight(driver, log)[0].get_attribute("data-n") == str(n), "the lines moved under the selection"
+    step(f"a line far up the log ({lines_shown(driver)} lines) is drawn when scrolled to, opens its details "
+         f"and context, and three lines select: {selected.strip()[:60]!r}…")
+    driver.execute_script("document.getSelection().removeAllRanges()")
+    press(driver, Keys.SPACE)
+    wait.until(lambda d: not d.find_element(By.ID, "watch-pause").is_selected())
+    # Resuming follows the tail: the log is at its end again.
+    wait.until(lambda d: d.execute_script("const l = arguments[0]; return l.scrollTop + l.clientHeight >= l.scrollHeight - 2", log))
 
 
 def watch_by_link(driver, wait, base, plan, names, docs):
@@ -477,7 +574,7 @@ def watch_by_link(driver, wait, base, plan, names, docs):
 
     # The lag column: each of the late box's lines came at least the 12 s it was late.
     driver.find_element(By.ID, "col-lag").click()
-    wait.until(lambda d: any(e.is_displayed() for e in d.find_elements(By.CSS_SELECTOR, slow + " .panel-log .f-lag")))
+    wait.until(lambda d: seen(d, slow + " .panel-log .f-lag"))
     # Read in one go: the panel draws 150 lines a second, so elements found one by one go stale.
     lags = tail_lines(driver, slow + " .panel-log li[data-severity] .f-lag")
     assert lags and all(float(text.split()[0]) >= 12.0 for text in lags), f"the late box's lags: {lags[-5:]}"
@@ -946,7 +1043,7 @@ def fleet_main(args):
         for device in chosen:
             key = f"{device['app']}/{device['install']}"
             wait.until(lambda d, key=key: d.find_elements(By.CSS_SELECTOR, merged.format(key)))
-            tags = {e.text for e in driver.find_elements(By.CSS_SELECTOR, merged.format(key) + " .dev")}
+            tags = set(seen(driver, merged.format(key) + " .dev"))
             assert tags == {names[device["install"]]}, f"lines of {key} marked {tags}"
         step("the merged tail shows lines of all three, each marked with its device")
         if args.docs:
@@ -973,11 +1070,11 @@ def fleet_main(args):
         # Stop the third: it says so, and the other two go on.
         driver.find_element(By.CSS_SELECTOR, panels[third["install"]] + " button.panel-stop").click()
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, panels[third["install"]]).get_attribute("data-status") == "stopped")
-        counts = {d["install"]: len(driver.find_elements(By.CSS_SELECTOR, panels[d["install"]] + panel_lines)) for d in chosen}
+        latest = {d["install"]: newest(driver, panels[d["install"]] + panel_lines) for d in chosen}
         for device in (first, second):
-            wait.until(lambda d, device=device: len(d.find_elements(By.CSS_SELECTOR, panels[device["install"]] + panel_lines))
-                       >= counts[device["install"]] + 3)
-        assert len(driver.find_elements(By.CSS_SELECTOR, panels[third["install"]] + panel_lines)) == counts[third["install"]], \
+            wait.until(lambda d, device=device: len([n for n in drawn(d, panels[device["install"]] + panel_lines)
+                                                     if n > latest[device["install"]]]) >= 3)
+        assert newest(driver, panels[third["install"]] + panel_lines) == latest[third["install"]], \
             "lines arrive for the stopped device"
         step(f"stopped {names[third['install']]}; the other two go on")
 

@@ -121,6 +121,9 @@ def main():
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVE})
         vt.sign_in(driver, wait, base, user, password)
         wait.until(EC.visibility_of_element_located((By.ID, "view-devices")))
+        # Every box has said hello before the page opens them: a box not present yet is refused
+        # ("not present") and its panel waits for a person to press Try again.
+        wait.until(lambda d: len(vt.visible_rows(d)) == len(plan))
         watch = ",".join(f"{d['app']}/{d['install']}" for d in plan)
         driver.get(base + "/#/watch/" + watch + ("?view=merged" if args.view == "merged" else ""))
         wait.until(EC.visibility_of_element_located((By.ID, "view-watch")))

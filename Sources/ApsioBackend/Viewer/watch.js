@@ -13,6 +13,7 @@ import { columnText, columns, defaultColumns, lineDetails } from './fields.js';
 import { Highlights, maxTerms } from './highlight.js';
 import { installKeys, keyList } from './keys.js';
 import { parseWatchQuery, watchQuery } from './links.js';
+import { VirtualLog } from './vlist.js';
 
 const $ = (id) => document.getElementById(id);
 const commandNames = [['screenshot', 'Screenshot'], ['diagnostics', 'Diagnostics'], ['raise_log_level', 'Raise log level']];
@@ -542,10 +543,16 @@ export class WatchPage {
       this.watches.push(watch);
       $('watch-panels').append(watch.panel);
     }
-    // What each log shows: the merged tail from the page's merged buffer, a panel from its box's.
-    // `floor`: what Clear left behind; `lines` and `shown`: the log's lines, counted as they come
-    // and go rather than by walking thousands of elements at every frame.
-    const view = (log, buffer, max, merged) => ({ log, buffer, max, merged, rendered: 0, floor: 0, lines: 0, shown: 0 });
+    // What each log shows: the merged tail from the page's merged buffer, a panel from its box's,
+    // each a virtualised list that holds its lines and draws only those in sight. `floor`: what
+    // Clear left behind; `rendered`: the last record the log took.
+    const view = (log, buffer, max, merged) => ({
+      buffer, max, merged, rendered: 0, floor: 0,
+      vlist: new VirtualLog(log, {
+        max, make: (record) => this.item(record, merged), matches: (record) => this.matches(record),
+        schedule: () => this.scheduleRender(), signal,
+      }),
+    });
     this.views = [view(this.mergedLog, this.merged, maxMergedLines, true),
       ...this.watches.map((w) => view(w.log, w.buffer, maxPanelLines, false))];
     $('watch-title').textContent = `Watching ${this.watches.length} device${this.watches.length === 1 ? '' : 's'} together`;
@@ -680,6 +687,8 @@ export class WatchPage {
     $('view-grid').setAttribute('aria-pressed', String(view === 'grid'));
     $('view-merged').setAttribute('aria-pressed', String(view === 'merged'));
     if (byHand) this.saveState(); else $('watch-link').href = WatchPage.hash(this.list, this.currentState());
+    // A log that shows again opens at its end, whatever it was scrolled to before it was hidden.
+    for (const v of this.views ?? []) if (v.merged === (view === 'merged')) v.vlist.reveal();
     this.render();
   }
 
@@ -745,43 +754,25 @@ export class WatchPage {
   }
 
   /** Draws what came since the last frame into the logs on screen; none while paused, so what
-   * a person reads does not move. A log hidden by the view catches up when it shows. */
+   * a person reads does not move (a paused log still draws the lines it is scrolled to). A log
+   * hidden by the view catches up when it shows. */
   render(force = false) {
     if (this.closed) return;
-    if (force || !$('watch-pause').checked) {
-      const drawn = [];
-      for (const view of this.views) {
-        if (view.merged !== (this.view === 'merged')) continue;
+    const follow = force || !$('watch-pause').checked;
+    const toEnd = [];
+    for (const view of this.views) {
+      if (view.merged !== (this.view === 'merged')) continue;
+      if (follow) {
         const fresh = view.buffer.after(Math.max(view.rendered, view.floor), view.max);
-        if (fresh.length === 0) continue;
-        const fragment = document.createDocumentFragment();
-        for (const record of fresh) {
-          const item = this.item(record, view.merged);
-          if (record.kind === 'line') { view.lines += 1; if (!item.hidden) view.shown += 1; }
-          fragment.append(item);
+        if (fresh.length > 0) {
+          view.vlist.push(fresh);
+          view.rendered = fresh[fresh.length - 1].n;
         }
-        view.log.append(fragment);
-        view.rendered = fresh[fresh.length - 1].n;
-        // Trimmed in batches of a fifth: every trim moves every line left, which costs a layout
-        // of the whole log, so it happens now and then rather than at every frame.
-        const excess = view.log.children.length > view.max * 1.2 ? view.log.children.length - view.max : 0;
-        if (excess > 0) {
-          for (let i = 0; i < excess; i += 1) {
-            const item = view.log.children[i];
-            if (!item.dataset.severity) continue;
-            view.lines -= 1;
-            if (!item.hidden) view.shown -= 1;
-          }
-          const range = document.createRange();
-          range.setStartBefore(view.log.firstElementChild);
-          range.setEndAfter(view.log.children[excess - 1]);
-          range.deleteContents();
-        }
-        drawn.push(view.log);
       }
-      // Every write first, then one layout for all the scrolls.
-      for (const log of drawn) log.scrollTop = log.scrollHeight;
+      if (view.vlist.draw(follow)) toEnd.push(view.vlist);
     }
+    // Every write first, then one layout for all the scrolls.
+    for (const vlist of toEnd) vlist.scrollToEnd();
     this.updateCount();
   }
 
@@ -813,12 +804,7 @@ export class WatchPage {
       text.prepend(element('span', 'gap', record.gap), ' ');
     }
     item.append(text);
-    item.hidden = !this.matches(record);
     return item;
-  }
-
-  logs() {
-    return [this.mergedLog, ...this.watches.map((w) => w.log)];
   }
 
   matches(record) {
@@ -828,21 +814,12 @@ export class WatchPage {
 
   applyFilter() {
     this.filter = { min: Number($('watch-severity').value) || 1, text: $('watch-filter').value.trim().toLowerCase() };
-    for (const view of this.views) {
-      view.lines = 0;
-      view.shown = 0;
-      for (const item of view.log.children) {
-        const record = this.records.get(item);
-        if (!record || record.kind !== 'line') continue;
-        const hidden = !this.matches(record);
-        if (item.hidden !== hidden) item.hidden = hidden;
-        view.lines += 1;
-        if (!hidden) view.shown += 1;
-      }
-    }
+    // Not paused, the logs go to their end, as new lines take them there; paused, they stay.
+    const follow = !$('watch-pause').checked;
+    for (const view of this.views) view.vlist.refilter(follow);
     this.saveState();
     this.updateCount();
-    if (!$('watch-pause').checked) for (const log of this.logs()) log.scrollTop = log.scrollHeight;
+    this.scheduleRender();
   }
 
   updateCount() {
@@ -850,8 +827,8 @@ export class WatchPage {
     let shown = 0;
     for (const view of this.views) {
       if (view.merged !== (this.view === 'merged')) continue;
-      lines += view.lines;
-      shown += view.shown;
+      lines += view.vlist.lines;
+      shown += view.vlist.shownLines;
     }
     let text = shown === lines ? `${lines} lines shown` : `${shown} of ${lines} lines shown`;
     const fellOut = this.watches.reduce((sum, w) => sum + w.buffer.fellOut, 0);
@@ -869,18 +846,20 @@ export class WatchPage {
     $('watch-pause').checked = paused;
     this.pausedBy = paused ? by : null;
     $('view-watch').classList.toggle('paused', paused);
-    if (!paused) this.newWhilePaused = 0;
+    if (!paused) {
+      this.newWhilePaused = 0;
+      // Resuming follows the tail again: each log goes to its end, new lines or not.
+      for (const view of this.views) view.vlist.reveal();
+    }
     this.render();
   }
 
   /** Empties the logs on screen; the buffers stay, for a line's context. */
   clear() {
     for (const view of this.views) {
-      view.log.replaceChildren();
+      view.vlist.clear();
       view.floor = view.buffer.last;
       view.rendered = view.floor;
-      view.lines = 0;
-      view.shown = 0;
     }
     this.newWhilePaused = 0;
     this.updateCount();
@@ -890,10 +869,9 @@ export class WatchPage {
    * emptied stays empty, and a log hidden by the view is drawn when it shows. */
   rebuild() {
     for (const view of this.views) {
-      view.log.replaceChildren();
+      view.vlist.remake();
+      view.vlist.clear();
       view.rendered = view.floor;
-      view.lines = 0;
-      view.shown = 0;
     }
     this.render(true);
   }
@@ -958,13 +936,12 @@ export class WatchPage {
     this.saveState();
   }
 
-  /** Marks the lines on screen with the terms of now (new lines are marked as they are drawn). */
+  /** Marks the lines drawn with the terms of now (the others are marked when they are drawn). */
   remark() {
-    for (const log of this.logs()) {
-      for (const item of log.children) {
-        const record = this.records.get(item);
+    for (const view of this.views) {
+      for (const [item, record] of view.vlist.drawnRows()) {
         const message = item.querySelector('.msg');
-        if (record && message) this.highlights.mark(message, record.body);
+        if (message) this.highlights.mark(message, record.body);
       }
     }
   }
