@@ -3,7 +3,7 @@
 /// time, and never past the caller's cap but for one byte, which tells that the cap was passed.
 ///
 /// A 64-KiB chunk zeroed for each body, then copied out, swept a device's hello of a few hundred
-/// bytes through the whole first-level cache (docs/performance.md, "A hello's instructions").
+/// bytes through the whole first-level cache (docs/performance.md, "Fleet", run 15).
 struct DecoderOutput {
     private(set) var bytes: [UInt8] = []
     private let cap: Int
