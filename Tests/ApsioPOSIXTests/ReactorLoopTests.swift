@@ -3,6 +3,7 @@ import ApsioTestSupport
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// A server's connection runs on one of the reactor's loops: the thread that waits for its bytes
@@ -65,20 +66,31 @@ import Testing
         #expect(try await Task(executorPreference: loop) { try await Readiness.wait(pipe.read.rawValue, for: .readable) }.value == .ready)
     }
 
-    /// A loop busy with jobs that never stop coming (a task that only yields) still looks at its
-    /// set between them: a connection that became ready meanwhile is read, not starved.
+    /// A loop busy with jobs that keep coming (a task that only yields) still looks at its set
+    /// between them: a descriptor that became ready meanwhile is settled while the loop is still
+    /// busy, not once it runs out of jobs. The busy task stops by itself when the wait is settled
+    /// (or after `spins` yields), so that it never holds a core beyond the test.
     @Test func aDescriptorReadyWhileTheLoopIsBusyIsStillSettled() async throws {
+        final class Settled: Sendable { let value = Atomic<Bool>(false) }
+        let spins = 100_000
         let pipe = try ReadinessTests.Pipe()
         let loop = Readiness.nextLoop()
-        let busy = Task(executorPreference: loop) {
-            while !Task.isCancelled { await Task.yield() }
+        let settled = Settled()
+        let busy = Task(executorPreference: loop) { () -> Int in
+            var count = 0
+            while !settled.value.load(ordering: .relaxed), count < spins {
+                count += 1
+                await Task.yield()
+            }
+            return count
         }
-        defer { busy.cancel() }
-        let waiting = Task(executorPreference: loop) {
-            try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30))
+        let waiting = Task(executorPreference: loop) { () throws -> Readiness.Outcome in
+            defer { settled.value.store(true, ordering: .relaxed) }
+            return try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30))
         }
         _ = Glibc.write(pipe.write.rawValue, "x", 1)
         #expect(try await waiting.value == .ready)
+        #expect(await busy.value < spins, "the wait was settled only once the loop had nothing else to run")
     }
 
     @Test func jobsEnqueuedFromManyThreadsWhileTheLoopSleepsAllRun() async {
