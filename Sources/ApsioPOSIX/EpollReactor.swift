@@ -73,9 +73,6 @@ final class EpollReactor: TaskExecutor, Sendable {
         var sleeping = false
     }
 
-    /// How many runs of queued jobs may follow each other before the loop looks at its set again.
-    static let runsBetweenLooks = 8
-
     /// The reactor of every thread that is no loop: the daemon's waits, and those of tasks that
     /// run on the task pool.
     static let shared = EpollReactor(name: "apsio-readiness")
@@ -234,24 +231,13 @@ final class EpollReactor: TaskExecutor, Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         var settled: [(Resume, Readiness.Outcome)] = []
         var ready: [UnownedJob] = []
-        var runsSinceLook = 0
         while true {
             // It sleeps only with no job queued; a job enqueued from elsewhere meanwhile wakes it.
             let idle = jobs.withLock { jobs -> Bool in
                 jobs.sleeping = jobs.queue.isEmpty
                 return jobs.sleeping
             }
-            // With jobs queued it looks at the set only every few runs: a request hops between its
-            // connection's task and the actors it calls four times or so, and a look between each
-            // was four system calls a request that nearly always found nothing. A descriptor that
-            // became ready meanwhile waits at most `runsBetweenLooks` runs of jobs.
-            var count: Int32 = 0
-            if idle || runsSinceLook >= Self.runsBetweenLooks {
-                count = epoll_wait(epoll, events, Int32(capacity), idle ? -1 : 0)
-                runsSinceLook = 0
-            } else {
-                runsSinceLook += 1
-            }
+            let count = epoll_wait(epoll, events, Int32(capacity), idle ? -1 : 0)
             if idle { jobs.withLock { $0.sleeping = false } }
             // A negative count is EINTR: nothing else can fail on a valid set and buffer.
             if count > 0 { settle(events, count: Int(count), into: &settled) }

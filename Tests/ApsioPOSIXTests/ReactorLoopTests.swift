@@ -3,7 +3,6 @@ import ApsioTestSupport
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// A server's connection runs on one of the reactor's loops: the thread that waits for its bytes
@@ -64,33 +63,6 @@ import Testing
         // The loop goes on: a later wait on the same descriptor is settled when data comes.
         _ = Glibc.write(pipe.write.rawValue, "x", 1)
         #expect(try await Task(executorPreference: loop) { try await Readiness.wait(pipe.read.rawValue, for: .readable) }.value == .ready)
-    }
-
-    /// A loop busy with jobs that keep coming (a task that only yields) still looks at its set
-    /// between them: a descriptor that became ready meanwhile is settled while the loop is still
-    /// busy, not once it runs out of jobs. The busy task stops by itself when the wait is settled
-    /// (or after `spins` yields), so that it never holds a core beyond the test.
-    @Test func aDescriptorReadyWhileTheLoopIsBusyIsStillSettled() async throws {
-        final class Settled: Sendable { let value = Atomic<Bool>(false) }
-        let spins = 100_000
-        let pipe = try ReadinessTests.Pipe()
-        let loop = Readiness.nextLoop()
-        let settled = Settled()
-        let busy = Task(executorPreference: loop) { () -> Int in
-            var count = 0
-            while !settled.value.load(ordering: .relaxed), count < spins {
-                count += 1
-                await Task.yield()
-            }
-            return count
-        }
-        let waiting = Task(executorPreference: loop) { () throws -> Readiness.Outcome in
-            defer { settled.value.store(true, ordering: .relaxed) }
-            return try await Readiness.wait(pipe.read.rawValue, for: .readable, timeout: .seconds(30))
-        }
-        _ = Glibc.write(pipe.write.rawValue, "x", 1)
-        #expect(try await waiting.value == .ready)
-        #expect(await busy.value < spins, "the wait was settled only once the loop had nothing else to run")
     }
 
     @Test func jobsEnqueuedFromManyThreadsWhileTheLoopSleepsAllRun() async {
