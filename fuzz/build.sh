@@ -54,7 +54,7 @@ sources_of() {
     local files=()
     case "$1" in
         ApsioNet)
-            for name in Compression/Gzip Compression/GzipError Compression/DecoderOutput Compression/DeflateCompressor \
+            for name in Compression/Gzip Compression/GzipError Compression/DeflateCompressor \
                 Compression/CompressorPool Compression/Zstd Compression/ZstdError Compression/ZstdCompressor \
                 Compression/ZstdStored HTTP/Client/HTTPEndpoint HTTP/Client/HTTPClientError \
                 HTTP/Client/Proxy/HTTPProxy HTTP/Client/Proxy/ProxyCredentials HTTP/Client/Proxy/NoProxy \

@@ -6,15 +6,8 @@ extension LiveHub {
     /// `POST /v1/live/hello`. A hello whose tester does not count is answered `viewers` 0 with no
     /// token and changes nothing (16.7); one that counts keeps, renews or replaces the token.
     package mutating func hello(appKey: String?, token: String?, body: [UInt8], now: LiveNow) -> HubReply {
-        guard app(forKey: appKey) != nil else { return Self.unknownAppKey }
-        return hello(appKey: appKey, token: token, read: JSONBody.object(body), now: now)
-    }
-
-    /// A hello whose body was read already (`JSONBody.object`: nil when it is not an object), by a
-    /// caller that needed its install first.
-    mutating func hello(appKey: String?, token: String?, read body: [String: JSONValue]?, now: LiveNow) -> HubReply {
         guard let app = app(forKey: appKey) else { return Self.unknownAppKey }
-        guard let hello = body else { return Self.unreadable("the hello is not a JSON object") }
+        guard let hello = JSONBody.object(body) else { return Self.unreadable("the hello is not a JSON object") }
         guard let install = hello["install"]?.stringValue, !install.isEmpty,
             install.utf8.count <= backendLimits.maxFieldBytes
         else { return Self.unreadable("the hello has no usable install") }

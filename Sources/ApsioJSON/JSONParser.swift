@@ -136,15 +136,12 @@ package struct JSONParser: Sendable {
         mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
             guard depth <= maxDepth else { throw JSONParseError(.tooDeep(limit: maxDepth), at: position) }
             position += 1
+            var members: [String: JSONValue] = [:]
             skipWhitespace()
             if try peek() == UInt8(ascii: "}") {
                 position += 1
-                return .object([:])
+                return .object(members)
             }
-            // Room for the members of most objects read here (a hello, a device's document, a
-            // policy): growing from one member made a table, and looked its type up in the
-            // runtime, at each doubling.
-            var members = [String: JSONValue](minimumCapacity: 8)
             while true {
                 skipWhitespace()
                 let keyOffset = position
@@ -262,17 +259,7 @@ package struct JSONParser: Sendable {
             }
         }
 
-        func validated(_ bytes: [UInt8], at offset: Int) throws(JSONParseError) -> String {
-            try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in try validated(buffer, at: offset) }
-        }
-
-        /// ASCII, nearly every string of a body, needs no check past its bytes; anything else goes
-        /// through the strict validation that refuses what `String(decoding:)` would repair. The
-        /// generic `String(validating:)` alone decoded every string scalar by scalar.
-        func validated(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
-            var high: UInt8 = 0
-            for byte in bytes { high |= byte }
-            if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+        func validated(_ bytes: some Collection<UInt8>, at offset: Int) throws(JSONParseError) -> String {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw JSONParseError(.invalidUTF8, at: offset)
             }

@@ -459,18 +459,15 @@ package actor FleetService: HubService {
     // MARK: - The device's side
 
     package func hello(appKey: String?, token: String?, body: [UInt8]) async -> HubReply {
-        // Read once: its install names the device whose state the step reads, and the step
-        // decides on the rest.
-        let hello = JSONBody.object(body)
-        guard let app = rules.app(forKey: appKey), let install = hello?["install"]?.stringValue, !install.isEmpty,
+        guard let app = rules.app(forKey: appKey), let install = JSONBody.object(body)?["install"]?.stringValue, !install.isEmpty,
             install.utf8.count <= backendLimits.maxFieldBytes
         else {
             // Refused before any state is read: the rules say why.
             var scratch = rules
-            return scratch.hello(appKey: appKey, token: token, read: hello, now: clock.now())
+            return scratch.hello(appKey: appKey, token: token, body: body, now: clock.now())
         }
         let key = DeviceKey(app: app.name, install: install)
-        switch await reply(key, token: token, touch: true, { hub, now in hub.hello(appKey: appKey, token: token, read: hello, now: now) }) {
+        switch await reply(key, token: token, touch: true, { hub, now in hub.hello(appKey: appKey, token: token, body: body, now: now) }) {
         case .success(let step): return step.result
         case .failure(let failure): return failure.reply
         }

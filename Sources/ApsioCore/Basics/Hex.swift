@@ -1,29 +1,15 @@
 /// Lowercase hexadecimal, the only spelling the spec accepts for proofs, matches and tokens.
 package enum Hex {
-    /// Written straight into the string's storage: the generic loop over any sequence this was
-    /// ran unspecialised from other modules, and cost a device's hello, which hashes its token,
-    /// more than the hash did.
+    private static let digits = Array("0123456789abcdef".utf8)
+
     package static func lowercase(_ bytes: some Sequence<UInt8>) -> String {
-        if let hex = bytes.withContiguousStorageIfAvailable(lowercase(buffer:)) { return hex }
-        return Array(bytes).withUnsafeBufferPointer(lowercase(buffer:))
-    }
-
-    package static func lowercase(_ bytes: [UInt8]) -> String {
-        bytes.withUnsafeBufferPointer(lowercase(buffer:))
-    }
-
-    private static func lowercase(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            for index in 0..<bytes.count {
-                out[2 * index] = digit(bytes[index] >> 4)
-                out[2 * index + 1] = digit(bytes[index] & 0x0f)
-            }
-            return bytes.count * 2
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
         }
-    }
-
-    private static func digit(_ value: UInt8) -> UInt8 {
-        value < 10 ? 0x30 + value : 0x61 - 10 + value
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// True when `text` is exactly `length` characters of 0-9 and a-f. Upper case is refused on

@@ -32,22 +32,24 @@ package enum Gzip {
         guard initCode == Z_OK else { throw .zlib(code: initCode) }
         defer { inflateEnd(&stream) }
 
-        var output = DecoderOutput(inputCount: input.count, cap: maxOutput)
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var result: Result<Void, GzipError> = .success(())
         input.withUnsafeBufferPointer { inBuf in
             stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress)
             stream.avail_in = UInt32(inBuf.count)
             while true {
-                let code: Int32 = output.fill { room in
-                    stream.next_out = room.baseAddress
-                    stream.avail_out = UInt32(room.count)
-                    let code = inflate(&stream, Z_NO_FLUSH)
-                    return (room.count - Int(stream.avail_out), code)
+                let code: Int32 = chunk.withUnsafeMutableBufferPointer { outBuf in
+                    stream.next_out = outBuf.baseAddress
+                    stream.avail_out = UInt32(outBuf.count)
+                    return inflate(&stream, Z_NO_FLUSH)
                 }
-                if output.isOverCap {
+                let produced = chunk.count - Int(stream.avail_out)
+                if output.count + produced > maxOutput {
                     result = .failure(.tooLarge(limit: maxOutput))
                     return
                 }
+                output.append(contentsOf: chunk[0..<produced])
                 switch code {
                 case Z_STREAM_END:
                     if stream.avail_in != 0 { result = .failure(.trailingData) }
@@ -69,6 +71,6 @@ package enum Gzip {
             }
         }
         try result.get()
-        return output.bytes
+        return output
     }
 }

@@ -37,17 +37,18 @@ package enum Zstd {
         let windowCode = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, maxWindowLog)
         guard ZSTD_isError(windowCode) == 0 else { throw .corrupt(errorName(windowCode)) }
 
-        var output = DecoderOutput(inputCount: input.count, cap: maxOutput)
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var result: Result<Void, ZstdError> = .success(())
         input.withUnsafeBufferPointer { inBuf in
             var source = ZSTD_inBuffer(src: inBuf.baseAddress, size: inBuf.count, pos: 0)
             while true {
-                var filled = false
-                let code: Int = output.fill { room in
-                    var destination = ZSTD_outBuffer(dst: room.baseAddress, size: room.count, pos: 0)
+                var produced = 0
+                let code: Int = chunk.withUnsafeMutableBufferPointer { outBuf in
+                    var destination = ZSTD_outBuffer(dst: outBuf.baseAddress, size: outBuf.count, pos: 0)
                     let code = ZSTD_decompressStream(context, &destination, &source)
-                    filled = destination.pos == room.count
-                    return (destination.pos, code)
+                    produced = destination.pos
+                    return code
                 }
                 if ZSTD_isError(code) != 0 {
                     result = .failure(
@@ -55,16 +56,17 @@ package enum Zstd {
                             ? .windowTooLarge(limit: 1 << Int(maxWindowLog)) : .corrupt(errorName(code)))
                     return
                 }
-                if output.isOverCap {
+                if output.count + produced > maxOutput {
                     result = .failure(.tooLarge(limit: maxOutput))
                     return
                 }
+                output.append(contentsOf: chunk[0..<produced])
                 let inputLeft = source.pos < source.size
                 // 0: a frame ended and everything it held was given out.
                 if code == 0, !inputLeft { return }
-                // All input taken and the room not filled: the decoder gave all it could, and a
+                // All input taken and the output not filled: the decoder gave all it could, and a
                 // frame is still open.
-                if !inputLeft, !filled {
+                if !inputLeft, produced < chunk.count {
                     result = .failure(.truncated)
                     return
                 }
@@ -72,7 +74,7 @@ package enum Zstd {
             }
         }
         try result.get()
-        return output.bytes
+        return output
     }
 
     static func errorName(_ code: Int) -> String {

@@ -96,26 +96,20 @@ package final class Transport: @unchecked Sendable {
     /// Reads what is there, up to `maxCount` bytes, waiting until the deadline for at least one.
     /// An empty result is the end of the stream.
     package func read(maxCount: Int = 16 * 1024, until deadline: ContinuousClock.Instant) async throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maxCount)
         while true {
-            // Not zeroed: the socket writes what is kept, and a request of a few hundred bytes
-            // touches a few hundred bytes of the 16 KiB, not all of them.
-            var step = TLSSession.Step.wantRead
-            let buffer = [UInt8](unsafeUninitializedCapacity: maxCount) { room, initialized in
-                let raw = UnsafeMutableRawBufferPointer(room)
-                if let tls {
-                    step = tls.read(into: raw)
-                } else {
-                    switch Result(catching: { () throws(SystemError) in try fd.receive(into: raw) }) {
-                    case .success(nil): step = .wantRead
-                    case .success(0): step = .endOfStream
-                    case .success(let count?): step = .done(count)
-                    case .failure(let error): step = Self.classify(error)
-                    }
+            let step: TLSSession.Step = buffer.withUnsafeMutableBytes { raw in
+                if let tls { return tls.read(into: raw) }
+                switch Result(catching: { () throws(SystemError) in try fd.receive(into: raw) }) {
+                case .success(nil): return .wantRead
+                case .success(0): return .endOfStream
+                case .success(let count?): return .done(count)
+                case .failure(let error): return Self.classify(error)
                 }
-                if case .done(let count) = step { initialized = count } else { initialized = 0 }
             }
             switch step {
-            case .done:
+            case .done(let count):
+                buffer.removeSubrange(count...)
                 return buffer
             case .endOfStream: return []
             case .wantRead: try await wait(for: .readable, until: deadline)
@@ -151,22 +145,18 @@ package final class Transport: @unchecked Sendable {
     /// empty at the end of the stream. Plain sockets only (a TLS record may need a write first).
     package func readWithoutWaiting(maxCount: Int) throws -> [UInt8]? {
         precondition(tls == nil, "readWithoutWaiting is for plain sockets")
-        var failure: TransportError?
-        var received = true
-        let buffer = [UInt8](unsafeUninitializedCapacity: maxCount) { room, initialized in
-            initialized = 0
+        var buffer = [UInt8](repeating: 0, count: maxCount)
+        let count: Int? = try buffer.withUnsafeMutableBytes { raw throws(TransportError) in
             do throws(SystemError) {
-                guard let count = try fd.receive(into: UnsafeMutableRawBufferPointer(room)) else {
-                    received = false
-                    return
-                }
-                initialized = count
+                return try fd.receive(into: raw)
             } catch {
-                if case .failed(let typed) = Self.classify(error) { failure = typed } else { failure = .system(error.description) }
+                if case .failed(let failure) = Self.classify(error) { throw failure }
+                throw TransportError.system(error.description)
             }
         }
-        if let failure { throw failure }
-        return received ? buffer : nil
+        guard let count else { return nil }
+        buffer.removeSubrange(count...)
+        return buffer
     }
 
     /// Writes what the socket takes now, without waiting: the number of bytes written (0 when its

@@ -1,5 +1,3 @@
-import ApsioNet
-
 /// What the fleet's documents in Redis share (`RedisIndexedDocuments`): the functions loaded on
 /// every connection, the versions writers choose, and how an update fails.
 package enum RedisDocuments {
@@ -25,12 +23,9 @@ package enum RedisDocuments {
         for case .error(let message) in replies { throw UpdateError.unexpectedReply(message) }
     }
 
-    /// 128 random bits, in hex. From OpenSSL's generator, which the kernel seeds: the system's
-    /// (`SystemRandomNumberGenerator`) is a `getrandom` call for every 64 bits, two system calls
-    /// for each document written, one for each hello.
+    /// 128 random bits, in hex.
     static func newVersion() -> String {
-        let bytes = SecureRandom.bytes(16)
-        let (high, low) = bytes.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-        return String(high, radix: 16) + "." + String(low, radix: 16)
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16) + "." + String(generator.next() as UInt64, radix: 16)
     }
 }

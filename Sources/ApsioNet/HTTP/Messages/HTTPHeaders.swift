@@ -51,51 +51,18 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// Whether a comma-separated field (`Connection`, `Transfer-Encoding`, `Accept-Encoding`)
     /// lists `token`, ignoring case, spaces and parameters.
     package func hasToken(_ token: String, in name: String) -> Bool {
-        var token = token
-        return token.withUTF8 { token in
-            forEachElement(of: name) { element in Self.sameName(element, token) }
-        }
+        tokens(name).contains { Self.sameName($0, token) }
     }
 
     /// The comma-separated elements of every `name` field, trimmed, without parameters.
     package func tokens(_ name: String) -> [String] {
-        var found: [String] = []
-        _ = forEachElement(of: name) { element in
-            found.append(String(decoding: element, as: UTF8.self))
-            return false
-        }
-        return found
-    }
-
-    /// Hands `body` each element of every `name` field (RFC 9110 5.6.1: split at commas, the
-    /// parameters after `;` left out, spaces and tabs trimmed, empty ones skipped) until it says
-    /// stop, over the values' bytes: a request asks this of four fields, and making a string of
-    /// each piece cost more than the rest of its head.
-    private func forEachElement(of name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        for field in fields where Self.sameName(field.name, name) {
-            var value = field.value
-            let stopped = value.withUTF8 { bytes in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                    var last = start
-                    while last < end, bytes[last] != UInt8(ascii: ";") { last += 1 }
-                    var first = start
-                    while first < last, Self.isSpace(bytes[first]) { first += 1 }
-                    while last > first, Self.isSpace(bytes[last - 1]) { last -= 1 }
-                    if last > first, body(UnsafeBufferPointer(rebasing: bytes[first..<last])) { return true }
-                    start = end + 1
-                }
-                return false
+        values(name).flatMap { value in
+            value.split(separator: ",").compactMap { element -> String? in
+                let bare = element.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                let trimmed = bare.trimmingASCIISpaces()
+                return trimmed.isEmpty ? nil : trimmed
             }
-            if stopped { return true }
         }
-        return false
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
     package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
@@ -106,17 +73,9 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     /// ASCII case-insensitive comparison: field names are ASCII tokens, and locale rules (the
     /// Turkish dotless i) must not apply.
     static func sameName(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        // Byte by byte over the strings' own storage: a request looks up some sixty names, each
-        // against every field, and an iterator over two UTF-8 views cost more than the rest.
-        var a = a, b = b
-        return a.withUTF8 { a in b.withUTF8 { b in sameName(a, b) } }
-    }
-
-    static func sameName(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let a = a.utf8, b = b.utf8
         guard a.count == b.count else { return false }
-        for index in 0..<a.count where asciiLower(a[index]) != asciiLower(b[index]) { return false }
-        return true
+        return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
     }
 
     static func asciiLower(_ byte: UInt8) -> UInt8 {
